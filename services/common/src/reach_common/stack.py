@@ -1,0 +1,226 @@
+"""``make run``: the whole Reach stack on one machine, with no Docker.
+
+1. Start the embedded PostgreSQL and Redis (or use ``DATABASE_URL`` / ``REDIS_URL``).
+2. Migrate the database to head.
+3. Start shop, retriever, gateway and agent as child processes, each in its
+   own process group, with their output prefixed by name.
+4. Wait until every ``/readyz`` answers 200, then print the URLs.
+
+Ctrl-C or SIGTERM stops every child (SIGTERM, then SIGKILL after a grace
+period) and then the embedded servers this process started, so nothing is
+left running. Data stays in ``REACH_DATA_DIR`` (``.reach/``) for the next run.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import IO
+
+import httpx
+import typer
+from pydantic import Field
+from rich.console import Console
+from rich.table import Table
+
+from reach_common import migrate
+from reach_common.embedded import EmbeddedServers
+from reach_common.settings import DatabaseSettings, EmbeddedSettings, RedisSettings
+
+console = Console(highlight=False)
+cli = typer.Typer(add_completion=False, help="Run the Reach stack locally.")
+
+COLOURS = {"shop": "magenta", "retriever": "cyan", "gateway": "green", "agent": "yellow"}
+
+
+class StackSettings(DatabaseSettings, RedisSettings, EmbeddedSettings):
+    host: str = Field("127.0.0.1", description="Interface every service binds to.")
+    shop_port: int = 9000
+    retriever_port: int = 8082
+    gateway_port: int = 8080
+    agent_port: int = 8081
+    ready_timeout_s: float = Field(60.0, description="How long to wait for every /readyz.")
+    stop_grace_s: float = Field(10.0, description="SIGTERM → SIGKILL grace per child.")
+
+
+@dataclass
+class Child:
+    name: str
+    port: int
+    process: subprocess.Popen[bytes] | None = None
+    pump: threading.Thread | None = field(default=None, repr=False)
+
+
+def _pump(name: str, stream: IO[bytes]) -> None:
+    colour = COLOURS.get(name, "white")
+    for raw in iter(stream.readline, b""):
+        line = raw.decode(errors="replace").rstrip()
+        console.print(f"[{colour}]{name:>9} |[/] {line}", markup=True, soft_wrap=True)
+
+
+class Stack:
+    def __init__(self, settings: StackSettings) -> None:
+        self.settings = settings
+        self.servers: EmbeddedServers | None = None
+        self.children = [
+            Child("shop", settings.shop_port),
+            Child("retriever", settings.retriever_port),
+            Child("gateway", settings.gateway_port),
+            Child("agent", settings.agent_port),
+        ]
+        self._stopping = threading.Event()
+
+    def url(self, child: Child) -> str:
+        return f"http://{self.settings.host}:{child.port}"
+
+    def start_backends(self) -> tuple[str, str]:
+        s = self.settings
+        if not s.database_url or not s.redis_url:
+            self.servers = EmbeddedServers(Path(s.reach_data_dir)).start(
+                need_postgres=not s.database_url, need_redis=not s.redis_url
+            )
+        database_url = s.database_url or self.servers.postgres.url  # type: ignore[union-attr]
+        redis_url = s.redis_url or self.servers.redis.url  # type: ignore[union-attr]
+        return database_url, redis_url
+
+    def child_env(self, child: Child, database_url: str, redis_url: str) -> dict[str, str]:
+        by_name = {c.name: self.url(c) for c in self.children}
+        env = dict(os.environ)
+        env.update(
+            DATABASE_URL=database_url,
+            REDIS_URL=redis_url,
+            HOST=self.settings.host,
+            PORT=str(child.port),
+            SHOP_URL=by_name["shop"],
+            RETRIEVER_URL=by_name["retriever"],
+            GATEWAY_URL=by_name["gateway"],
+            AGENT_URL=by_name["agent"],
+            PYTHONUNBUFFERED="1",
+        )
+        env.pop(f"{child.name.upper()}_PORT", None)  # PORT above is the one to use
+        return env
+
+    def start_children(self, database_url: str, redis_url: str) -> None:
+        for child in self.children:
+            child.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+                [sys.executable, "-m", child.name],
+                env=self.child_env(child, database_url, redis_url),
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # we, not the terminal, decide when it stops
+            )
+            assert child.process.stdout is not None
+            child.pump = threading.Thread(
+                target=_pump, args=(child.name, child.process.stdout), daemon=True
+            )
+            child.pump.start()
+
+    def wait_ready(self) -> bool:
+        deadline = time.monotonic() + self.settings.ready_timeout_s
+        pending = list(self.children)
+        with httpx.Client(timeout=1.0) as http:
+            while pending and time.monotonic() < deadline and not self._stopping.is_set():
+                for child in list(pending):
+                    assert child.process is not None
+                    if child.process.poll() is not None:
+                        console.print(f"[red]{child.name} exited with {child.process.returncode}")
+                        return False
+                    try:
+                        if http.get(self.url(child) + "/readyz").status_code == 200:
+                            pending.remove(child)
+                    except httpx.HTTPError:
+                        pass
+                time.sleep(0.2)
+        if pending:
+            names = ", ".join(c.name for c in pending)
+            console.print(f"[red]not ready after {self.settings.ready_timeout_s:.0f}s: {names}")
+        return not pending
+
+    def print_urls(self) -> None:
+        table = Table(title="Reach is up", show_header=True)
+        table.add_column("service")
+        table.add_column("URL")
+        table.add_column("API docs")
+        for child in self.children:
+            table.add_row(child.name, self.url(child), self.url(child) + "/docs")
+        console.print(table)
+        console.print("Press Ctrl-C to stop everything.")
+
+    def watch(self) -> None:
+        """Block until asked to stop or until a child dies."""
+        while not self._stopping.wait(0.5):
+            for child in self.children:
+                if child.process is not None and child.process.poll() is not None:
+                    console.print(f"[red]{child.name} exited with {child.process.returncode}")
+                    return
+
+    def request_stop(self, signum: int, _: FrameType | None) -> None:
+        self._stopping.set()
+
+    def stop(self) -> None:
+        for child in reversed(self.children):
+            if child.process is not None and child.process.poll() is None:
+                os.killpg(child.process.pid, signal.SIGTERM)
+        for child in reversed(self.children):
+            if child.process is None:
+                continue
+            try:
+                child.process.wait(timeout=self.settings.stop_grace_s)
+            except subprocess.TimeoutExpired:
+                os.killpg(child.process.pid, signal.SIGKILL)
+                child.process.wait()
+            if child.pump is not None:
+                child.pump.join(timeout=2)
+        if self.servers is not None:
+            self.servers.stop()
+        console.print("stopped: every service and embedded server is down")
+
+
+@cli.command()
+def run() -> None:
+    """Start the embedded servers, migrate, run all four services; Ctrl-C stops all."""
+    stack = Stack(StackSettings())
+    signal.signal(signal.SIGINT, stack.request_stop)
+    signal.signal(signal.SIGTERM, stack.request_stop)
+    code = 1
+    try:
+        database_url, redis_url = stack.start_backends()
+        console.print("migrating the database to head")
+        migrate.upgrade(database_url)
+        stack.start_children(database_url, redis_url)
+        if stack.wait_ready():
+            stack.print_urls()
+            stack.watch()
+            code = 0 if stack._stopping.is_set() else 1
+    finally:
+        stack.stop()
+    raise typer.Exit(code)
+
+
+@cli.command("db-upgrade")
+def db_upgrade(revision: str = "head") -> None:
+    """Migrate the database (the embedded one unless DATABASE_URL is set)."""
+    settings = StackSettings()
+    servers = None
+    url = settings.database_url
+    if not url:
+        servers = EmbeddedServers(Path(settings.reach_data_dir)).start(need_redis=False)
+        url = servers.postgres.url  # type: ignore[union-attr]
+    try:
+        migrate.upgrade(url, revision)
+        console.print(f"database at revision {revision}")
+    finally:
+        if servers is not None:
+            servers.stop()
+
+
+if __name__ == "__main__":
+    cli()

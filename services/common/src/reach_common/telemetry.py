@@ -1,0 +1,229 @@
+"""OpenTelemetry for every service: one trace per request, end to end.
+
+- a ``TracerProvider`` per service, with W3C ``traceparent`` propagation (the
+  SDK default) on every inbound and outbound hop;
+- FastAPI, httpx, SQLAlchemy and Redis instrumentation, bound to that provider;
+- a ``BatchSpanProcessor`` writing spans to ``telemetry.spans`` in Postgres, so
+  ``GET /traces/{id}`` works with nothing else running;
+- OTLP/HTTP export as well when ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set.
+
+The span store writes through psycopg (synchronous, from the processor's own
+thread) and is deliberately not instrumented: exporting spans must never
+create spans.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+import psycopg
+import structlog
+from fastapi import FastAPI
+from opentelemetry import metrics, trace
+from opentelemetry.context import Context
+from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
+from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+from opentelemetry.instrumentation.redis import RedisInstrumentor
+from opentelemetry.instrumentation.sqlalchemy.engine import EngineTracer
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.sampling import Decision, ParentBased, Sampler, SamplingResult
+from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace.span import TraceState
+from opentelemetry.util.types import Attributes
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from reach_common.db import libpq_url
+
+log = structlog.get_logger(__name__)
+
+_INSERT_SPAN = """
+INSERT INTO telemetry.spans (
+    trace_id, span_id, parent_span_id, service, name, kind,
+    start_time, end_time, duration_ms, status_code, status_message, attributes, events
+) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (trace_id, span_id) DO NOTHING
+"""
+
+
+def _ns_to_datetime(ns: int) -> datetime:
+    return datetime.fromtimestamp(ns / 1e9, tz=UTC)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, Sequence):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def span_row(span: ReadableSpan) -> tuple[Any, ...]:
+    """The ``telemetry.spans`` row for one finished span."""
+    ctx = span.get_span_context()
+    assert ctx is not None
+    start, end = span.start_time or 0, span.end_time or span.start_time or 0
+    attributes = {k: _jsonable(v) for k, v in (span.attributes or {}).items()}
+    events = [
+        {
+            "name": e.name,
+            "at": _ns_to_datetime(e.timestamp).isoformat(),
+            "attributes": {k: _jsonable(v) for k, v in (e.attributes or {}).items()},
+        }
+        for e in span.events
+    ]
+    return (
+        format(ctx.trace_id, "032x"),
+        format(ctx.span_id, "016x"),
+        format(span.parent.span_id, "016x") if span.parent else None,
+        str(span.resource.attributes.get("service.name", "unknown")),
+        span.name,
+        span.kind.name.lower(),
+        _ns_to_datetime(start),
+        _ns_to_datetime(end),
+        (end - start) / 1e6,
+        span.status.status_code.name.lower(),
+        span.status.description,
+        json.dumps(attributes),
+        json.dumps(events),
+    )
+
+
+class PostgresSpanExporter(SpanExporter):
+    """Writes finished spans to ``telemetry.spans``; reconnects after a failure."""
+
+    def __init__(self, database_url: str) -> None:
+        self._dsn = libpq_url(database_url)
+        self._conn: psycopg.Connection[Any] | None = None
+        self._lock = threading.Lock()
+        self._warned = False
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        rows = [span_row(s) for s in spans if s.get_span_context() is not None]
+        with self._lock:
+            try:
+                if self._conn is None or self._conn.closed:
+                    self._conn = psycopg.connect(self._dsn, autocommit=True, connect_timeout=5)
+                with self._conn.cursor() as cur:
+                    cur.executemany(_INSERT_SPAN, rows)
+                self._warned = False
+                return SpanExportResult.SUCCESS
+            except psycopg.Error as exc:
+                if not self._warned:  # once per outage, not once per batch
+                    log.warning("span_store_write_failed", error=str(exc).strip())
+                    self._warned = True
+                if self._conn is not None:
+                    self._conn.close()
+                self._conn = None
+                return SpanExportResult.FAILURE
+
+    def shutdown(self) -> None:
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+
+
+_PROBE_PATHS = ("/healthz", "/readyz")
+
+
+class _SkipProbeRoots(Sampler):
+    """Drop traces that *start* at a health probe; keep probes inside a caller's trace.
+
+    Kubernetes probes every few seconds would fill the span store, but a
+    gateway checking an upstream's health is part of a real request and
+    belongs in its trace. Under ``ParentBased`` this sampler only sees roots.
+    """
+
+    def should_sample(
+        self,
+        parent_context: Context | None,
+        trace_id: int,
+        name: str,
+        kind: SpanKind | None = None,
+        attributes: Attributes = None,
+        links: Sequence[Link] | None = None,
+        trace_state: TraceState | None = None,
+    ) -> SamplingResult:
+        attrs = attributes or {}
+        path = attrs.get("url.path") or attrs.get("http.target") or name.partition(" ")[2]
+        if str(path) in _PROBE_PATHS:
+            return SamplingResult(Decision.DROP)
+        return SamplingResult(Decision.RECORD_AND_SAMPLE, attributes)
+
+    def get_description(self) -> str:
+        return "SkipProbeRoots"
+
+
+@dataclass
+class Telemetry:
+    """A service's tracer provider and the helpers that bind instrumentation to it."""
+
+    service: str
+    provider: TracerProvider
+
+    def tracer(self, name: str) -> trace.Tracer:
+        return self.provider.get_tracer(name)
+
+    def instrument_app(self, app: FastAPI) -> None:
+        FastAPIInstrumentor.instrument_app(
+            app,
+            tracer_provider=self.provider,
+            exclude_spans=["receive", "send"],
+        )
+
+    def instrument_httpx(self, client: httpx.AsyncClient) -> None:
+        HTTPXClientInstrumentor.instrument_client(client, tracer_provider=self.provider)
+
+    def instrument_redis(self, client: Redis) -> None:
+        RedisInstrumentor.instrument_client(client, tracer_provider=self.provider)
+
+    def instrument_engine(self, engine: AsyncEngine) -> None:
+        # EngineTracer binds one engine to this provider; the instrumentor's
+        # global create_engine patch would bind every engine in the process to
+        # whichever service configured first.
+        counter = metrics.NoOpMeterProvider().get_meter(__name__).create_up_down_counter("db")
+        EngineTracer(self.tracer("sqlalchemy"), engine.sync_engine, counter)  # type: ignore[no-untyped-call]
+
+    def flush(self, timeout_ms: int = 5000) -> bool:
+        return self.provider.force_flush(timeout_ms)
+
+    def shutdown(self) -> None:
+        self.provider.shutdown()
+
+
+def setup_telemetry(
+    service: str,
+    *,
+    database_url: str | None,
+    span_store: bool = True,
+    otlp_endpoint: str | None = None,
+) -> Telemetry:
+    """Build the tracer provider for ``service``; the first one becomes the global."""
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": service}),
+        sampler=ParentBased(root=_SkipProbeRoots()),
+    )
+    if span_store and database_url:
+        provider.add_span_processor(
+            BatchSpanProcessor(PostgresSpanExporter(database_url), schedule_delay_millis=500)
+        )
+    if otlp_endpoint:
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        endpoint = otlp_endpoint.rstrip("/") + "/v1/traces"
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=endpoint)))
+    # Code that asks for trace.get_tracer() gets this service's provider. In a
+    # process hosting several apps (tests), the first one wins; instrumentation
+    # above is bound explicitly, so each app's spans keep their own service name.
+    if isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        trace.set_tracer_provider(provider)
+    return Telemetry(service=service, provider=provider)

@@ -1,0 +1,1 @@
+"""The demo business service agents act on: inventory, orders, sales, reports."""

@@ -1,0 +1,106 @@
+"""Fixtures shared by every test: real Postgres and Redis, clean state, app clients.
+
+By default the session starts an embedded PostgreSQL (pgvector) and Redis in a
+throwaway folder and migrates it to head. Set ``DATABASE_URL`` / ``REDIS_URL``
+to test against servers of your own instead.
+
+Each test that asks for ``clean_state`` starts from empty tables (shop is
+re-seeded when its app starts) and an empty Redis database.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+import redis
+from asgi_lifespan import LifespanManager
+from fastapi import FastAPI
+
+from reach_common import migrate
+from reach_common.db import libpq_url
+from reach_common.embedded import EmbeddedServers
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SCHEMAS = ("gateway", "agent", "retriever", "telemetry", "shop")
+
+
+@dataclass(frozen=True)
+class Backends:
+    database_url: str
+    redis_url: str
+
+
+@pytest.fixture(scope="session")
+def backends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backends]:
+    """Real Postgres + Redis for the whole session, migrated to head."""
+    database_url = os.environ.get("DATABASE_URL")
+    redis_url = os.environ.get("REDIS_URL")
+    servers = None
+    if not database_url or not redis_url:
+        servers = EmbeddedServers(tmp_path_factory.mktemp("reach-data")).start(
+            need_postgres=not database_url, need_redis=not redis_url
+        )
+        database_url = database_url or servers.postgres.url  # type: ignore[union-attr]
+        redis_url = redis_url or servers.redis.url  # type: ignore[union-attr]
+    migrate.upgrade(database_url)
+    try:
+        yield Backends(database_url, redis_url)
+    finally:
+        if servers is not None:
+            servers.stop()
+
+
+def reset_state(backends: Backends) -> None:
+    """Empty every service table (not alembic's) and the Redis database."""
+    with psycopg.connect(libpq_url(backends.database_url), autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT schemaname, tablename FROM pg_tables WHERE schemaname = ANY(%s)",
+            (list(SCHEMAS),),
+        ).fetchall()
+        if rows:
+            tables = ", ".join(f'"{s}"."{t}"' for s, t in rows)
+            conn.execute(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")
+    client = redis.Redis.from_url(backends.redis_url)
+    client.flushdb()
+    client.close()
+
+
+@pytest.fixture
+def clean_state(backends: Backends) -> Backends:
+    reset_state(backends)
+    return backends
+
+
+@pytest.fixture
+def service_env(clean_state: Backends) -> dict[str, Any]:
+    """Settings keyword arguments that point a service at the test backends."""
+    return {
+        "database_url": clean_state.database_url,
+        "redis_url": clean_state.redis_url,
+        "log_level": "WARNING",
+    }
+
+
+@asynccontextmanager
+async def app_client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    """An httpx client calling ``app`` in process, with its lifespan running."""
+    async with LifespanManager(app) as manager:
+        transport = httpx.ASGITransport(app=manager.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            yield client
+
+
+AppClientFactory = Callable[[FastAPI], Any]
+
+
+@pytest.fixture
+def make_client() -> AppClientFactory:
+    return app_client
