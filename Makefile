@@ -8,7 +8,7 @@ MEMBERS := -e services/common -e services/shop -e gateway -e agent -e retriever
 STAMP := $(VENV)/.synced
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck db-upgrade lock bench-embedder clean
+.PHONY: help install run test lint typecheck db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-agent images clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -42,3 +42,18 @@ bench-embedder: $(STAMP) ## Embedder latency: p50/p95 for one short query, and b
 
 clean: ## Remove .venv (keeps .reach/ data)
 	rm -rf $(VENV)
+
+bench-retriever: $(STAMP) ## Retriever quality and speed on a BEIR folder: make bench-retriever DATASET=path
+	$(PY) scripts/bench_retriever.py $(DATASET)
+
+bench-gateway: $(STAMP) ## Gateway overhead: the same load on shop directly and through /tools/{id}/invoke
+	$(PY) scripts/bench_gateway.py
+
+bench-routing: $(STAMP) ## Routing quality and latency: make bench-routing DATASET=path (tools.jsonl + queries.jsonl)
+	$(PY) scripts/bench_routing.py $(DATASET)
+
+bench-agent: $(STAMP) ## Agent per-turn overhead and a concurrency run against recorded model responses
+	$(PY) scripts/bench_agent.py
+
+images: ## Build the four service images (needs Docker)
+	docker compose build

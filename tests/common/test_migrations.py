@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import psycopg
 import pytest
+from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
 from reach_common import migrate
@@ -29,7 +30,7 @@ def empty_database_url(backends: Backends) -> Iterator[str]:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def _schemas_and_version(url: str) -> tuple[set[str], str | None]:
+def _schemas_and_version(url: str) -> tuple[set[str], set[str]]:
     with psycopg.connect(libpq_url(url)) as conn:
         schemas = {
             row[0]
@@ -39,26 +40,24 @@ def _schemas_and_version(url: str) -> tuple[set[str], str | None]:
             )
         }
         has_table = conn.execute("SELECT to_regclass('public.alembic_version')").fetchone()
-        version = None
+        versions: set[str] = set()
         if has_table and has_table[0]:
-            row = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-            version = row[0] if row else None
-    return schemas, version
+            versions = {r[0] for r in conn.execute("SELECT version_num FROM alembic_version")}
+    return schemas, versions
 
 
 def test_upgrade_downgrade_upgrade_runs_clean(empty_database_url: str) -> None:
     migrate.upgrade(empty_database_url)
-    schemas, head = _schemas_and_version(empty_database_url)
+    schemas, heads = _schemas_and_version(empty_database_url)
     assert schemas == set(SCHEMAS)
-    assert head is not None
+    expected = ScriptDirectory.from_config(migrate.alembic_config(empty_database_url)).get_heads()
+    assert heads == set(expected)
 
     migrate.downgrade(empty_database_url, "base")
-    schemas, version = _schemas_and_version(empty_database_url)
-    assert schemas == set()
-    assert version is None
+    assert _schemas_and_version(empty_database_url) == (set(), set())
 
     migrate.upgrade(empty_database_url)
-    assert _schemas_and_version(empty_database_url) == (set(SCHEMAS), head)
+    assert _schemas_and_version(empty_database_url) == (set(SCHEMAS), heads)
     with psycopg.connect(libpq_url(empty_database_url)) as conn:
         ext = conn.execute(
             "SELECT extversion FROM pg_extension WHERE extname = 'vector'"

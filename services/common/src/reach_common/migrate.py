@@ -26,7 +26,8 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
-def upgrade(database_url: str, revision: str = "head") -> None:
+def upgrade(database_url: str, revision: str = "heads") -> None:
+    """Upgrade to ``revision``; by default every head (one branch per service schema)."""
     command.upgrade(alembic_config(database_url), revision)
 
 

@@ -7,7 +7,7 @@ a default that runs locally. Nothing reads a config file at import time.
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -56,3 +56,23 @@ class CommonSettings(
     BaseServiceSettings, DatabaseSettings, RedisSettings, TelemetrySettings, EmbeddedSettings
 ):
     """Everything a service built on ``reach_common`` needs."""
+
+
+class LLMSettings(BaseSettings):
+    """Which model, if any. No key configured → offline mode (no LLM calls at all)."""
+
+    llm_provider: str = Field(
+        "auto",
+        description=(
+            "'anthropic', 'openai', 'offline', or 'auto' (anthropic if ANTHROPIC_API_KEY "
+            "is set, else openai if OPENAI_API_KEY or LLM_BASE_URL is set, else offline)."
+        ),
+    )
+    llm_model: str | None = Field(None, description="Model name; each provider has a default.")
+    llm_base_url: str | None = Field(
+        None, description="OpenAI-compatible server (vLLM, llama.cpp, Ollama): its /v1 URL."
+    )
+    anthropic_api_key: SecretStr | None = Field(None, description="Anthropic API key.")
+    openai_api_key: SecretStr | None = Field(None, description="OpenAI (or compatible) key.")
+    llm_timeout_s: float = Field(60.0, description="Timeout of one model call.")
+    llm_max_retries: int = Field(2, description="SDK retries on connection errors, 429 and 5xx.")

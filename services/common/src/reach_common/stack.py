@@ -206,7 +206,7 @@ def run() -> None:
 
 
 @cli.command("db-upgrade")
-def db_upgrade(revision: str = "head") -> None:
+def db_upgrade(revision: str = "heads") -> None:
     """Migrate the database (the embedded one unless DATABASE_URL is set)."""
     settings = StackSettings()
     servers = None
