@@ -23,11 +23,18 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class ToolCall:
-    """The model asking for one tool call."""
+    """The model asking for one tool call.
+
+    ``raw_arguments`` is set only when the model's argument text could not be
+    used: not a JSON object, or cut off by the token limit. ``arguments`` is
+    then ``{}`` and the call must not run; callers answer it with an error
+    result instead.
+    """
 
     id: str
     name: str
     arguments: dict[str, Any]
+    raw_arguments: str | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,291 @@
+"""Anthropic Messages API behind the vendor-neutral provider interface.
+
+Wire rules this module owns (see the Messages API tool-use docs):
+
+- the system prompt is the top-level ``system`` parameter, never a message;
+- an assistant turn is its text block (if any) followed by its ``tool_use``
+  blocks, whose ``input`` is a JSON object;
+- every ``tool_use`` is answered in the very next user turn by a
+  ``tool_result`` with the same id, ``is_error`` marking failures; results of
+  consecutive tool messages are merged into ONE user turn, results first,
+  then any user text;
+- text blocks are never empty, and ids are rewritten to ``[A-Za-z0-9_-]``;
+- a stream's ``error`` event (sent after HTTP 200, e.g. ``overloaded_error``)
+  fails the call like any other error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anthropic
+import httpx2
+from anthropic.types import Message as AnthropicMessage
+from anthropic.types import RawMessageStreamEvent
+
+from reach_common.llm.errors import LLMConnectionError, LLMError, from_anthropic
+from reach_common.llm.history import parse_arguments, repair, safe_tool_call_id
+from reach_common.llm.types import Completion, Message, StreamEvent, ToolCall, ToolSpec, Usage
+
+
+def render_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Vendor-neutral history → Anthropic ``messages`` (alternating user/assistant)."""
+    turns: list[dict[str, Any]] = []
+
+    def add(role: str, blocks: list[dict[str, Any]]) -> None:
+        if not blocks:
+            return
+        if turns and turns[-1]["role"] == role:
+            turns[-1]["content"].extend(blocks)
+        else:
+            turns.append({"role": role, "content": blocks})
+
+    for message in repair(messages):
+        if message.role == "user":
+            if message.content.strip():
+                add("user", [{"type": "text", "text": message.content}])
+        elif message.role == "tool":
+            assert message.tool_call_id is not None  # repair() drops results without an id
+            add(
+                "user",
+                [
+                    {
+                        "type": "tool_result",
+                        "tool_use_id": safe_tool_call_id(message.tool_call_id),
+                        "content": message.content or "(no output)",
+                        "is_error": message.is_error,
+                    }
+                ],
+            )
+        else:
+            blocks: list[dict[str, Any]] = []
+            if message.content.strip():
+                blocks.append({"type": "text", "text": message.content})
+            blocks.extend(
+                {
+                    "type": "tool_use",
+                    "id": safe_tool_call_id(call.id),
+                    "name": call.name,
+                    "input": call.arguments,
+                }
+                for call in message.tool_calls
+            )
+            add("assistant", blocks)
+    # Results must come before any text in a user turn.
+    for turn in turns:
+        if turn["role"] == "user":
+            turn["content"].sort(key=lambda block: block["type"] != "tool_result")
+    return turns
+
+
+def render_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    return [
+        {"name": tool.name, "description": tool.description, "input_schema": tool.input_schema}
+        for tool in tools
+    ]
+
+
+def _tool_names_in(turns: list[dict[str, Any]]) -> list[str]:
+    names: dict[str, None] = {}
+    has_blocks = False
+    for turn in turns:
+        for block in turn["content"]:
+            if block["type"] == "tool_use":
+                names[block["name"]] = None
+            has_blocks = has_blocks or block["type"] in ("tool_use", "tool_result")
+    if has_blocks and not names:  # results only; cannot happen after repair(), but be valid
+        names["tool"] = None
+    return list(names)
+
+
+def _completion(message: AnthropicMessage) -> Completion:
+    texts: list[str] = []
+    calls: list[ToolCall] = []
+    for block in message.content:
+        if block.type == "text":
+            texts.append(block.text)
+        elif block.type == "tool_use":
+            arguments = block.input if isinstance(block.input, dict) else {}
+            calls.append(ToolCall(id=block.id, name=block.name, arguments=arguments))
+    stop = message.stop_reason or "end_turn"
+    if stop == "max_tokens":
+        calls = [_truncated(call, "") for call in calls]
+    usage = Usage(message.usage.input_tokens, message.usage.output_tokens)
+    return Completion("".join(texts), tuple(calls), stop, usage)
+
+
+def _truncated(call: ToolCall, raw: str) -> ToolCall:
+    """A call cut off by the token limit: never run it, even if its JSON happens to parse."""
+    if call.raw_arguments is not None:
+        return call
+    return ToolCall(call.id, call.name, {}, raw_arguments=raw or "(cut off by the token limit)")
+
+
+@dataclass
+class _StreamState:
+    """What one streamed message has said so far, block by block."""
+
+    texts: list[str] = field(default_factory=list)
+    kinds: dict[int, str] = field(default_factory=dict)
+    tool_ids: dict[int, tuple[str, str]] = field(default_factory=dict)
+    json_parts: dict[int, list[str]] = field(default_factory=dict)
+    calls: list[ToolCall] = field(default_factory=list)
+    stop_reason: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    finished: bool = False
+
+    def handle(self, event: RawMessageStreamEvent) -> StreamEvent | None:
+        if event.type == "message_start":
+            self.input_tokens = event.message.usage.input_tokens
+        elif event.type == "content_block_start":
+            block = event.content_block
+            self.kinds[event.index] = block.type
+            if block.type == "tool_use":
+                self.tool_ids[event.index] = (block.id, block.name)
+                self.json_parts[event.index] = []
+            elif block.type == "text" and block.text:
+                self.texts.append(block.text)
+                return StreamEvent("delta", text=block.text)
+        elif event.type == "content_block_delta":
+            delta = event.delta
+            if delta.type == "text_delta":
+                self.texts.append(delta.text)
+                return StreamEvent("delta", text=delta.text)
+            if delta.type == "input_json_delta" and event.index in self.json_parts:
+                self.json_parts[event.index].append(delta.partial_json)
+        elif event.type == "content_block_stop":
+            if event.index in self.tool_ids:
+                call_id, name = self.tool_ids.pop(event.index)
+                arguments, raw = parse_arguments("".join(self.json_parts.pop(event.index)))
+                call = ToolCall(call_id, name, arguments, raw_arguments=raw)
+                self.calls.append(call)
+                return StreamEvent("tool_call", tool_call=call)
+        elif event.type == "message_delta":
+            self.stop_reason = event.delta.stop_reason or self.stop_reason
+            self.output_tokens = event.usage.output_tokens
+        elif event.type == "message_stop":
+            self.finished = True
+        return None
+
+    def completion(self) -> Completion:
+        calls = self.calls
+        stop = self.stop_reason or "end_turn"
+        if stop == "max_tokens":
+            calls = [_truncated(call, call.raw_arguments or "") for call in calls]
+        return Completion(
+            "".join(self.texts), tuple(calls), stop, Usage(self.input_tokens, self.output_tokens)
+        )
+
+
+class AnthropicProvider:
+    """Claude through the official SDK (``anthropic`` 2.x, on ``httpx2``)."""
+
+    name = "anthropic"
+
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 2,
+        http_client: httpx2.AsyncClient | None = None,
+    ) -> None:
+        self.model = model
+        self._client = anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=max_retries,
+            http_client=http_client,
+        )
+
+    def _params(
+        self,
+        messages: Sequence[Message],
+        system: str | None,
+        tools: Sequence[ToolSpec],
+        max_tokens: int,
+        temperature: float | None,
+    ) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": max_tokens,
+            "messages": render_messages(messages),
+        }
+        if system:
+            params["system"] = system
+        if tools:
+            params["tools"] = render_tools(tools)
+        elif names := _tool_names_in(params["messages"]):
+            # Anthropic refuses a history with tool blocks unless tools are
+            # defined. "No tools now" becomes: the tools seen in the history,
+            # declared, with tool_choice none so none can be called.
+            params["tools"] = [
+                {
+                    "name": name,
+                    "description": "Not available in this request.",
+                    "input_schema": {"type": "object"},
+                }
+                for name in names
+            ]
+            params["tool_choice"] = {"type": "none"}
+        if temperature is not None:
+            params["temperature"] = temperature
+        return params
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        system: str | None = None,
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int = 1024,
+        temperature: float | None = None,
+    ) -> Completion:
+        params = self._params(messages, system, tools, max_tokens, temperature)
+        try:
+            message = await self._client.messages.create(**params)
+        except anthropic.AnthropicError as exc:
+            raise from_anthropic(exc) from exc
+        return _completion(message)
+
+    async def stream(
+        self,
+        messages: Sequence[Message],
+        *,
+        system: str | None = None,
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int = 1024,
+        temperature: float | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        params = self._params(messages, system, tools, max_tokens, temperature)
+        state = _StreamState()
+        try:
+            events = await self._client.messages.create(**params, stream=True)
+            async with events:
+                async for event in events:
+                    out = state.handle(event)
+                    if out is not None:
+                        yield out
+        except anthropic.AnthropicError as exc:
+            raise from_anthropic(exc) from exc
+        except httpx2.HTTPError as exc:
+            raise LLMConnectionError(
+                f"anthropic stream broke: {type(exc).__name__}", provider=self.name
+            ) from exc
+        if not state.finished:
+            raise LLMConnectionError(
+                "anthropic stream ended before message_stop", provider=self.name
+            )
+        yield StreamEvent("done", completion=state.completion())
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+
+__all__ = ["AnthropicProvider", "LLMError", "render_messages", "render_tools"]
