@@ -1,0 +1,43 @@
+"""Redaction of arguments before they are audited.
+
+A value is replaced by ``[REDACTED]`` when its name looks like a secret
+(password, token, api_key, ...) or its schema marks it sensitive
+(``writeOnly: true``, ``format: password`` or ``x-sensitive: true``). Nested
+objects and arrays are followed, with their sub-schemas.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+REDACTED = "[REDACTED]"
+_SECRET_NAME = re.compile(
+    r"pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|authori[sz]ation|credential|"
+    r"private[_-]?key|cookie|session[_-]?id|otp|pin$",
+    re.IGNORECASE,
+)
+
+
+def _sensitive(schema: dict[str, Any]) -> bool:
+    return bool(
+        schema.get("writeOnly") or schema.get("x-sensitive") or schema.get("format") == "password"
+    )
+
+
+def redact(value: Any, schema: dict[str, Any] | None = None) -> Any:
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        out = {}
+        for name, item in value.items():
+            sub = properties.get(name, {}) if isinstance(properties, dict) else {}
+            if _SECRET_NAME.search(str(name)) or (isinstance(sub, dict) and _sensitive(sub)):
+                out[name] = REDACTED
+            else:
+                out[name] = redact(item, sub)
+        return out
+    if isinstance(value, list):
+        items = schema.get("items", {})
+        return [redact(item, items) for item in value]
+    return value

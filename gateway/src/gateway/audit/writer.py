@@ -1,0 +1,99 @@
+"""Audit rows, written off the request path in bounded batches.
+
+A request puts its row on a bounded in-memory queue and moves on; one
+background task writes up to ``AUDIT_BATCH_SIZE`` rows per INSERT, at least
+every ``AUDIT_FLUSH_MS``. When the queue is full, callers wait (backpressure)
+rather than lose rows. Shutdown writes whatever is left. No database
+transaction is ever open while a tool runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import structlog
+from sqlalchemy import insert
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from gateway.audit.models import Invocation
+from gateway.background import cancel_and_wait
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    trace_id: str | None
+    tool_id: str
+    caller: str | None
+    auth_via: str
+    status: str
+    reason: str | None
+    http_status: int
+    latency_ms: float
+    attempts: int = 0
+    task_id: str | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+class AuditWriter:
+    def __init__(
+        self, engine: AsyncEngine, *, batch_size: int, queue_size: int, flush_ms: int
+    ) -> None:
+        self._engine = engine
+        self._batch_size = batch_size
+        self._flush_s = flush_ms / 1000
+        self._queue: asyncio.Queue[AuditRow] = asyncio.Queue(maxsize=queue_size)
+        self._task: asyncio.Task[None] | None = None
+        self._pending: list[AuditRow] = []
+        self._inflight: asyncio.Future[None] | None = None
+        self.written = 0
+
+    async def record(self, row: AuditRow) -> None:
+        await self._queue.put(row)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="audit-writer")
+
+    async def flush(self) -> None:
+        """Write everything queued so far (tests and shutdown)."""
+        if self._inflight is not None and not self._inflight.done():
+            await asyncio.shield(self._inflight)
+        batch, self._pending = self._pending, []
+        await self._write(batch)
+        while not self._queue.empty():
+            await self._write(self._drain())
+
+    async def stop(self) -> None:
+        await cancel_and_wait(self._task)
+        await self.flush()
+
+    def _drain(self) -> list[AuditRow]:
+        rows: list[AuditRow] = []
+        while len(rows) < self._batch_size and not self._queue.empty():
+            rows.append(self._queue.get_nowait())
+        return rows
+
+    async def _run(self) -> None:
+        while True:
+            self._pending.append(await self._queue.get())
+            await asyncio.sleep(self._flush_s)  # let a batch gather
+            self._pending.extend(self._drain())
+            batch, self._pending = self._pending, []
+            # Shielded: a shutdown during the INSERT waits for it instead of losing the rows.
+            self._inflight = asyncio.ensure_future(self._write(batch))
+            await asyncio.shield(self._inflight)
+
+    async def _write(self, rows: list[AuditRow]) -> None:
+        if not rows:
+            return
+        try:
+            async with self._engine.begin() as conn:
+                await conn.execute(insert(Invocation), [asdict(r) for r in rows])
+            self.written += len(rows)
+        except (SQLAlchemyError, OSError) as exc:
+            # The rows are lost; say how many, loudly, without their content.
+            log.error("audit_write_failed", rows=len(rows), error=type(exc).__name__)

@@ -1,0 +1,66 @@
+"""``GET /tasks/{task_id}``: status and result of a queue tool's task."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from gateway.deps import CallerDep, RuntimeDep
+from reach_common.errors import NotFound
+
+router = APIRouter(tags=["tasks"])
+
+
+class TaskRead(BaseModel):
+    task_id: str
+    tool_id: str
+    status: Literal["queued", "running", "succeeded", "failed"]
+    trace_id: str | None = Field(None, description="The trace of the call that queued it.")
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    latency_ms: float | None = Field(None, description="How long the worker ran it.")
+    result: dict[str, Any] | None = Field(
+        None, description="Once finished: {success, output} or {success: false, error}."
+    )
+
+
+def _time(value: str | None) -> datetime | None:
+    return datetime.fromtimestamp(float(value), tz=UTC) if value else None
+
+
+@router.get("/tasks/{task_id}", response_model=TaskRead)
+async def read_task(task_id: str, runtime: RuntimeDep, caller: CallerDep) -> TaskRead:
+    """Where a queued tool call stands: `queued`, `running`, `succeeded` or `failed`,
+    with the tool's output or error once it is done.
+
+    Tasks are kept for TASK_TTL_S. In strict mode only the caller who queued a task
+    (or a registry admin) can read it; anyone else gets 404 `task_not_found`.
+    """
+    record = await runtime.tasks.read(task_id)
+    owner = record.get("caller") if record else None
+    if runtime.auth.strict and record is not None:
+        is_admin = bool(caller.roles & runtime.auth.registry_admin_roles)
+        if not is_admin and (not caller.user_id or caller.user_id != owner):
+            record = None
+    if record is None:
+        raise NotFound(
+            f"No task {task_id!r} (it may have expired).", reason="task_not_found", task_id=task_id
+        )
+    created = _time(record.get("created_at"))
+    assert created is not None
+    return TaskRead(
+        task_id=task_id,
+        tool_id=record.get("tool_id", ""),
+        status=record.get("status", "queued"),
+        trace_id=record.get("trace_id") or None,
+        created_at=created,
+        started_at=_time(record.get("started_at")),
+        finished_at=_time(record.get("finished_at")),
+        latency_ms=float(record["latency_ms"]) if record.get("latency_ms") else None,
+        result=json.loads(record["result"]) if record.get("result") else None,
+    )

@@ -1,0 +1,334 @@
+"""``http`` tools: build the request from the arguments, send it, retry only when safe.
+
+- ``{param}`` path parameters are percent-encoded with nothing kept safe, so
+  ``../admin`` becomes ``..%2Fadmin`` and stays inside its segment;
+- the other arguments go to the query string for GET/HEAD/DELETE and to a
+  JSON body otherwise;
+- idempotent tools are retried (tenacity: exponential backoff with jitter)
+  on connection errors, 5xx and 429, honouring ``Retry-After``, and never past
+  the call's deadline; other tools get one attempt, on a fresh connection, and
+  an ``Idempotency-Key``;
+- the response is read up to ``max_response_bytes`` and no further.
+
+Each attempt is a client span (``traceparent`` goes upstream, the URL on the
+span has secret-looking arguments redacted) with ``gateway.connect`` and
+``gateway.response`` phase spans; ``gateway.dns`` comes from the resolver.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+from opentelemetry import propagate, trace
+from opentelemetry.trace import SpanKind, Status, StatusCode
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential_jitter
+
+from gateway.audit.redaction import redact
+from gateway.executor.credentials import OutboundCredentials
+from gateway.executor.errors import ToolFailed
+from gateway.executor.resolver import HostResolver
+from gateway.executor.transport import (
+    LeanHttpClient,
+    RawResponse,
+    ResponseTooLarge,
+    Timing,
+    UpstreamConnectError,
+    UpstreamProtocolError,
+)
+from gateway.registry.manifest import HttpTarget, ToolSpec
+
+_ERROR_BODY_LIMIT = 2000
+_USER_AGENT = "reach-gateway"
+
+
+@dataclass(frozen=True)
+class HttpResult:
+    output: Any
+    status_code: int
+
+
+@dataclass
+class CallStats:
+    """Filled in while a call runs, read by the audit even when the call fails."""
+
+    attempts: int = 0
+    upstream_status: int | None = None
+
+
+class RetryableStatus(Exception):
+    """A 5xx or 429 answer from an idempotent tool: worth another attempt."""
+
+    def __init__(self, status_code: int, body: Any, retry_after_s: float | None) -> None:
+        super().__init__(status_code)
+        self.status_code = status_code
+        self.body = body
+        self.retry_after_s = retry_after_s
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, separators=(",", ":"))
+    return str(value)
+
+
+def build_url(template: str, arguments: dict[str, Any], names: tuple[str, ...], query: bool) -> str:
+    """The URL for one call: path parameters percent-encoded, the rest as query if asked."""
+    url = template.format_map({name: quote(_text(arguments[name]), safe="") for name in names})
+    if not query:
+        return url
+    pairs: list[tuple[str, str]] = []
+    for name, value in arguments.items():
+        if name in names or value is None:
+            continue
+        values = value if isinstance(value, list) else [value]
+        pairs.extend((name, _text(v)) for v in values)
+    return f"{url}{'&' if '?' in url else '?'}{urlencode(pairs)}" if pairs else url
+
+
+def retry_after_seconds(value: str | None) -> float | None:
+    if not value:
+        return None
+    if value.strip().isdigit():
+        return float(value.strip())
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class HttpExecutor:
+    def __init__(
+        self,
+        *,
+        client: LeanHttpClient,
+        credentials: OutboundCredentials,
+        resolver: HostResolver,
+        resolve_url: Callable[[str], str],
+        tracer: trace.Tracer,
+    ) -> None:
+        self._client = client
+        self._credentials = credentials
+        self._resolver = resolver
+        self._resolve_url = resolve_url
+        self._tracer = tracer
+
+    async def call(
+        self,
+        spec: ToolSpec,
+        target: HttpTarget,
+        arguments: dict[str, Any],
+        *,
+        deadline: float,
+        idempotency_key: str | None,
+        stats: CallStats,
+    ) -> HttpResult:
+        """Run the call; the caller enforces ``deadline`` (loop time) around it."""
+        loop = asyncio.get_running_loop()
+        template = self._resolve_url(target.url)
+        url = build_url(template, arguments, target.path_params, target.sends_query)
+        display_url = build_url(
+            template, redact(arguments, spec.input_schema), target.path_params, target.sends_query
+        )
+        body = None
+        headers = [("Accept", "application/json"), ("User-Agent", _USER_AGENT)]
+        if not target.sends_query:
+            rest = {k: v for k, v in arguments.items() if k not in target.path_params}
+            body = json.dumps(rest, separators=(",", ":")).encode()
+            headers.append(("Content-Type", "application/json"))
+        host = urlsplit(url).hostname or ""
+        await self._resolver.check(host, self._tracer)
+        auth = await self._credentials.headers(target.auth, deadline - loop.time())
+        headers.extend(auth.items())
+        if not spec.idempotent and idempotency_key:
+            headers.append(("Idempotency-Key", idempotency_key))
+
+        async def attempt() -> HttpResult:
+            stats.attempts += 1
+            result = await self._attempt(spec, target, url, display_url, headers, body)
+            stats.upstream_status = result.status_code
+            return result
+
+        try:
+            if not spec.idempotent or spec.retry.max_retries == 0:
+                return await attempt()
+            return await self._with_retries(spec, attempt, deadline)
+        except RetryableStatus as exc:
+            stats.upstream_status = exc.status_code
+            raise upstream_error(spec.tool_id, exc.status_code, exc.body) from None
+        except UpstreamConnectError as exc:
+            raise ToolFailed(
+                f"Tool {spec.tool_id!r} is unreachable: could not connect to {host} ({exc})."
+            ) from exc
+
+    async def _with_retries(
+        self, spec: ToolSpec, attempt: Callable[[], Awaitable[HttpResult]], deadline: float
+    ) -> HttpResult:
+        loop = asyncio.get_running_loop()
+        policy = spec.retry
+        backoff = wait_exponential_jitter(
+            multiplier=policy.backoff_ms / 1000,
+            max=policy.max_backoff_ms / 1000,
+            jitter=policy.backoff_ms / 1000,
+        )
+
+        def wait(state: RetryCallState) -> float:
+            failure = state.outcome.exception() if state.outcome else None
+            if isinstance(failure, RetryableStatus) and failure.retry_after_s is not None:
+                return failure.retry_after_s
+            return float(backoff(state))
+
+        def stop(state: RetryCallState) -> bool:
+            if state.attempt_number > policy.max_retries:
+                return True
+            # No attempt that could not finish before the deadline.
+            return loop.time() + (state.upcoming_sleep or 0.0) >= deadline
+
+        def before_sleep(state: RetryCallState) -> None:
+            failure = state.outcome.exception() if state.outcome else None
+            cause = (
+                f"HTTP {failure.status_code}"
+                if isinstance(failure, RetryableStatus)
+                else type(failure).__name__
+            )
+            trace.get_current_span().add_event(
+                "retry",
+                {
+                    "attempt": state.attempt_number,
+                    "sleep_ms": round((state.upcoming_sleep or 0.0) * 1000, 1),
+                    "cause": cause,
+                },
+            )
+
+        retrying = AsyncRetrying(
+            stop=stop,
+            wait=wait,
+            retry=retry_if_exception_type((RetryableStatus, UpstreamConnectError)),
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        result: HttpResult | None = None
+        async for state in retrying:
+            with state:
+                result = await attempt()
+        assert result is not None
+        return result
+
+    async def _attempt(
+        self,
+        spec: ToolSpec,
+        target: HttpTarget,
+        url: str,
+        display_url: str,
+        headers: list[tuple[str, str]],
+        body: bytes | None,
+    ) -> HttpResult:
+        timing = Timing()
+        with self._tracer.start_as_current_span(
+            target.method,
+            kind=SpanKind.CLIENT,
+            attributes={"http.request.method": target.method, "url.full": display_url},
+            record_exception=False,
+            set_status_on_exception=False,
+        ) as span:
+            carrier: dict[str, str] = {}
+            propagate.inject(carrier)
+            try:
+                response = await self._client.request(
+                    target.method,
+                    url,
+                    [*headers, *carrier.items()],
+                    body,
+                    max_bytes=spec.max_response_bytes,
+                    timing=timing,
+                    reuse=spec.idempotent,  # a non-idempotent request never meets a stale socket
+                )
+            except ResponseTooLarge as exc:
+                span.set_status(Status(StatusCode.ERROR, "response too large"))
+                raise ToolFailed(
+                    f"Tool {spec.tool_id!r} answered more than the {exc.limit}-byte limit; "
+                    "ask for less (filters, a smaller page).",
+                    counts_as_failure=False,
+                ) from exc
+            except UpstreamConnectError:
+                span.set_status(Status(StatusCode.ERROR, "connect failed"))
+                raise
+            except UpstreamProtocolError as exc:
+                span.set_status(Status(StatusCode.ERROR, "broken answer"))
+                raise ToolFailed(f"Tool {spec.tool_id!r} broke off its answer ({exc}).") from exc
+            finally:
+                self._phase_spans(timing)
+            span.set_attribute("http.response.status_code", response.status)
+            if response.status >= 500:
+                span.set_status(Status(StatusCode.ERROR))
+        if response.status == 401:
+            await self._credentials.forget_token(target.auth)
+        return _interpret(spec, response)
+
+    def _phase_spans(self, timing: Timing) -> None:
+        if timing.connect_start is not None and timing.connect_end is not None:
+            self._tracer.start_span("gateway.connect", start_time=timing.connect_start).end(
+                end_time=timing.connect_end
+            )
+        if timing.request_start is not None:
+            self._tracer.start_span("gateway.response", start_time=timing.request_start).end(
+                end_time=timing.response_end
+            )
+
+
+def _interpret(spec: ToolSpec, response: RawResponse) -> HttpResult:
+    status = response.status
+    payload = _decode(response)
+    if 200 <= status < 300:
+        return HttpResult(payload, status)
+    retryable = spec.idempotent and spec.retry.max_retries > 0
+    if retryable and (status >= 500 or status == 429):
+        raise RetryableStatus(
+            status, payload, retry_after_seconds(response.headers.get("retry-after"))
+        )
+    raise upstream_error(spec.tool_id, status, payload)
+
+
+def upstream_error(tool_id: str, status: int, payload: Any) -> ToolFailed:
+    detail = ""
+    if isinstance(payload, dict):
+        detail = str(payload.get("message") or payload.get("detail") or "")
+    elif isinstance(payload, str):
+        detail = payload[:200]
+    message = f"Tool {tool_id!r} answered HTTP {status}"
+    message += f": {detail}" if detail else "."
+    if isinstance(payload, str):
+        payload = payload[:_ERROR_BODY_LIMIT]
+    return ToolFailed(
+        message,
+        upstream_status=status,
+        upstream=payload,
+        counts_as_failure=status >= 500 or status == 429,
+    )
+
+
+def _decode(response: RawResponse) -> Any:
+    if not response.body:
+        return None
+    content_type = response.headers.get("content-type", "")
+    if "json" in content_type:
+        try:
+            return json.loads(response.body)
+        except ValueError:
+            pass
+    charset = "utf-8"
+    if "charset=" in content_type:
+        charset = content_type.split("charset=", 1)[1].split(";")[0].strip() or "utf-8"
+    try:
+        return response.body.decode(charset, errors="replace")
+    except LookupError:
+        return response.body.decode("utf-8", errors="replace")

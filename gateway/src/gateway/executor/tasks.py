@@ -1,0 +1,110 @@
+"""``queue`` tools: tasks on a Redis Stream, their status in a Redis hash.
+
+Invoking a queue tool adds one entry to the tool's stream and answers 202 with
+a ``task_id`` at once. A worker (any gateway replica, one consumer group)
+runs it; ``GET /tasks/{task_id}`` reads ``reach:gateway:task:<id>``:
+``queued`` → ``running`` → ``succeeded`` | ``failed``, with the result
+envelope. Status is kept for ``TASK_TTL_S``.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from redis.asyncio import Redis
+
+from gateway.auth.schemas import Caller
+
+_TASK_PREFIX = "reach:gateway:task:"
+STREAM_MAXLEN = 100_000
+
+
+def task_key(task_id: str) -> str:
+    return _TASK_PREFIX + task_id
+
+
+def caller_to_json(caller: Caller) -> str:
+    return json.dumps({"user_id": caller.user_id, "roles": sorted(caller.roles), "via": caller.via})
+
+
+def caller_from_json(text: str) -> Caller:
+    data = json.loads(text)
+    return Caller(
+        user_id=data.get("user_id"),
+        roles=frozenset(data.get("roles", [])),
+        via=data.get("via", "anonymous"),
+    )
+
+
+@dataclass(frozen=True)
+class QueuedTask:
+    task_id: str
+    stream: str
+    status: str = "queued"
+
+
+class TaskStore:
+    def __init__(self, redis: Redis, *, ttl_s: int) -> None:
+        self._redis = redis
+        self._ttl_s = ttl_s
+
+    async def enqueue(
+        self,
+        *,
+        stream: str,
+        tool_id: str,
+        arguments: dict[str, Any],
+        caller: Caller,
+        trace_id: str | None,
+        traceparent: str | None,
+        idempotency_key: str,
+    ) -> QueuedTask:
+        task_id = uuid.uuid4().hex
+        now = time.time()
+        record: dict[Any, Any] = {
+            "task_id": task_id,
+            "tool_id": tool_id,
+            "status": "queued",
+            "caller": caller.user_id or "",
+            "trace_id": trace_id or "",
+            "created_at": repr(now),
+        }
+        message = {
+            "task_id": task_id,
+            "tool_id": tool_id,
+            "arguments": json.dumps(arguments),
+            "caller": caller_to_json(caller),
+            "traceparent": traceparent or "",
+            "idempotency_key": idempotency_key,
+        }
+        # The status record exists before the worker can see the message.
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(task_key(task_id), mapping=record)
+            pipe.expire(task_key(task_id), self._ttl_s)
+            pipe.xadd(stream, message, maxlen=STREAM_MAXLEN, approximate=True)  # type: ignore[arg-type]
+            await pipe.execute()
+        return QueuedTask(task_id=task_id, stream=stream)
+
+    async def mark(self, task_id: str, **fields: Any) -> None:
+        mapping: dict[Any, Any] = {
+            k: (
+                json.dumps(v)
+                if isinstance(v, (dict, list))
+                else repr(v)
+                if isinstance(v, float)
+                else str(v)
+            )
+            for k, v in fields.items()
+        }
+        async with self._redis.pipeline(transaction=True) as pipe:
+            pipe.hset(task_key(task_id), mapping=mapping)
+            pipe.expire(task_key(task_id), self._ttl_s)
+            await pipe.execute()
+
+    async def read(self, task_id: str) -> dict[str, str] | None:
+        record: dict[str, str] = await self._redis.hgetall(task_key(task_id))  # type: ignore[assignment]
+        return record or None

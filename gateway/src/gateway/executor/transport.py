@@ -1,0 +1,247 @@
+"""A lean HTTP/1.1 client for tool calls: asyncio streams, ``h11`` for the protocol.
+
+Tool calls are the gateway's hot path, and a general-purpose client's layers
+(URL models, pool bookkeeping that polls every idle socket per request,
+instrumentation wrappers) cost more CPU than the rest of the call together.
+This client does only what a tool call needs:
+
+- keep-alive connections pooled per origin, dropped when idle for
+  ``keepalive_s``, closed by the server, or left mid-message;
+- TLS through ``ssl.create_default_context()`` (certificates verified);
+- no redirects followed (a tool cannot bounce the gateway past egress checks),
+  no compression asked for;
+- the body read up to a byte limit and no further;
+- the timings of the ``connect`` and ``response`` phases.
+
+Deadlines are the caller's: it runs requests under ``asyncio.timeout``; a
+request cancelled part-way closes its connection instead of pooling it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+import h11
+
+_READ_SIZE = 65536
+Origin = tuple[str, str, int]
+
+
+class UpstreamConnectError(Exception):
+    """The connection could not be opened: nothing was sent."""
+
+
+class UpstreamProtocolError(Exception):
+    """The connection broke or the answer was not valid HTTP."""
+
+
+class ResponseTooLarge(Exception):
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
+@dataclass
+class Timing:
+    """Wall-clock nanoseconds of the phases one request went through."""
+
+    connect_start: int | None = None
+    connect_end: int | None = None
+    request_start: int | None = None
+    response_end: int | None = None
+
+
+@dataclass
+class RawResponse:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    reused_connection: bool = False
+
+
+@dataclass
+class _Connection:
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    protocol: h11.Connection = field(default_factory=lambda: h11.Connection(h11.CLIENT))
+    idle_since: float = 0.0
+    reused: bool = False
+
+    def usable(self, keepalive_s: float) -> bool:
+        return (
+            not self.writer.is_closing()
+            and not self.reader.at_eof()
+            # Bytes waiting on an idle connection can only be the server closing it.
+            and not getattr(self.reader, "_buffer", b"")  # StreamReader has no public peek
+            and time.monotonic() - self.idle_since < keepalive_s
+        )
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class LeanHttpClient:
+    def __init__(self, *, keepalive_s: float = 15.0, max_idle_per_origin: int = 64) -> None:
+        self._keepalive_s = keepalive_s
+        self._max_idle = max_idle_per_origin
+        self._idle: defaultdict[Origin, list[_Connection]] = defaultdict(list)
+        self._ssl: ssl.SSLContext | None = None
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        headers: list[tuple[str, str]],
+        body: bytes | None,
+        *,
+        max_bytes: int,
+        timing: Timing,
+        reuse: bool = True,
+    ) -> RawResponse:
+        """Send one request and read the whole answer (up to ``max_bytes``).
+
+        ``reuse=False`` opens a fresh connection: a request that must never be
+        sent twice is then never exposed to a stale keep-alive connection.
+        A reused connection found dead before any answer byte is replaced once.
+        """
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        host = parts.hostname or ""
+        port = parts.port or (443 if scheme == "https" else 80)
+        target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        default_port = port == (443 if scheme == "https" else 80)
+        host_header = host if default_port else f"{host}:{port}"
+        if ":" in host and not host.startswith("["):
+            host_header = f"[{host}]" if default_port else f"[{host}]:{port}"
+        all_headers = [("Host", host_header), *headers]
+        if body is not None:
+            all_headers.append(("Content-Length", str(len(body))))
+        origin = (scheme, host, port)
+        connection = self._checkout(origin) if reuse else None
+        if connection is None:
+            connection = await self._connect(origin, timing)
+        try:
+            return await self._exchange(
+                connection, origin, method, target, all_headers, body, max_bytes, timing
+            )
+        except _StaleConnection:
+            fresh = await self._connect(origin, timing)
+            try:
+                return await self._exchange(
+                    fresh, origin, method, target, all_headers, body, max_bytes, timing
+                )
+            except _StaleConnection as exc:
+                raise UpstreamProtocolError("server closed the connection unanswered") from exc
+
+    def _checkout(self, origin: Origin) -> _Connection | None:
+        idle = self._idle.get(origin)
+        while idle:
+            connection = idle.pop()
+            if connection.usable(self._keepalive_s):
+                connection.reused = True
+                return connection
+            connection.close()
+        return None
+
+    def _checkin(self, origin: Origin, connection: _Connection) -> None:
+        protocol = connection.protocol
+        leftover, _ = protocol.trailing_data  # bytes past the answer: the stream is off
+        if not leftover and protocol.our_state is h11.DONE and protocol.their_state is h11.DONE:
+            protocol.start_next_cycle()
+            idle = self._idle[origin]
+            if len(idle) < self._max_idle:
+                connection.idle_since = time.monotonic()
+                idle.append(connection)
+                return
+        connection.close()
+
+    async def _connect(self, origin: Origin, timing: Timing) -> _Connection:
+        scheme, host, port = origin
+        timing.connect_start = time.time_ns()
+        tls = None
+        if scheme == "https":
+            if self._ssl is None:
+                self._ssl = ssl.create_default_context()
+            tls = self._ssl
+        try:
+            reader, writer = await asyncio.open_connection(
+                host, port, ssl=tls, server_hostname=host if tls else None, limit=_READ_SIZE
+            )
+        except (OSError, ssl.SSLError) as exc:
+            raise UpstreamConnectError(f"{type(exc).__name__}: {exc}") from exc
+        timing.connect_end = time.time_ns()
+        return _Connection(reader, writer)
+
+    async def _exchange(
+        self,
+        connection: _Connection,
+        origin: Origin,
+        method: str,
+        target: str,
+        headers: list[tuple[str, str]],
+        body: bytes | None,
+        max_bytes: int,
+        timing: Timing,
+    ) -> RawResponse:
+        protocol = connection.protocol
+        answered = False
+        try:
+            timing.request_start = time.time_ns()
+            data = protocol.send(h11.Request(method=method, target=target, headers=headers))
+            if body:
+                data += protocol.send(h11.Data(data=body)) or b""
+            data += protocol.send(h11.EndOfMessage()) or b""
+            connection.writer.write(data or b"")
+            await connection.writer.drain()
+            status, response_headers, chunks, size = 0, {}, [], 0
+            while True:
+                event = protocol.next_event()
+                if event is h11.NEED_DATA:
+                    protocol.receive_data(await connection.reader.read(_READ_SIZE))
+                    continue
+                if isinstance(event, h11.Response):
+                    answered = True
+                    status = event.status_code
+                    response_headers = {
+                        name.decode("latin-1"): value.decode("latin-1")
+                        for name, value in event.headers
+                    }
+                elif isinstance(event, h11.Data):
+                    size += len(event.data)
+                    if size > max_bytes:
+                        raise ResponseTooLarge(max_bytes)
+                    chunks.append(event.data)
+                elif isinstance(event, h11.EndOfMessage):
+                    break
+                elif isinstance(event, h11.ConnectionClosed):
+                    raise ConnectionResetError("connection closed mid-answer")
+        except ResponseTooLarge:
+            connection.close()
+            raise
+        except (OSError, h11.ProtocolError, asyncio.IncompleteReadError) as exc:
+            connection.close()
+            if connection.reused and not answered:
+                raise _StaleConnection from exc
+            raise UpstreamProtocolError(f"{type(exc).__name__}: {exc}") from exc
+        except BaseException:  # cancelled (deadline) or worse: the connection is mid-message
+            connection.close()
+            raise
+        timing.response_end = time.time_ns()
+        reused = connection.reused
+        self._checkin(origin, connection)
+        return RawResponse(status, response_headers, b"".join(chunks), reused)
+
+    async def aclose(self) -> None:
+        for idle in self._idle.values():
+            for connection in idle:
+                connection.close()
+        self._idle.clear()
+
+
+class _StaleConnection(Exception):
+    """A pooled connection turned out dead before any answer: safe to use a fresh one."""

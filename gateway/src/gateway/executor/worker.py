@@ -1,0 +1,228 @@
+"""The queue worker: runs queue tools' tasks from their Redis Streams.
+
+Every gateway replica with ``TASK_WORKER=true`` joins one consumer group per
+stream, so each task runs once. A task's span joins the trace of the call
+that queued it. A task left pending by a worker that died is picked up again
+after ``reclaim_idle_ms`` — rerun if its tool is idempotent, otherwise marked
+failed, since running a non-idempotent tool twice is worse than not at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import socket
+import time
+from typing import Any
+
+import structlog
+from opentelemetry import propagate, trace
+from redis.asyncio import Redis
+from redis.exceptions import RedisError, ResponseError
+
+from gateway.audit.redaction import redact
+from gateway.audit.writer import AuditRow, AuditWriter
+from gateway.auth.service import can_use
+from gateway.background import cancel_and_wait
+from gateway.executor.http import CallStats
+from gateway.executor.service import Executor
+from gateway.executor.tasks import TaskStore, caller_from_json
+from gateway.registry.cache import RegistryCache
+from gateway.registry.manifest import QueueTarget
+from reach_common.errors import ReachError
+
+log = structlog.get_logger(__name__)
+
+GROUP = "gateway-workers"
+
+
+class TaskWorker:
+    def __init__(
+        self,
+        *,
+        redis: Redis,
+        registry: RegistryCache,
+        executor: Executor,
+        tasks: TaskStore,
+        audit: AuditWriter,
+        tracer: trace.Tracer,
+        default_stream: str,
+        concurrency: int = 8,
+        reclaim_idle_ms: int = 300_000,
+    ) -> None:
+        self._redis = redis
+        self._registry = registry
+        self._executor = executor
+        self._tasks = tasks
+        self._audit = audit
+        self._tracer = tracer
+        self._default_stream = default_stream
+        self._slots = asyncio.Semaphore(concurrency)
+        self._concurrency = concurrency
+        self._reclaim_idle_ms = reclaim_idle_ms
+        self._consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        self._groups: set[str] = set()
+        self._running: set[asyncio.Task[None]] = set()
+        self._loop_task: asyncio.Task[None] | None = None
+        self._last_reclaim = 0.0
+
+    def streams(self) -> list[str]:
+        names = {self._default_stream}
+        for tool in self._registry.tools.values():
+            if isinstance(tool.spec.endpoint, QueueTarget) and tool.spec.endpoint.stream:
+                names.add(tool.spec.endpoint.stream)
+        return sorted(names)
+
+    def start(self) -> None:
+        self._loop_task = asyncio.create_task(self._run(), name="task-worker")
+
+    async def stop(self, grace_s: float = 5.0) -> None:
+        await cancel_and_wait(self._loop_task)
+        if self._running:
+            _, pending = await asyncio.wait(self._running, timeout=grace_s)
+            for task in pending:  # left in the pending list; reclaimed later
+                task.cancel()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                await self._poll()
+            except asyncio.CancelledError:
+                raise
+            except ResponseError as exc:
+                if "NOGROUP" in str(exc):
+                    self._groups.clear()  # the stream was deleted (or Redis flushed)
+                    continue
+                log.warning("task_worker_error", error=str(exc))
+                await asyncio.sleep(1.0)
+            except (RedisError, OSError) as exc:
+                log.warning("task_worker_redis_lost", error=type(exc).__name__)
+                await asyncio.sleep(1.0)
+            except Exception:  # task boundary: the worker must keep serving the queue
+                log.exception("task_worker_failed")
+                await asyncio.sleep(1.0)
+
+    async def _ensure_groups(self, streams: list[str]) -> None:
+        for stream in streams:
+            if stream in self._groups:
+                continue
+            try:
+                await self._redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+            except ResponseError as exc:
+                if "BUSYGROUP" not in str(exc):
+                    raise
+            self._groups.add(stream)
+
+    async def _poll(self) -> None:
+        streams = self.streams()
+        await self._ensure_groups(streams)
+        if time.monotonic() - self._last_reclaim > 60:
+            self._last_reclaim = time.monotonic()
+            for stream in streams:
+                await self._reclaim(stream)
+        await self._slots.acquire()
+        self._slots.release()
+        free = max(1, self._concurrency - len(self._running))
+        reply: Any = await self._redis.xreadgroup(
+            GROUP, self._consumer, dict.fromkeys(streams, ">"), count=free, block=1000
+        )
+        for stream, messages in reply or []:
+            for message_id, fields in messages:
+                self._spawn(stream, message_id, fields, rerun=True)
+
+    def _spawn(self, stream: str, message_id: str, fields: dict[str, str], *, rerun: bool) -> None:
+        task = asyncio.create_task(self._handle(stream, message_id, fields, rerun=rerun))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def _reclaim(self, stream: str) -> None:
+        reply: Any = await self._redis.xautoclaim(
+            stream, GROUP, self._consumer, min_idle_time=self._reclaim_idle_ms, count=50
+        )
+        messages = reply[1] if len(reply) > 1 else []
+        for message_id, fields in messages:
+            if fields:
+                log.warning("task_reclaimed", task_id=fields.get("task_id"))
+                self._spawn(stream, message_id, fields, rerun=False)
+
+    async def _handle(
+        self, stream: str, message_id: str, fields: dict[str, str], *, rerun: bool
+    ) -> None:
+        async with self._slots:
+            context = propagate.extract({"traceparent": fields.get("traceparent", "")})
+            task_id = fields.get("task_id", "")
+            with self._tracer.start_as_current_span(
+                "gateway.task", context=context, attributes={"task.id": task_id}
+            ):
+                try:
+                    await self._execute(task_id, fields, rerun=rerun)
+                finally:
+                    await self._redis.xack(stream, GROUP, message_id)
+
+    async def _execute(self, task_id: str, fields: dict[str, str], *, rerun: bool) -> None:
+        started = time.perf_counter()
+        tool_id = fields.get("tool_id", "")
+        arguments: dict[str, Any] = json.loads(fields.get("arguments", "{}"))
+        caller = caller_from_json(fields.get("caller", "{}"))
+        tool = self._registry.get(tool_id)
+        stats = CallStats()
+        await self._tasks.mark(task_id, status="running", started_at=time.time())
+        result: dict[str, Any]
+        try:
+            if tool is None or not isinstance(tool.spec.endpoint, QueueTarget):
+                raise ReachError(
+                    f"Tool {tool_id!r} is no longer registered as a queue tool.",
+                    reason="tool_not_found",
+                    status_code=404,
+                )
+            if not can_use(caller, tool.spec).allowed:
+                raise ReachError(
+                    f"The caller may no longer use tool {tool_id!r}.",
+                    reason="insufficient_permission",
+                    status_code=403,
+                )
+            if not rerun and not tool.spec.idempotent:
+                raise ReachError(
+                    "A worker stopped while running this task; it is not run again because "
+                    f"tool {tool_id!r} is not idempotent.",
+                    reason="tool_error",
+                    status_code=502,
+                )
+            execution = await self._executor.run(
+                tool.spec,
+                tool.spec.endpoint.target,
+                arguments,
+                idempotency_key=fields.get("idempotency_key") or task_id,
+                stats=stats,
+            )
+            result = {"success": True, "output": execution.output}
+            status, reason, http_status = "succeeded", None, 200
+        except ReachError as exc:
+            result = {
+                "success": False,
+                "error": {"reason": exc.reason, "message": exc.message, **exc.details},
+            }
+            status, reason, http_status = "failed", exc.reason, exc.status_code
+        latency_ms = round((time.perf_counter() - started) * 1000, 2)
+        await self._tasks.mark(
+            task_id, status=status, finished_at=time.time(), latency_ms=latency_ms, result=result
+        )
+        span = trace.get_current_span()
+        span.set_attribute("task.status", status)
+        await self._audit.record(
+            AuditRow(
+                trace_id=format(span.get_span_context().trace_id, "032x"),
+                tool_id=tool_id,
+                caller=caller.user_id,
+                auth_via=caller.via,
+                status=status,
+                reason=reason,
+                http_status=http_status,
+                latency_ms=latency_ms,
+                attempts=stats.attempts,
+                task_id=task_id,
+                arguments=redact(arguments, tool.spec.input_schema if tool else None),
+            )
+        )

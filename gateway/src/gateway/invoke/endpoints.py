@@ -1,0 +1,67 @@
+"""``POST /tools/{tool_id}/invoke``: call one tool by name."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import JSONResponse
+
+from gateway.deps import RuntimeDep
+from gateway.invoke.schemas import InvokeEnvelope, InvokeRequest
+
+router = APIRouter(prefix="/tools", tags=["invoke"])
+
+_FAILURES = {
+    status: {"model": InvokeEnvelope, "description": text}
+    for status, text in {
+        202: "A queue tool accepted the task; poll GET /tasks/{task_id}.",
+        401: "No credential or a bad one (`unauthenticated`, `invalid_credential`).",
+        403: "`insufficient_permission` (names the roles needed) or `approval_required`.",
+        404: "`tool_not_found`.",
+        422: "`invalid_arguments`: what is wrong and what a valid value looks like.",
+        429: "`rate_limited`, with Retry-After.",
+        502: "`tool_error`: the tool answered with an error (see `upstream_status`).",
+        503: "`tool_unavailable`: the tool's circuit breaker is open; see Retry-After.",
+        504: "`tool_timeout`: the tool's timeout_ms ran out.",
+    }.items()
+}
+
+
+@router.post("/{tool_id}/invoke", response_model=InvokeEnvelope, responses=_FAILURES)  # type: ignore[arg-type]
+async def invoke_tool(
+    tool_id: str,
+    body: InvokeRequest,
+    request: Request,
+    runtime: RuntimeDep,
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            max_length=255,
+            description=(
+                "Passed to non-idempotent tools so that repeating this request does not act "
+                "twice; one is generated when absent."
+            ),
+        ),
+    ] = None,
+) -> JSONResponse:
+    """Call a tool with explicit arguments.
+
+    The caller is authorised (strict mode: from the API key or JWT only; the
+    body's `user_context` is ignored), the arguments are checked against the
+    tool's `input_schema`, the tool's and the caller's rate limits are counted,
+    then the tool runs within its `timeout_ms` (idempotent tools are retried
+    per their `retry_policy`). Every call is audited.
+
+    The answer is the `/run` envelope: `success`, `tool_id`, `arguments`,
+    `output`, `latency_ms`, `trace_id`; on failure `success: false` and
+    `error: {reason, message}` with the matching HTTP status.
+    """
+    outcome = await runtime.invoke.invoke(
+        tool_id,
+        body.arguments,
+        headers=request.headers,
+        user_context=body.user_context,
+        client_ip=request.client.host if request.client else None,
+    )
+    return JSONResponse(outcome.body, status_code=outcome.status_code, headers=outcome.headers)

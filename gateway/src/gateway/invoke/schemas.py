@@ -1,0 +1,44 @@
+"""``POST /tools/{id}/invoke``: the request, and the envelope shared with ``POST /run``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from gateway.auth.schemas import UserContext
+
+
+class InvokeRequest(BaseModel):
+    arguments: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The tool's arguments, checked against its input_schema.",
+        examples=[{"sku": "SKU2024001"}],
+    )
+    user_context: UserContext | None = Field(
+        None, description="Who the call is for; trusted in permissive mode only."
+    )
+
+
+class ErrorDetail(BaseModel):
+    reason: str = Field(
+        examples=["invalid_arguments"],
+        description=(
+            "insufficient_permission | unauthenticated | invalid_arguments | tool_not_found | "
+            "tool_timeout | tool_error | tool_unavailable | rate_limited | approval_required"
+        ),
+    )
+    message: str
+
+
+class InvokeEnvelope(BaseModel):
+    """The result of one call; the same shape `POST /run` answers with."""
+
+    success: bool
+    tool_id: str
+    arguments: dict[str, Any] = Field(description="The arguments used, secrets redacted.")
+    output: Any = None
+    error: ErrorDetail | None = None
+    task_id: str | None = Field(None, description="For queue tools: poll GET /tasks/{task_id}.")
+    latency_ms: float
+    trace_id: str | None = Field(None, description="Read the call's spans: GET /traces/{id}.")

@@ -1,0 +1,240 @@
+"""One tool call, start to finish: auth, validation, limits, execution, audit.
+
+``POST /tools/{id}/invoke`` runs this, and so does ``POST /run`` once it has
+chosen a tool, so both answer with the same envelope, statuses and reasons.
+The hot path reads only memory (the registry cache, verified-key cache) and
+Redis (one rate-limit script); the audit row is queued and written in the
+background.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from opentelemetry import propagate, trace
+
+from gateway.audit.redaction import redact
+from gateway.audit.writer import AuditRow, AuditWriter
+from gateway.auth.schemas import Caller, UserContext
+from gateway.auth.service import AuthService, can_use, raise_for
+from gateway.executor.http import CallStats
+from gateway.executor.service import Executor
+from gateway.executor.tasks import TaskStore
+from gateway.invoke.validation import check_arguments
+from gateway.ratelimit.service import RateLimiter
+from gateway.registry.cache import RegistryCache
+from gateway.registry.errors import ToolNotFound
+from gateway.registry.manifest import QueueTarget, ToolSpec
+from reach_common.errors import ReachError, current_trace_id
+
+log = structlog.get_logger(__name__)
+
+
+class ApprovalRequired(ReachError):
+    status_code = 403
+    reason = "approval_required"
+
+
+@dataclass
+class InvokeOutcome:
+    """The envelope, its HTTP status and headers (Retry-After, WWW-Authenticate)."""
+
+    status_code: int
+    body: dict[str, Any]
+    headers: dict[str, str] = field(default_factory=dict)
+    caller: Caller | None = None
+
+
+class InvokeService:
+    def __init__(
+        self,
+        *,
+        registry: RegistryCache,
+        auth: AuthService,
+        limiter: RateLimiter,
+        executor: Executor,
+        tasks: TaskStore,
+        audit: AuditWriter,
+        tracer: trace.Tracer,
+        default_stream: str,
+    ) -> None:
+        self._registry = registry
+        self._auth = auth
+        self._limiter = limiter
+        self._executor = executor
+        self._tasks = tasks
+        self._audit = audit
+        self._tracer = tracer
+        self._default_stream = default_stream
+
+    async def invoke(
+        self,
+        tool_id: str,
+        arguments: dict[str, Any],
+        *,
+        headers: Mapping[str, str],
+        user_context: UserContext | None = None,
+        caller: Caller | None = None,
+        client_ip: str | None = None,
+    ) -> InvokeOutcome:
+        """Call ``tool_id``. Pass ``caller`` when it is already resolved (``/run``)."""
+        started = time.perf_counter()
+        tool = self._registry.get(tool_id)
+        spec = tool.spec if tool is not None else None
+        shown_arguments = redact(arguments, spec.input_schema if spec else None)
+        stats = CallStats()
+        task_id: str | None = None
+        status = 200
+        try:
+            # Refusals are answers, not crashes: no traceback recorded on the spans.
+            with self._tracer.start_as_current_span("gateway.auth", record_exception=False) as span:
+                if caller is None:
+                    caller = await self._auth.resolve(headers, user_context)
+                span.set_attribute("auth.mode", self._auth.mode)
+                span.set_attribute("auth.via", caller.via)
+                span.set_attribute("caller.user_id", caller.user_id or "")
+                if spec is None:
+                    raise ToolNotFound(tool_id)
+                decision = can_use(caller, spec)
+                span.set_attribute("auth.allowed", decision.allowed)
+                span.set_attribute("auth.rule", decision.rule)
+                raise_for(decision)
+            with self._tracer.start_as_current_span("gateway.validate", record_exception=False):
+                check_arguments(spec, arguments)
+            if spec.requires_approval:
+                raise ApprovalRequired(
+                    f"Tool {tool_id!r} needs a person's approval before it runs, and direct "
+                    "invocation cannot ask for it."
+                )
+            with self._tracer.start_as_current_span("gateway.rate_limit", record_exception=False):
+                rate_key = caller.rate_key if caller.user_id else f"anonymous:{client_ip}"
+                await self._limiter.hit(
+                    self._limiter.limits_for(tool_id, spec.rate_limit, rate_key)
+                )
+            idempotency_key = headers.get("idempotency-key") or uuid.uuid4().hex
+            if isinstance(spec.endpoint, QueueTarget):
+                task_id = await self._enqueue(
+                    spec, spec.endpoint, arguments, caller, idempotency_key
+                )
+                status = 202
+                output: Any = {
+                    "task_id": task_id,
+                    "status": "queued",
+                    "status_url": f"/tasks/{task_id}",
+                }
+            else:
+                execution = await self._executor.run(
+                    spec, spec.endpoint, arguments, idempotency_key=idempotency_key, stats=stats
+                )
+                output = execution.output
+        except ReachError as exc:
+            latency_ms = _ms(started)
+            await self._record(tool_id, caller, exc, shown_arguments, latency_ms, stats)
+            body = failure_envelope(tool_id, shown_arguments, exc, latency_ms)
+            return InvokeOutcome(exc.status_code, body, dict(exc.headers), caller)
+        latency_ms = _ms(started)
+        await self._audit.record(
+            AuditRow(
+                trace_id=current_trace_id(),
+                tool_id=tool_id,
+                caller=caller.user_id,
+                auth_via=caller.via,
+                status="accepted" if task_id else "succeeded",
+                reason=None,
+                http_status=status,
+                latency_ms=latency_ms,
+                attempts=stats.attempts,
+                task_id=task_id,
+                arguments=shown_arguments,
+            )
+        )
+        body = {
+            "success": True,
+            "tool_id": tool_id,
+            "arguments": shown_arguments,
+            "output": output,
+            "latency_ms": latency_ms,
+            "trace_id": current_trace_id(),
+        }
+        if task_id:
+            body["task_id"] = task_id
+        return InvokeOutcome(status, body, {}, caller)
+
+    async def _enqueue(
+        self,
+        spec: ToolSpec,
+        endpoint: QueueTarget,
+        arguments: dict[str, Any],
+        caller: Caller,
+        idempotency_key: str,
+    ) -> str:
+        carrier: dict[str, str] = {}
+        propagate.inject(carrier)
+        queued = await self._tasks.enqueue(
+            stream=endpoint.stream or self._default_stream,
+            tool_id=spec.tool_id,
+            arguments=arguments,
+            caller=caller,
+            trace_id=current_trace_id(),
+            traceparent=carrier.get("traceparent"),
+            idempotency_key=idempotency_key,
+        )
+        return queued.task_id
+
+    async def _record(
+        self,
+        tool_id: str,
+        caller: Caller | None,
+        exc: ReachError,
+        arguments: dict[str, Any],
+        latency_ms: float,
+        stats: CallStats,
+    ) -> None:
+        executed = stats.attempts > 0
+        log.info(
+            "tool_call_failed" if executed else "tool_call_refused",
+            tool_id=tool_id,
+            caller=caller.user_id if caller else None,
+            reason=exc.reason,
+            status=exc.status_code,
+        )
+        await self._audit.record(
+            AuditRow(
+                trace_id=current_trace_id(),
+                tool_id=tool_id,
+                caller=caller.user_id if caller else None,
+                auth_via=caller.via if caller else "anonymous",
+                status="failed" if executed else "refused",
+                reason=exc.reason,
+                http_status=exc.status_code,
+                latency_ms=latency_ms,
+                attempts=stats.attempts,
+                arguments=arguments,
+            )
+        )
+
+
+def failure_envelope(
+    tool_id: str, arguments: dict[str, Any], exc: ReachError, latency_ms: float
+) -> dict[str, Any]:
+    error = {"reason": exc.reason, "message": exc.message, **exc.details}
+    return {
+        "success": False,
+        "tool_id": tool_id,
+        "arguments": arguments,
+        "error": error,
+        # Also at the top level, where every other Reach error puts them.
+        "reason": exc.reason,
+        "message": exc.message,
+        "latency_ms": latency_ms,
+        "trace_id": current_trace_id(),
+    }
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)

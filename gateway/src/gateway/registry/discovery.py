@@ -1,0 +1,112 @@
+"""``TOOL_AUTO_DISCOVERY``: the manifests folder as a source of tools.
+
+At start every ``*.json`` directly in the folder (``schema.json`` excepted) is
+registered or updated, and tools whose file is gone are removed. While the
+gateway runs, ``watchfiles`` reports adds, edits and removals, which are applied
+the same way. A broken file is logged and skipped; it never stops the gateway or
+removes the tool it used to declare.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import structlog
+from watchfiles import Change, awatch
+
+from gateway.background import cancel_and_wait
+from gateway.registry.service import RegistryService
+from reach_common.errors import ReachError
+
+log = structlog.get_logger(__name__)
+
+SCHEMA_FILE = "schema.json"
+
+
+def manifest_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.glob("*.json") if p.name != SCHEMA_FILE and p.is_file())
+
+
+def read_manifest(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        log.warning("manifest_unreadable", path=path.name, error=str(exc))
+        return None
+    if not isinstance(data, dict):
+        log.warning("manifest_unreadable", path=path.name, error="not a JSON object")
+        return None
+    return data
+
+
+class ManifestDiscovery:
+    def __init__(self, folder: Path, registry: RegistryService) -> None:
+        self._folder = folder
+        self._registry = registry
+        self._task: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
+        self.watching = asyncio.Event()
+
+    async def load_all(self) -> dict[str, str]:
+        """Bring the registry in line with the folder; returns file → outcome."""
+        outcomes = {}
+        present = set()
+        for path in manifest_files(self._folder):
+            present.add(path.name)
+            outcomes[path.name] = await self._sync(path)
+        await self._registry.remove_files(keep=present)
+        return outcomes
+
+    async def _sync(self, path: Path) -> str:
+        manifest = read_manifest(path)
+        if manifest is None:
+            return "unreadable"
+        try:
+            return await self._registry.sync_file(manifest, path.name)
+        except ReachError as exc:
+            log.warning("manifest_refused", path=path.name, reason=exc.reason, error=exc.message)
+            return "refused"
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._watch(), name="manifest-discovery")
+
+    async def stop(self) -> None:
+        self._stop.set()
+        await cancel_and_wait(self._task)
+
+    async def _watch(self) -> None:
+        self._folder.mkdir(parents=True, exist_ok=True)
+        while not self._stop.is_set():
+            try:
+                watcher = awatch(
+                    self._folder,
+                    stop_event=self._stop,
+                    recursive=False,
+                    debounce=100,
+                    step=20,
+                )
+                self.watching.set()
+                async for changes in watcher:
+                    await self._apply(changes)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # task boundary: a failed sync must not end discovery
+                log.exception("manifest_watch_failed")
+                await asyncio.sleep(1.0)
+
+    async def _apply(self, changes: set[tuple[Change, str]]) -> None:
+        gone: set[str] = set()
+        for change, raw_path in sorted(changes, key=lambda c: c[1]):
+            path = Path(raw_path)
+            if path.suffix != ".json" or path.name == SCHEMA_FILE:
+                continue
+            if change == Change.deleted or not path.exists():  # noqa: ASYNC240 - one stat
+                gone.add(path.name)
+            else:
+                outcome = await self._sync(path)
+                log.info("manifest_file_changed", path=path.name, outcome=outcome)
+        if gone:
+            await self._registry.remove_files(gone=gone)

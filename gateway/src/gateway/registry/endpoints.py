@@ -1,0 +1,137 @@
+"""``/tools``: register, list, read, edit and delete tools."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Header, Query, Response
+
+from gateway.auth.service import can_use
+from gateway.deps import CallerDep, RuntimeDep
+from gateway.registry.errors import ToolNotFound
+from gateway.registry.schemas import ToolChanged, ToolList, ToolRead, ToolSummary
+from reach_common.errors import BadRequest
+
+router = APIRouter(prefix="/tools", tags=["registry"])
+
+Manifest = Annotated[
+    dict[str, Any],
+    Body(
+        description="A tool manifest (see manifests/schema.json).",
+        examples=[
+            {
+                "tool_id": "inventory_query",
+                "name": "Inventory lookup",
+                "description": "Current stock of ONE SKU. Not for batch queries.",
+                "input_schema": {
+                    "type": "object",
+                    "properties": {"sku": {"type": "string", "pattern": "^SKU\\d{7}$"}},
+                    "required": ["sku"],
+                },
+                "endpoint": {
+                    "type": "http",
+                    "method": "GET",
+                    "url": "http://shop:9000/api/inventory/{sku}",
+                    "auth": {"type": "none"},
+                },
+                "permission": "public",
+            }
+        ],
+    ),
+]
+IfMatch = Annotated[
+    str | None,
+    Header(description="The version you read (from GET /tools/{id}); a stale one gets 409."),
+]
+
+
+def _expected_version(if_match: str | None) -> int | None:
+    if if_match is None:
+        return None
+    text = if_match.strip().removeprefix("W/").strip('"')
+    if not text.isdigit():
+        raise BadRequest(
+            'If-Match must be the tool\'s version number, e.g. If-Match: "3".',
+            reason="invalid_if_match",
+        )
+    return int(text)
+
+
+@router.post("/register", status_code=201, response_model=ToolChanged)
+async def register_tool(manifest: Manifest, runtime: RuntimeDep, caller: CallerDep) -> ToolChanged:
+    """Register a new tool from its manifest.
+
+    The manifest is checked against `manifests/schema.json` (422 `invalid_manifest`
+    listing every problem), its description is embedded for routing, and every
+    gateway replica sees it within a second. In strict auth mode the caller needs
+    a registry admin role, the manifest must declare `permission`
+    (422 `permission_required`), and it may not point at link-local or metadata
+    addresses (403 `egress_denied`). An existing `tool_id` is a 409 `tool_exists`.
+    """
+    runtime.auth.require_registry_admin(caller)
+    change = await runtime.registry_service.register(manifest)
+    return ToolChanged(status="registered", **change.__dict__)
+
+
+@router.get("/list", response_model=ToolList)
+async def list_tools(
+    runtime: RuntimeDep,
+    caller: CallerDep,
+    namespace: Annotated[str | None, Query(description="Only tools in this namespace.")] = None,
+) -> ToolList:
+    """The tools the caller may use, with their argument schemas.
+
+    Filtered by the same decision that invoking applies, so nothing listed is
+    refused and nothing refused is listed. In permissive mode a GET carries the
+    user context as `X-User-Id` and `X-User-Roles` (comma-separated) headers.
+    """
+    registry = runtime.registry
+    tools = [
+        ToolSummary.of(tool)
+        for tool in registry.tools.values()
+        if (namespace is None or tool.spec.namespace == namespace)
+        and can_use(caller, tool.spec).allowed
+    ]
+    tools.sort(key=lambda t: (t.namespace, t.tool_id))
+    return ToolList(revision=registry.revision, tools=tools)
+
+
+@router.get("/{tool_id}", response_model=ToolRead)
+async def read_tool(
+    tool_id: str, runtime: RuntimeDep, caller: CallerDep, response: Response
+) -> ToolRead:
+    """One tool: its manifest exactly as registered, its version (also the `ETag`) and
+    where it came from. A tool the caller may not use is a 404, as if it did not exist."""
+    tool = runtime.registry.get(tool_id)
+    if tool is None or not can_use(caller, tool.spec).allowed:
+        raise ToolNotFound(tool_id)
+    response.headers["ETag"] = f'"{tool.version}"'
+    return ToolRead.of(tool)
+
+
+@router.put("/{tool_id}", response_model=ToolChanged)
+async def update_tool(
+    tool_id: str,
+    manifest: Manifest,
+    runtime: RuntimeDep,
+    caller: CallerDep,
+    if_match: IfMatch = None,
+) -> ToolChanged:
+    """Replace a tool's manifest; its version goes up by one.
+
+    Send `If-Match: "<version>"` with the version you read: if someone changed the
+    tool since, the answer is 409 `stale_revision` and nothing is written.
+    """
+    runtime.auth.require_registry_admin(caller)
+    change = await runtime.registry_service.update(tool_id, manifest, _expected_version(if_match))
+    return ToolChanged(status="updated", **change.__dict__)
+
+
+@router.delete("/{tool_id}", response_model=ToolChanged)
+async def delete_tool(
+    tool_id: str, runtime: RuntimeDep, caller: CallerDep, if_match: IfMatch = None
+) -> ToolChanged:
+    """Remove a tool from every replica. `If-Match` guards against deleting a newer edit."""
+    runtime.auth.require_registry_admin(caller)
+    change = await runtime.registry_service.delete(tool_id, _expected_version(if_match))
+    return ToolChanged(status="deleted", **change.__dict__)

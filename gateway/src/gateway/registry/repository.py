@@ -1,0 +1,66 @@
+"""Every registry query. Functions flush at most; callers own the transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from gateway.registry.models import RegistryState, Tool
+
+# Key for pg_advisory_xact_lock: one registry writer at a time across replicas, so
+# revisions are gap-free and concurrent discovery on two replicas cannot race.
+REGISTRY_LOCK = 7_240_401
+
+
+async def lock_registry(session: AsyncSession) -> None:
+    await session.execute(select(func.pg_advisory_xact_lock(REGISTRY_LOCK)))
+
+
+async def bump_revision(session: AsyncSession) -> int:
+    """Increment the registry-wide revision and return the new value."""
+    statement = (
+        pg_insert(RegistryState)
+        .values(id=1, revision=1)
+        .on_conflict_do_update(
+            index_elements=[RegistryState.id], set_={"revision": RegistryState.revision + 1}
+        )
+        .returning(RegistryState.revision)
+    )
+    revision = await session.scalar(statement)
+    assert revision is not None
+    return int(revision)
+
+
+async def current_revision(session: AsyncSession) -> int:
+    revision = await session.scalar(select(RegistryState.revision).where(RegistryState.id == 1))
+    return int(revision or 0)
+
+
+async def get_tool(session: AsyncSession, tool_id: str) -> Tool | None:
+    return await session.get(Tool, tool_id)
+
+
+async def all_tools(session: AsyncSession) -> Sequence[Tool]:
+    return (await session.scalars(select(Tool).order_by(Tool.tool_id))).all()
+
+
+async def tools_from_file(session: AsyncSession, source_path: str) -> Sequence[Tool]:
+    statement = select(Tool).where(Tool.source == "file", Tool.source_path == source_path)
+    return (await session.scalars(statement)).all()
+
+
+async def file_tools(session: AsyncSession) -> Sequence[Tool]:
+    return (await session.scalars(select(Tool).where(Tool.source == "file"))).all()
+
+
+async def add_tool(session: AsyncSession, tool: Tool) -> Tool:
+    session.add(tool)
+    await session.flush()
+    return tool
+
+
+async def delete_tool(session: AsyncSession, tool_id: str) -> None:
+    await session.execute(delete(Tool).where(Tool.tool_id == tool_id))

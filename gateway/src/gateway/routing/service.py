@@ -1,0 +1,297 @@
+"""The router: natural language in, one tool and its arguments out.
+
+    candidates   the tools this caller may use (``auth.service.can_use``), in
+                 the request's namespaces: filtered before anything is ranked
+    route cache  exact text, then a semantically equal query, in this scope
+    coarse       ``ToolIndex``: dense + BM25, fused, top-k with scores
+    fine         an LLM picks and fills arguments (``rerank``), or offline:
+                 top-1 above ``threshold`` and schema-guided extraction
+    context      a required argument the query refers back to ("this SKU")
+                 comes from the session's previous calls
+
+The router decides; it does not execute. ``POST /run`` hands its decision to
+the same invoke pipeline ``POST /tools/{id}/invoke`` uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from opentelemetry import trace
+
+from gateway.auth.schemas import Caller
+from gateway.auth.service import can_use
+from gateway.registry.cache import RegisteredTool, RegistryCache
+from gateway.routing.cache import RouteCache, scope_of
+from gateway.routing.context import PastCall, previous_arguments
+from gateway.routing.extract import ArgumentExtractor, Extraction
+from gateway.routing.index import Candidate, ToolIndex, VectorCache
+from gateway.routing.rerank import rerank
+from reach_common.embeddings import Embedder
+from reach_common.llm.types import LLMProvider
+
+log = structlog.get_logger(__name__)
+tracer = trace.get_tracer("gateway.routing")
+
+
+@dataclass
+class RouteDecision:
+    """What the router chose and why; ``tool_id`` is None when nothing fits."""
+
+    tool_id: str | None
+    arguments: dict[str, Any] = field(default_factory=dict)
+    confidence: float = 0.0
+    route_hint: str = "semantic_match"
+    candidates: list[Candidate] = field(default_factory=list)
+    reason: str | None = None  # no_matching_tool | invalid_arguments, when it failed
+    message: str = ""
+    why: str = ""
+
+    def as_route(self) -> dict[str, Any]:
+        return {
+            "confidence": round(self.confidence, 4),
+            "route_hint": self.route_hint,
+            "why": self.why,
+            "candidates": [c.as_dict() for c in self.candidates],
+        }
+
+
+@dataclass(frozen=True)
+class RouterSettings:
+    top_k: int = 5
+    threshold: float = 0.35
+    alpha: float = 0.8
+    name_weight: float = 0.3
+
+
+class Router:
+    def __init__(
+        self,
+        registry: RegistryCache,
+        embedder: Embedder,
+        cache: RouteCache,
+        *,
+        provider: LLMProvider | None = None,
+        settings: RouterSettings | None = None,
+    ) -> None:
+        self.registry = registry
+        self.embedder = embedder
+        self.cache = cache
+        self.provider = provider
+        self.settings = settings or RouterSettings()
+        self.extractor = ArgumentExtractor()
+        self._vectors = VectorCache(embedder)
+        self._index: ToolIndex | None = None
+        self._building: asyncio.Lock = asyncio.Lock()
+
+    # -- index lifecycle -------------------------------------------------------------
+
+    async def index(self) -> ToolIndex:
+        """The index for the registry's current revision, rebuilt when it moved."""
+        index = self._index
+        if index is not None and index.revision == self.registry.revision:
+            return index
+        async with self._building:
+            index = self._index
+            if index is None or index.revision != self.registry.revision:
+                revision = self.registry.revision
+                manifests = [t.spec.manifest for t in self.registry.tools.values()]
+                index = await asyncio.to_thread(
+                    ToolIndex,
+                    manifests,
+                    self._vectors,
+                    revision=revision,
+                    alpha=self.settings.alpha,
+                    name_weight=self.settings.name_weight,
+                )
+                self._index = index
+                log.info("routing_index_built", revision=revision, tools=len(index))
+        return index
+
+    # -- routing ---------------------------------------------------------------------
+
+    def visible(self, caller: Caller, namespaces: Collection[str] | None) -> list[RegisteredTool]:
+        return [
+            tool
+            for tool in self.registry.tools.values()
+            if (not namespaces or tool.spec.namespace in namespaces)
+            and can_use(caller, tool.spec).allowed
+        ]
+
+    async def route(
+        self,
+        query: str,
+        caller: Caller,
+        *,
+        namespaces: Collection[str] | None = None,
+        recent: Sequence[PastCall] = (),
+    ) -> RouteDecision:
+        with tracer.start_as_current_span("gateway.route") as span:
+            decision = await self._route(query, caller, namespaces, recent)
+            span.set_attribute("route.hint", decision.route_hint)
+            span.set_attribute("route.tool_id", decision.tool_id or "")
+            span.set_attribute("route.confidence", decision.confidence)
+            span.set_attribute("route.why", decision.why)
+            span.set_attribute(
+                "route.candidates",
+                [f"{c.tool_id}:{c.score:.3f}:{c.confidence:.3f}" for c in decision.candidates],
+            )
+            if decision.reason:
+                span.set_attribute("route.failure", decision.reason)
+            return decision
+
+    async def _route(
+        self,
+        query: str,
+        caller: Caller,
+        namespaces: Collection[str] | None,
+        recent: Sequence[PastCall],
+    ) -> RouteDecision:
+        index = await self.index()
+        visible = self.visible(caller, namespaces)
+        if not visible:
+            return RouteDecision(
+                None,
+                reason="no_matching_tool",
+                message="No tool is available to this caller in the requested namespaces.",
+                why="no visible tools",
+            )
+        allowed = {t.tool_id for t in visible}
+        scope = scope_of(index.revision, allowed)
+        previous = previous_arguments(list(recent))
+
+        cached = await self.cache.get_exact(scope, query)
+        vector = None
+        if cached is None:
+            vector = self.embedder.embed_one(query)
+            cached = await self.cache.get_similar(scope, vector)
+        if cached is not None and cached.tool_id in allowed:
+            hit = self._fill(query, cached.tool_id, previous)
+            if not hit.missing and self._validate(cached.tool_id, hit.arguments) is None:
+                return RouteDecision(
+                    cached.tool_id,
+                    hit.arguments,
+                    cached.confidence,
+                    "route_cache",
+                    why=f"cache {cached.match} hit (similarity {cached.similarity:.3f})",
+                )
+        if vector is None:
+            vector = self.embedder.embed_one(query)
+
+        candidates = index.search(query, vector, allowed=allowed, k=self.settings.top_k)
+        if self.provider is not None:
+            decision = await self._fine_llm(query, candidates, recent)
+        else:
+            decision = self._fine_offline(query, candidates, previous)
+        if decision.tool_id and not decision.reason:
+            await self.cache.put(scope, query, vector, decision.tool_id, decision.confidence)
+        return decision
+
+    def _fill(self, query: str, tool_id: str, previous: dict[str, Any]) -> Extraction:
+        schema = self.registry.tools[tool_id].spec.input_schema
+        return self.extractor.extract(query, schema, previous=previous)
+
+    def _validate(self, tool_id: str, arguments: dict[str, Any]) -> str | None:
+        tool = self.registry.get(tool_id)
+        if tool is None:
+            return f"Tool {tool_id!r} is no longer registered."
+        errors = sorted(tool.spec.validator.iter_errors(arguments), key=lambda e: list(e.path))
+        if not errors:
+            return None
+        return "; ".join(
+            f"{'.'.join(map(str, e.path)) or 'arguments'}: {e.message}" for e in errors[:5]
+        )
+
+    def _fine_offline(
+        self, query: str, candidates: list[Candidate], previous: dict[str, Any]
+    ) -> RouteDecision:
+        if not candidates or candidates[0].confidence < self.settings.threshold:
+            best = ", ".join(f"{c.tool_id} ({c.confidence:.2f})" for c in candidates[:3])
+            return RouteDecision(
+                None,
+                confidence=candidates[0].confidence if candidates else 0.0,
+                candidates=candidates,
+                reason="no_matching_tool",
+                message=(
+                    f"No tool matches confidently enough (threshold {self.settings.threshold})."
+                    + (f" Best candidates: {best}." if best else "")
+                ),
+                why="below threshold",
+            )
+        top = candidates[0]
+        filled = self._fill(query, top.tool_id, previous)
+        hint = "context" if filled.from_context else "semantic_match"
+        why = f"top-1 confidence {top.confidence:.3f} >= {self.settings.threshold}"
+        if filled.from_context:
+            why += f"; {', '.join(filled.from_context)} from the session's previous call"
+        if filled.missing:
+            schema = self.registry.tools[top.tool_id].spec.input_schema
+            return RouteDecision(
+                top.tool_id,
+                filled.arguments,
+                top.confidence,
+                hint,
+                candidates,
+                reason="invalid_arguments",
+                message=filled.missing_message(schema),
+                why=why,
+            )
+        error = self._validate(top.tool_id, filled.arguments)
+        if error is not None:
+            return RouteDecision(
+                top.tool_id,
+                filled.arguments,
+                top.confidence,
+                hint,
+                candidates,
+                reason="invalid_arguments",
+                message=f"Invalid arguments: {error}",
+                why=why,
+            )
+        return RouteDecision(
+            top.tool_id, filled.arguments, top.confidence, hint, candidates, why=why
+        )
+
+    async def _fine_llm(
+        self, query: str, candidates: list[Candidate], recent: Sequence[PastCall]
+    ) -> RouteDecision:
+        assert self.provider is not None
+        if not candidates:
+            return RouteDecision(None, reason="no_matching_tool", message="No candidate tools.")
+        manifests = [self.registry.tools[c.tool_id].spec.manifest for c in candidates]
+        result = await rerank(
+            self.provider, query, manifests, recent=recent, validate=self._validate
+        )
+        scores = {c.tool_id: c for c in candidates}
+        if result.tool_id is None:
+            return RouteDecision(
+                None,
+                candidates=candidates,
+                route_hint="llm_rerank",
+                reason="no_matching_tool",
+                message=f"The model found no fitting tool: {result.reason}",
+                why="llm chose none",
+            )
+        confidence = scores[result.tool_id].confidence
+        why = f"llm chose {result.tool_id} among {len(candidates)} candidates"
+        if result.validation_error is not None:
+            return RouteDecision(
+                result.tool_id,
+                result.arguments,
+                confidence,
+                "llm_rerank",
+                candidates,
+                reason="invalid_arguments",
+                message=f"Invalid arguments after {result.attempts} attempts: "
+                f"{result.validation_error}",
+                why=why,
+            )
+        if result.attempts > 1:
+            why += " after one validation retry"
+        return RouteDecision(
+            result.tool_id, result.arguments, confidence, "llm_rerank", candidates, why=why
+        )

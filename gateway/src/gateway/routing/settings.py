@@ -1,0 +1,26 @@
+"""Settings of the router, mixed into the gateway's ``Settings``."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings
+
+
+class RoutingSettings(BaseSettings):
+    route_top_k: int = Field(5, ge=1, le=50, description="Candidates kept by the coarse stage.")
+    route_threshold: float = Field(
+        0.35,
+        ge=0.0,
+        le=1.0,
+        description="Offline mode: the top candidate's confidence must reach this, else "
+        "no_matching_tool (see `make bench-routing` for the trade-off).",
+    )
+    route_alpha: float = Field(
+        0.8, ge=0.0, le=1.0, description="Weight of dense vs lexical scores in the fusion."
+    )
+    route_cache_threshold: float = Field(
+        0.92, ge=0.5, le=1.0, description="Cosine at which a cached query counts as the same."
+    )
+    route_cache_ttl_s: int = Field(3600, ge=1, description="How long a cached route lives.")
+    session_context_calls: int = Field(5, ge=0, description="Past calls kept per session.")
+    session_context_ttl_s: int = Field(3600, ge=1, description="Session context lifetime.")

@@ -1,0 +1,79 @@
+"""Text analysis for tool routing: one tokenizer for tool documents and queries.
+
+Tool ids and parameter names arrive as ``snake_case``, ``camelCase`` or
+``dotted.names`` (``math.factorial``, ``Tax_Calculator``); they are split into
+words. Latin text is lower-cased, stop words dropped and words reduced to
+their Snowball (Porter 2) stems, so "orders"/"order" and
+"calculating"/"calculate" meet. Chinese, Japanese and Korean runs have no
+spaces, so they become character unigrams and bigrams.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+import snowballstemmer
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CJK_RANGE = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"  # kana, Han, Hangul
+_TOKEN = re.compile(rf"[A-Za-z]+|\d+(?:\.\d+)?|[{_CJK_RANGE}]+")
+_CJK = re.compile(f"[{_CJK_RANGE}]")
+
+_STOPWORD_TEXT = """
+a an and are as at be but by can could do does for from get give had has have how i if
+in into is it its me my no not of on or our please so some than that the their them
+then there these they this to us was we what when where which who why will with would
+you your want need know tell show find also any about just let like
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
+
+_STEMMER = snowballstemmer.stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    return str(_STEMMER.stemWord(word))
+
+
+def split_identifier(name: str) -> str:
+    """``Tax_Calculator`` → ``Tax Calculator``; ``getWeatherNow`` → ``get Weather Now``."""
+    return _CAMEL.sub(" ", re.sub(r"[._\-/]+", " ", name))
+
+
+def tokenize(text: str) -> list[str]:
+    tokens: list[str] = []
+    for match in _TOKEN.finditer(split_identifier(text)):
+        piece = match.group(0)
+        if _CJK.match(piece):
+            tokens.extend(piece)
+            tokens.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+            continue
+        word = piece.lower()
+        if word in STOPWORDS or (len(word) == 1 and not word.isdigit()):
+            continue
+        tokens.append(stem(word))
+    return tokens
+
+
+def cjk_share(text: str) -> float:
+    """The share of a text written in CJK: CJK characters vs CJK characters plus Latin words."""
+    cjk = len(_CJK.findall(text))
+    latin = len(re.findall(r"[A-Za-z]+", text))
+    return cjk / (cjk + latin) if cjk else 0.0
+
+
+def tool_document(manifest: dict[str, Any]) -> str:
+    """The text a tool is found by: name, id, description, aliases, parameters."""
+    parts = [
+        split_identifier(str(manifest.get("tool_id", ""))),
+        str(manifest.get("name") or ""),
+        str(manifest.get("description") or ""),
+        " ".join(str(a) for a in manifest.get("aliases") or []),
+    ]
+    properties = (manifest.get("input_schema") or {}).get("properties") or {}
+    for pname, pschema in properties.items():
+        description = pschema.get("description", "") if isinstance(pschema, dict) else ""
+        parts.append(f"{split_identifier(pname)} {description}")
+    return "\n".join(p for p in parts if p)

@@ -1,0 +1,57 @@
+"""``POST /run``: natural language in, one tool call out."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from gateway.auth.schemas import UserContext
+from gateway.invoke.schemas import InvokeEnvelope
+
+
+class RunUserContext(UserContext):
+    domain: str | None = Field(
+        None,
+        max_length=64,
+        description="Only route to tools in this namespace (e.g. `inventory`).",
+        examples=["inventory"],
+    )
+
+
+class RunRequest(BaseModel):
+    session_id: str | None = Field(
+        None,
+        max_length=200,
+        description="Groups turns: a follow-up like 'this SKU' can use the previous call's "
+        "arguments.",
+        examples=["sess_test_001"],
+    )
+    user_query: str = Field(min_length=1, max_length=4000, examples=["SKU2024001 还有多少库存"])
+    user_context: RunUserContext | None = None
+    dry_run: bool = Field(
+        False, description="Return the route (tool, arguments, candidates) and execute nothing."
+    )
+
+
+class RouteCandidate(BaseModel):
+    tool_id: str
+    score: float = Field(description="Fused coarse score within this query's candidates.")
+    dense: float
+    lexical: float
+    confidence: float = Field(description="Absolute match score the offline threshold uses.")
+
+
+class RouteInfo(BaseModel):
+    confidence: float
+    route_hint: str = Field(
+        description="semantic_match | llm_rerank | route_cache | context", examples=["context"]
+    )
+    why: str = Field(description="Why this tool: threshold, re-rank, cache or context.")
+    candidates: list[RouteCandidate]
+
+
+class RunEnvelope(InvokeEnvelope):
+    """The invoke envelope plus how the tool was chosen."""
+
+    tool_id: str | None  # type: ignore[assignment]  # none when nothing matched
+    route: RouteInfo | None = None
+    dry_run: bool = False

@@ -1,0 +1,104 @@
+"""``POST /run``: route a query, then call the tool through the shared invoke pipeline.
+
+Routing only chooses. Authorisation, argument validation, rate limits,
+execution and audit are the same code ``POST /tools/{id}/invoke`` runs, so a
+routed call can do nothing an explicit call could not.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from gateway.auth.service import AuthService
+from gateway.invoke.service import InvokeOutcome, InvokeService, failure_envelope
+from gateway.routing.context import SessionContext
+from gateway.routing.service import RouteDecision, Router
+from gateway.run.schemas import RunRequest
+from reach_common.errors import ReachError, current_trace_id
+
+_FAILURE_STATUS = {"no_matching_tool": 404, "invalid_arguments": 422}
+
+
+class RunService:
+    def __init__(
+        self, *, router: Router, invoke: InvokeService, auth: AuthService, context: SessionContext
+    ) -> None:
+        self.router = router
+        self.invoke = invoke
+        self.auth = auth
+        self.context = context
+
+    async def run(
+        self, request: RunRequest, *, headers: Mapping[str, str], client_ip: str | None
+    ) -> InvokeOutcome:
+        started = time.perf_counter()
+        user_context = request.user_context
+        try:
+            caller = await self.auth.resolve(headers, user_context)
+        except ReachError as exc:
+            body = failure_envelope("", {}, exc, _ms(started))
+            body["tool_id"] = None
+            return InvokeOutcome(exc.status_code, body, dict(exc.headers))
+        namespaces = {user_context.domain} if user_context and user_context.domain else None
+        who = caller.user_id or "anonymous"
+        recent = await self.context.recent(who, request.session_id)
+        decision = await self.router.route(
+            request.user_query, caller, namespaces=namespaces, recent=recent
+        )
+        route = decision.as_route()
+
+        if decision.reason is not None:
+            failure = ReachError(
+                decision.message,
+                reason=decision.reason,
+                status_code=_FAILURE_STATUS.get(decision.reason, 400),
+            )
+            body = failure_envelope(
+                decision.tool_id or "", decision.arguments, failure, _ms(started)
+            )
+            body.update(tool_id=decision.tool_id, route=route)
+            return InvokeOutcome(failure.status_code, body, caller=caller)
+
+        assert decision.tool_id is not None
+        if request.dry_run:
+            return InvokeOutcome(200, self._dry_run_body(decision, route, started), caller=caller)
+
+        outcome = await self.invoke.invoke(
+            decision.tool_id,
+            decision.arguments,
+            headers=headers,
+            caller=caller,
+            client_ip=client_ip,
+        )
+        if outcome.body.get("success"):
+            await self.context.remember(
+                who,
+                request.session_id,
+                decision.tool_id,
+                decision.arguments,
+                outcome.body.get("output"),
+            )
+        outcome.body["route"] = route
+        outcome.body["latency_ms"] = _ms(started)
+        return outcome
+
+    @staticmethod
+    def _dry_run_body(
+        decision: RouteDecision, route: dict[str, Any], started: float
+    ) -> dict[str, Any]:
+        return {
+            "success": True,
+            "dry_run": True,
+            "tool_id": decision.tool_id,
+            "arguments": decision.arguments,
+            "output": None,
+            "latency_ms": _ms(started),
+            "trace_id": current_trace_id(),
+            "route": route,
+        }
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)

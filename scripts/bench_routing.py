@@ -1,0 +1,356 @@
+"""Routing benchmark: coarse recall, offline /run accuracy, rejection, and /run latency.
+
+    make bench-routing DATASET=path/to/routing/metatool
+    make bench-routing DATASET=path/to/routing/bfcl
+
+The folder holds ``tools.jsonl`` and ``queries.jsonl`` (and optionally
+``queries_irrelevant.jsonl``). Tools go into a real registry (embedded
+Postgres and Redis, or DATABASE_URL / REDIS_URL) through ``POST
+/tools/register`` of an in-process gateway; queries go through the real
+routing code and ``POST /run`` with ``dry_run``.
+
+Tool ids the manifest schema does not accept (``math.factorial``,
+``Tax_Calculator``) are mapped (``math_factorial``, ``tax_calculator``), the
+original kept as the tool's ``name``; every figure is scored against the
+original ids.
+
+Large query files (over 5,000 queries, i.e. MetaTool) are evaluated on their
+last 20%, the stable test split; ``--fraction`` overrides.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import numpy as np
+import typer
+from asgi_lifespan import LifespanManager
+
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
+THRESHOLDS = (0.0, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open() as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def map_ids(original_ids: list[str]) -> dict[str, str]:
+    """original id → an id the manifest schema accepts, unique."""
+    mapped: dict[str, str] = {}
+    taken: set[str] = set()
+    for original in original_ids:
+        if original in mapped:
+            continue
+        base = (
+            original
+            if ID_PATTERN.match(original)
+            else re.sub(r"[^a-z0-9_]+", "_", original.lower())
+        )
+        base = base.strip("_") or "tool"
+        if not base[0].isalpha():
+            base = f"t_{base}"
+        base = base[:60]
+        candidate, n = base, 2
+        while candidate in taken:
+            candidate, n = f"{base[:57]}_{n}", n + 1
+        taken.add(candidate)
+        mapped[original] = candidate
+    return mapped
+
+
+def manifest(tool: dict[str, Any], tool_id: str) -> dict[str, Any]:
+    schema = tool.get("input_schema") or {"type": "object", "properties": {}}
+    return {
+        "tool_id": tool_id,
+        "name": tool["tool_id"],
+        "namespace": "bench",
+        "description": tool.get("description") or tool["tool_id"],
+        "input_schema": schema,
+        "endpoint": {"type": "http", "method": "POST", "url": "http://127.0.0.1:9/unused"},
+        "permission": "public",
+    }
+
+
+@contextmanager
+def backends() -> Iterator[tuple[str, str]]:
+    from reach_common import migrate
+    from reach_common.embedded import EmbeddedServers
+
+    database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    with tempfile.TemporaryDirectory(prefix="reach-bench-") as tmp:
+        servers = None
+        if not database_url or not redis_url:
+            servers = EmbeddedServers(Path(tmp)).start(
+                need_postgres=not database_url, need_redis=not redis_url
+            )
+            database_url = database_url or servers.postgres.url  # type: ignore[union-attr]
+            redis_url = redis_url or servers.redis.url  # type: ignore[union-attr]
+        migrate.upgrade(database_url)
+        try:
+            yield database_url, redis_url
+        finally:
+            if servers is not None:
+                servers.stop()
+
+
+def pct(values: list[float], q: float) -> float:
+    return float(np.percentile(np.array(values), q)) if values else float("nan")
+
+
+async def register_all(client: httpx.AsyncClient, manifests: list[dict[str, Any]]) -> None:
+    sem = asyncio.Semaphore(4)
+
+    async def one(m: dict[str, Any]) -> None:
+        async with sem:
+            r = await client.post("/tools/register", json=m)
+            if r.status_code not in (200, 201):
+                raise SystemExit(f"register {m['tool_id']} failed: {r.status_code} {r.text}")
+
+    await asyncio.gather(*(one(m) for m in manifests))
+
+
+async def run_bench(
+    dataset: Path, fraction: float | None, limit: int | None, llm_limit: int
+) -> None:
+    from gateway.app import create_app
+    from gateway.settings import Settings
+
+    tools = read_jsonl(dataset / "tools.jsonl")
+    queries = read_jsonl(dataset / "queries.jsonl")
+    if fraction is None:
+        fraction = 0.2 if len(queries) > 5000 else 1.0
+    queries = queries[int(len(queries) * (1 - fraction)) :]
+    if limit:
+        queries = queries[:limit]
+    irrelevant_path = dataset / "queries_irrelevant.jsonl"
+    irrelevant = read_jsonl(irrelevant_path) if irrelevant_path.exists() else []
+    extra = [d for q in irrelevant for d in q.get("candidates_defs", [])]
+    known = {t["tool_id"] for t in tools}
+    extra = list({d["tool_id"]: d for d in extra if d["tool_id"] not in known}.values())
+    all_tools = tools + extra
+    ids = map_ids([t["tool_id"] for t in all_tools])
+    back = {v: k for k, v in ids.items()}
+
+    with backends() as (database_url, redis_url):
+        settings = Settings(
+            database_url=database_url,
+            redis_url=redis_url,
+            log_level="WARNING",
+            auth_mode="permissive",
+            tool_auto_discovery=False,
+        )
+        app = create_app(settings)
+        async with LifespanManager(app) as manager:
+            transport = httpx.ASGITransport(app=manager.app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+                started = time.perf_counter()
+                await register_all(client, [manifest(t, ids[t["tool_id"]]) for t in all_tools])
+                print(
+                    f"registered {len(all_tools)} tools in {time.perf_counter() - started:.1f} s "
+                    f"({sum(1 for k, v in ids.items() if k != v)} ids mapped)"
+                )
+                router = app.state.router
+                await router.registry.refresh()
+                index = await router.index()
+                report_coarse(index, router.embedder, queries, ids, tools)
+                await report_run(client, queries, ids, back)
+                if irrelevant:
+                    report_rejection(index, router.embedder, queries, irrelevant, ids)
+                await report_llm(client, router, queries, ids, back, llm_limit)
+
+
+def report_coarse(
+    index: Any,
+    embedder: Any,
+    queries: list[dict[str, Any]],
+    ids: dict[str, str],
+    tools: list[dict[str, Any]],
+) -> None:
+    pooled = {ids[t["tool_id"]] for t in tools}
+    vectors = embedder.embed([q["query"] for q in queries], batch_size=64)
+    print(f"\ncoarse stage over {len(pooled)} tools, {len(queries)} queries:")
+    print(f"  {'':8s} {'R@1':>6s} {'R@5':>6s} {'R@10':>6s}")
+    for label, alpha in (("dense", 1.0), ("lexical", 0.0), ("fused", None)):
+        hits = {1: 0, 5: 0, 10: 0}
+        for query, vector in zip(queries, vectors, strict=True):
+            gold = {ids[g] for g in query["gold"] if g in ids}
+            top = [
+                c.tool_id
+                for c in index.search(query["query"], vector, allowed=pooled, k=10, alpha=alpha)
+            ]
+            for k in hits:
+                hits[k] += bool(gold & set(top[:k]))
+        n = len(queries)
+        print(f"  {label:8s} {hits[1] / n:6.3f} {hits[5] / n:6.3f} {hits[10] / n:6.3f}")
+
+
+async def report_run(
+    client: httpx.AsyncClient,
+    queries: list[dict[str, Any]],
+    ids: dict[str, str],
+    back: dict[str, str],
+) -> None:
+    correct = 0
+    routed: list[int] = []
+    miss_latency: list[float] = []
+    for i, query in enumerate(queries):
+        body = {
+            "session_id": f"bench-{i}",
+            "user_query": query["query"],
+            "dry_run": True,
+            "user_context": {"user_id": "bench"},
+        }
+        started = time.perf_counter()
+        response = await client.post("/run", json=body)
+        elapsed = (time.perf_counter() - started) * 1000
+        data = response.json()
+        hint = (data.get("route") or {}).get("route_hint")
+        if hint != "route_cache":
+            miss_latency.append(elapsed)
+        if data.get("success"):
+            routed.append(i)
+        chosen = back.get(data.get("tool_id") or "")
+        correct += chosen in query["gold"]
+    hit_latency: list[float] = []
+    for i in routed[:300]:
+        query = queries[i]
+        body = {
+            "session_id": f"bench-{i}",
+            "user_query": query["query"],
+            "dry_run": True,
+            "user_context": {"user_id": "bench"},
+        }
+        started = time.perf_counter()
+        response = await client.post("/run", json=body)
+        hit_latency.append((time.perf_counter() - started) * 1000)
+        assert (response.json().get("route") or {}).get("route_hint") == "route_cache", (
+            response.text
+        )
+    print(
+        f"\noffline POST /run (dry_run), top-1 accuracy: {correct / len(queries):.3f} ({correct}/{len(queries)})"
+    )
+    print(
+        f"POST /run latency, cache miss: p50 {statistics.median(miss_latency):.2f} ms, p95 {pct(miss_latency, 95):.2f} ms (n={len(miss_latency)})"
+    )
+    print(
+        f"POST /run latency, cache hit:  p50 {statistics.median(hit_latency):.2f} ms, p95 {pct(hit_latency, 95):.2f} ms (n={len(hit_latency)})"
+    )
+
+
+def report_rejection(
+    index: Any,
+    embedder: Any,
+    queries: list[dict[str, Any]],
+    irrelevant: list[dict[str, Any]],
+    ids: dict[str, str],
+) -> None:
+    from gateway.routing.service import RouterSettings
+
+    relevant = [q for q in queries if q.get("candidates")]
+    rel_vectors = embedder.embed([q["query"] for q in relevant], batch_size=64)
+    irr_vectors = embedder.embed([q["query"] for q in irrelevant], batch_size=64)
+    rel = []
+    for query, vector in zip(relevant, rel_vectors, strict=True):
+        allowed = {ids[c] for c in query["candidates"]}
+        top = index.search(query["query"], vector, allowed=allowed, k=1)[0]
+        rel.append((top.confidence, top.tool_id in {ids[g] for g in query["gold"]}))
+    irr = []
+    for query, vector in zip(irrelevant, irr_vectors, strict=True):
+        allowed = {ids[d["tool_id"]] for d in query["candidates_defs"]}
+        irr.append(index.search(query["query"], vector, allowed=allowed, k=1)[0].confidence)
+    default = RouterSettings().threshold
+    print("\nrejection vs accuracy, each query routed among the candidates it was offered")
+    print(
+        f"({len(irrelevant)} irrelevant queries, {len(relevant)} relevant; default threshold {default}):"
+    )
+    print(f"  {'threshold':>9s} {'irrelevant rejected':>20s} {'relevant kept correct':>22s}")
+    for t in sorted({*THRESHOLDS, default}):
+        rejected = sum(c < t for c in irr) / len(irr)
+        kept = sum(ok and c >= t for c, ok in rel) / len(rel)
+        print(f"  {t:9.2f} {rejected:20.3f} {kept:22.3f}")
+
+
+def argument_correct(arguments: dict[str, Any], truth: dict[str, list[Any]]) -> bool:
+    """BFCL's rule: each parameter's value is one of the acceptable ones ("" = may be omitted)."""
+    for param, acceptable in truth.items():
+        if param not in arguments:
+            if "" not in acceptable:
+                return False
+            continue
+        value = arguments[param]
+        if value not in acceptable and str(value) not in [str(a) for a in acceptable]:
+            return False
+    return all(param in truth for param in arguments)
+
+
+async def report_llm(
+    client: httpx.AsyncClient,
+    router: Any,
+    queries: list[dict[str, Any]],
+    ids: dict[str, str],
+    back: dict[str, str],
+    limit: int,
+) -> None:
+    if router.provider is None:
+        print(
+            "\nLLM re-rank: did not run (offline mode: no LLM configured; set "
+            "ANTHROPIC_API_KEY or OPENAI_API_KEY, or LLM_BASE_URL + LLM_MODEL)."
+        )
+        return
+    sample = queries[:limit]
+    correct = args_scored = args_right = 0
+    for i, query in enumerate(sample):
+        body = {
+            "session_id": f"llm-{i}",
+            "user_query": query["query"],
+            "dry_run": True,
+            "user_context": {"user_id": "bench"},
+        }
+        data = (await client.post("/run", json=body)).json()
+        chosen = back.get(data.get("tool_id") or "")
+        correct += chosen in query["gold"]
+        truths = [t for t in query.get("ground_truth") or [] if chosen in t]
+        if truths and data.get("success"):
+            args_scored += 1
+            args_right += argument_correct(data.get("arguments") or {}, truths[0][chosen])
+    print(
+        f"\nLLM re-rank with {router.provider.name} ({router.provider.model}), {len(sample)} queries:"
+    )
+    print(f"  top-1 after re-rank: {correct / len(sample):.3f}")
+    if args_scored:
+        print(
+            f"  argument accuracy vs ground_truth: {args_right / args_scored:.3f} (of {args_scored})"
+        )
+    else:
+        print("  argument accuracy: no ground_truth in this dataset")
+
+
+def main(
+    dataset: Annotated[Path, typer.Argument(help="Folder with tools.jsonl and queries.jsonl.")],
+    fraction: Annotated[
+        float | None, typer.Option(help="Evaluate the last FRACTION of queries.")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many queries.")] = None,
+    llm_limit: Annotated[int, typer.Option(help="Queries sent through the LLM re-rank.")] = 200,
+) -> None:
+    if not (dataset / "tools.jsonl").exists():
+        raise typer.BadParameter(f"{dataset} has no tools.jsonl")
+    asyncio.run(run_bench(dataset, fraction, limit, llm_limit))
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(10000)
+    typer.run(main)

@@ -1,0 +1,249 @@
+"""Registry over HTTP: register, read, edit with If-Match, delete, revisions, embeddings,
+propagation between two gateway instances, and manifest-folder discovery."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import psycopg
+
+from reach_common.db import libpq_url
+from tests.conftest import Backends, app_client
+from tests.gateway.conftest import GatewayFactory, http_tool, original, shipped, write_manifest
+
+
+async def test_original_examples_register_unchanged(
+    make_gateway: GatewayFactory, clean_state: Backends
+) -> None:
+    async with app_client(make_gateway()) as client:
+        inventory = await client.post("/tools/register", json=original("inventory_query"))
+        order = await client.post("/tools/register", json=original("order_query"))
+        read = await client.get(
+            "/tools/order_query", headers={"X-User-Id": "u1", "X-User-Roles": "ops_admin"}
+        )
+    assert inventory.status_code == 201
+    assert inventory.json() == {
+        "status": "registered",
+        "tool_id": "inventory_query",
+        "version": 1,
+        "revision": 1,
+    }
+    assert order.status_code == 201
+    assert order.json()["revision"] == 2
+    assert read.status_code == 200
+    body = read.json()
+    assert body["manifest"] == original("order_query")  # stored exactly as sent
+    assert body["scope"] == ["ops_admin", "order_manager"]
+    assert body["permission"] == "admin"
+    assert read.headers["etag"] == '"1"'
+    with psycopg.connect(libpq_url(clean_state.database_url)) as conn:
+        rows = conn.execute(
+            "SELECT tool_id, vector_dims(embedding), manifest FROM gateway.tool ORDER BY tool_id"
+        ).fetchall()
+    assert [(r[0], r[1]) for r in rows] == [("inventory_query", 384), ("order_query", 384)]
+    assert "secret" not in json.dumps(rows[1][2]).lower()
+
+
+async def test_embedding_is_computed_on_register(make_gateway: GatewayFactory) -> None:
+    app = make_gateway()
+    async with app_client(app) as client:
+        await client.post("/tools/register", json=shipped("inventory_query"))
+        await client.post("/tools/register", json=shipped("order_query"))
+        registry = app.state.runtime.registry
+        query = app.state.runtime.embedder.embed_one("how many units of this SKU are in stock")
+        stock = registry.get("inventory_query").embedding
+        order = registry.get("order_query").embedding
+    assert stock.shape == order.shape == (384,)
+    assert abs(float(np.linalg.norm(stock)) - 1.0) < 1e-3
+    assert float(query @ stock) > float(query @ order)
+
+
+async def test_register_conflicts_and_validation(make_gateway: GatewayFactory) -> None:
+    async with app_client(make_gateway()) as client:
+        first = await client.post("/tools/register", json=shipped("inventory_query"))
+        again = await client.post("/tools/register", json=shipped("inventory_query"))
+        broken = shipped("sales_query")
+        broken["endpoint"]["method"] = "FETCH"
+        invalid = await client.post("/tools/register", json=broken)
+        not_object = await client.post("/tools/register", json=["a"])
+        listed = await client.get("/tools/list")
+    assert first.status_code == 201
+    assert again.status_code == 409
+    assert again.json()["reason"] == "tool_exists"
+    assert invalid.status_code == 422
+    assert invalid.json()["reason"] == "invalid_manifest"
+    assert "endpoint/method" in invalid.json()["message"]
+    assert not_object.status_code == 422
+    assert not_object.json()["reason"] == "invalid_request"
+    assert [t["tool_id"] for t in listed.json()["tools"]] == ["inventory_query"]
+
+
+async def test_put_with_if_match_and_stale_revision(make_gateway: GatewayFactory) -> None:
+    manifest = shipped("inventory_query")
+    async with app_client(make_gateway()) as client:
+        await client.post("/tools/register", json=manifest)
+        edited = {**manifest, "description": manifest["description"] + " Edited once."}
+        first = await client.put("/tools/inventory_query", json=edited, headers={"If-Match": '"1"'})
+        stale = await client.put(
+            "/tools/inventory_query",
+            json={**manifest, "description": "A competing edit that must not win."},
+            headers={"If-Match": '"1"'},
+        )
+        read = await client.get("/tools/inventory_query")
+        bad_header = await client.put(
+            "/tools/inventory_query", json=edited, headers={"If-Match": "yesterday"}
+        )
+        renamed = await client.put("/tools/inventory_query", json={**edited, "tool_id": "other"})
+        missing = await client.put("/tools/nope", json={**edited, "tool_id": "nope"})
+    assert first.status_code == 200
+    assert first.json() == {
+        "status": "updated",
+        "tool_id": "inventory_query",
+        "version": 2,
+        "revision": 2,
+    }
+    assert stale.status_code == 409
+    assert stale.json()["reason"] == "stale_revision"
+    assert stale.json()["current_version"] == 2
+    assert read.json()["description"].endswith("Edited once.")
+    assert read.json()["version"] == 2
+    assert bad_header.status_code == 400
+    assert bad_header.json()["reason"] == "invalid_if_match"
+    assert renamed.status_code == 422
+    assert renamed.json()["reason"] == "tool_id_mismatch"
+    assert missing.status_code == 404
+    assert missing.json()["reason"] == "tool_not_found"
+
+
+async def test_delete_and_namespace_filter(make_gateway: GatewayFactory) -> None:
+    async with app_client(make_gateway()) as client:
+        for tool_id in ("inventory_query", "sales_query", "rag_status"):
+            await client.post("/tools/register", json=shipped(tool_id))
+        user = {"X-User-Id": "u1"}
+        knowledge = await client.get("/tools/list", params={"namespace": "knowledge"}, headers=user)
+        stale_delete = await client.delete("/tools/sales_query", headers={"If-Match": '"7"'})
+        deleted = await client.delete("/tools/sales_query", headers={"If-Match": '"1"'})
+        gone = await client.get("/tools/sales_query", headers=user)
+        again = await client.delete("/tools/sales_query")
+        everything = await client.get("/tools/list", headers=user)
+    assert [t["tool_id"] for t in knowledge.json()["tools"]] == ["rag_status"]
+    assert stale_delete.status_code == 409
+    assert stale_delete.json()["reason"] == "stale_revision"
+    assert deleted.status_code == 200
+    assert deleted.json() == {
+        "status": "deleted",
+        "tool_id": "sales_query",
+        "version": 1,
+        "revision": 4,
+    }
+    assert gone.status_code == 404
+    assert gone.json()["reason"] == "tool_not_found"
+    assert again.status_code == 404
+    assert everything.json()["revision"] == 4
+    assert [t["tool_id"] for t in everything.json()["tools"]] == ["inventory_query", "rag_status"]
+
+
+async def _wait_for(predicate: object, within_s: float) -> float:
+    started = time.monotonic()
+    while time.monotonic() - started < within_s:
+        if await predicate():  # type: ignore[operator]
+            return time.monotonic() - started
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"not seen within {within_s} s")
+
+
+async def test_a_change_on_one_instance_reaches_another_within_a_second(
+    make_gateway: GatewayFactory,
+) -> None:
+    first, second = make_gateway(), make_gateway()
+    async with app_client(first) as one, app_client(second) as two:
+        for app in (first, second):
+            await asyncio.wait_for(app.state.runtime.registry_sync.listening.wait(), 5)
+        registered = await one.post("/tools/register", json=shipped("inventory_query"))
+        assert registered.status_code == 201
+
+        async def seen_on_two() -> bool:
+            return (await two.get("/tools/inventory_query")).status_code == 200
+
+        took_register = await _wait_for(seen_on_two, 1.0)
+
+        edited = {**shipped("inventory_query"), "name": "Stock of one SKU"}
+        assert (await two.put("/tools/inventory_query", json=edited)).status_code == 200
+
+        async def edit_seen_on_one() -> bool:
+            return (await one.get("/tools/inventory_query")).json()["name"] == "Stock of one SKU"
+
+        took_edit = await _wait_for(edit_seen_on_one, 1.0)
+
+        assert (await one.delete("/tools/inventory_query")).status_code == 200
+
+        async def gone_on_two() -> bool:
+            return (await two.get("/tools/inventory_query")).status_code == 404
+
+        took_delete = await _wait_for(gone_on_two, 1.0)
+        revision_two = (await two.get("/tools/list")).json()["revision"]
+    assert max(took_register, took_edit, took_delete) < 1.0
+    assert revision_two == 3
+
+
+async def test_auto_discovery_follows_the_manifest_folder(
+    make_gateway: GatewayFactory, tmp_path: Path
+) -> None:
+    folder = tmp_path / "manifests"
+    folder.mkdir()
+    write_manifest(folder, shipped("inventory_query"))
+    write_manifest(folder, shipped("sales_query"))
+    (folder / "broken.json").write_text("{not json", "utf-8")
+    (folder / "schema.json").write_text("{}", "utf-8")
+    app = make_gateway(tool_auto_discovery=True, manifests_dir=str(folder))
+    user = {"X-User-Id": "u1"}
+    async with app_client(app) as client:
+        start = await client.get("/tools/list", headers=user)
+        assert [t["tool_id"] for t in start.json()["tools"]] == ["inventory_query", "sales_query"]
+        await asyncio.sleep(0.3)  # the watcher is up
+
+        write_manifest(folder, http_tool("added_tool", "http://127.0.0.1:9/x"))
+
+        async def added() -> bool:
+            return (await client.get("/tools/added_tool")).status_code == 200
+
+        await _wait_for(added, 5.0)
+
+        edited = {**shipped("sales_query"), "name": "Sales, edited on disk"}
+        write_manifest(folder, edited)
+
+        async def edited_seen() -> bool:
+            body = (await client.get("/tools/sales_query", headers=user)).json()
+            return bool(body.get("name") == "Sales, edited on disk")
+
+        await _wait_for(edited_seen, 5.0)
+        (folder / "inventory_query.json").unlink()
+
+        async def removed() -> bool:
+            return (await client.get("/tools/inventory_query")).status_code == 404
+
+        await _wait_for(removed, 5.0)
+        final = await client.get("/tools/list", headers=user)
+        sales = await client.get("/tools/sales_query", headers=user)
+    assert [t["tool_id"] for t in final.json()["tools"]] == ["added_tool", "sales_query"]
+    assert sales.json()["version"] == 2
+    assert sales.json()["source"] == "file"
+
+
+async def test_discovery_at_start_removes_tools_whose_file_is_gone(
+    make_gateway: GatewayFactory, tmp_path: Path
+) -> None:
+    folder = tmp_path / "m"
+    folder.mkdir()
+    path = write_manifest(folder, shipped("inventory_query"))
+    async with app_client(make_gateway(tool_auto_discovery=True, manifests_dir=str(folder))) as c:
+        assert (await c.get("/tools/inventory_query")).status_code == 200
+    path.unlink()
+    async with app_client(make_gateway(tool_auto_discovery=True, manifests_dir=str(folder))) as c:
+        missing = await c.get("/tools/inventory_query")
+    assert missing.status_code == 404
+    assert missing.json()["reason"] == "tool_not_found"

@@ -1,0 +1,108 @@
+"""The lean HTTP/1.1 client tools are called with, against a real loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from gateway.executor.transport import (
+    LeanHttpClient,
+    ResponseTooLarge,
+    Timing,
+    UpstreamConnectError,
+)
+from tests.e2e.processes import free_port
+from tests.gateway.upstream import Reply, Upstream
+
+
+async def get(client: LeanHttpClient, url: str, **kw: object) -> object:
+    return await client.request(
+        "GET", url, [("Accept", "*/*")], None, max_bytes=1 << 20, timing=Timing(), **kw
+    )  # type: ignore[arg-type]
+
+
+async def test_keep_alive_reuses_one_connection(upstream: Upstream) -> None:
+    client = LeanHttpClient()
+    first = await get(client, upstream.url + "/a?x=1")
+    timing = Timing()
+    second = await client.request(
+        "POST",
+        upstream.url + "/b",
+        [("Content-Type", "application/json")],
+        b'{"k":1}',
+        max_bytes=1000,
+        timing=timing,
+    )
+    await client.aclose()
+    assert (first.status, first.reused_connection) == (200, False)  # type: ignore[attr-defined]
+    assert (second.status, second.reused_connection) == (200, True)
+    assert upstream.connections == 1
+    assert timing.connect_start is None  # no new connection, no connect phase
+    assert timing.request_start is not None
+    assert timing.response_end is not None
+    a, b = upstream.received
+    assert (a.method, a.target, a.headers["host"]) == (
+        "GET",
+        "/a?x=1",
+        f"127.0.0.1:{upstream.port}",
+    )
+    assert (b.method, b.json(), b.headers["content-length"]) == ("POST", {"k": 1}, "7")
+
+
+async def test_connection_close_chunked_bodies_and_fresh_connections(upstream: Upstream) -> None:
+    client = LeanHttpClient()
+    upstream.script = [Reply(200, b"0123456789", chunked=True), Reply(200, {"n": 1}, close=True)]
+    chunked = await get(client, upstream.url + "/c")
+    closing = await get(client, upstream.url + "/d")
+    after_close = await get(client, upstream.url + "/e")
+    fresh = await get(client, upstream.url + "/f", reuse=False)
+    await client.aclose()
+    assert chunked.body == b"0123456789"  # type: ignore[attr-defined]
+    assert closing.body == b'{"n": 1}'  # type: ignore[attr-defined]
+    assert after_close.reused_connection is False  # type: ignore[attr-defined]
+    assert fresh.reused_connection is False  # type: ignore[attr-defined]
+    assert upstream.connections == 3
+
+
+async def test_a_connection_the_server_dropped_while_idle_is_replaced(upstream: Upstream) -> None:
+    client = LeanHttpClient()
+    upstream.script = [Reply(200, {"n": 1}, close=True)]
+    upstream.script[0].headers = {}  # no "Connection: close": the client cannot know
+    first = await get(client, upstream.url + "/a")
+    await asyncio.sleep(0.05)
+    second = await get(client, upstream.url + "/b")
+    await client.aclose()
+    assert first.status == second.status == 200  # type: ignore[attr-defined]
+    assert upstream.connections == 2
+
+
+async def test_body_limit_and_connect_errors(upstream: Upstream) -> None:
+    client = LeanHttpClient()
+    upstream.default = Reply(200, b"x" * 5000)
+    with pytest.raises(ResponseTooLarge):
+        await client.request(
+            "GET", upstream.url + "/big", [], None, max_bytes=4096, timing=Timing()
+        )
+    with pytest.raises(UpstreamConnectError):
+        await get(client, f"http://127.0.0.1:{free_port()}/")
+    upstream.default = Reply(200, {"ok": True})
+    after = await get(client, upstream.url + "/ok")  # the oversized answer's socket was dropped
+    await client.aclose()
+    assert after.status == 200  # type: ignore[attr-defined]
+    assert upstream.connections == 2
+
+
+async def test_head_and_a_cancelled_request_do_not_poison_the_pool(upstream: Upstream) -> None:
+    client = LeanHttpClient()
+    upstream.script = [Reply(200, b"", delay_s=1.0)]
+    with pytest.raises(TimeoutError):
+        async with asyncio.timeout(0.1):
+            await get(client, upstream.url + "/slow")
+    head = await client.request(
+        "HEAD", upstream.url + "/h", [], None, max_bytes=10, timing=Timing()
+    )
+    await client.aclose()
+    assert head.status == 200
+    assert head.body == b""
+    assert upstream.connections == 2  # the cancelled request's connection was not reused
