@@ -6,23 +6,54 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import structlog
 from fastapi import FastAPI
 
+from agent.chat.endpoints import router as chat_router
+from agent.clients.gateway import GatewayClient
+from agent.sessions.endpoints import router as sessions_router
 from agent.settings import Settings
+from reach_common.llm.factory import check_settings, create_provider
 from reach_common.service import build_app, service_resources
+
+log = structlog.get_logger(__name__)
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
+    settings: Settings = app.state.settings
     async with service_resources(app) as resources:
-        yield resources.state()
+        provider = create_provider(settings)
+        gateway = GatewayClient(
+            resources.http, settings.gateway_url, timeout_s=settings.gateway_timeout_s
+        )
+        log.info(
+            "agent_ready",
+            llm=provider.name if provider else "offline",
+            model=provider.model if provider else None,
+            gateway=settings.gateway_url,
+        )
+        try:
+            yield {**resources.state(), "provider": provider, "gateway": gateway}
+        finally:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    return build_app(
+    # Refuse to start on an unusable LLM configuration, not in the middle of a turn.
+    check_settings(settings)
+    app = build_app(
         settings,
         title="Reach agent",
-        description="A ReAct loop over the gateway's tools, with sessions in Postgres.",
+        description=(
+            "A ReAct loop over the gateway's tools, with sessions in Postgres. "
+            "Runs with Anthropic, OpenAI (or any OpenAI-compatible server), or offline."
+        ),
         lifespan=lifespan,
     )
+    app.include_router(chat_router)
+    app.include_router(sessions_router)
+    return app

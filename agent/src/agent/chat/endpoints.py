@@ -1,0 +1,134 @@
+"""``POST /chat``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import structlog
+from fastapi import APIRouter, Request, Response
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
+from agent.chat.service import ChatDeps, PreparedTurn, prepare_turn
+from agent.clients.schemas import Caller
+from reach_common.errors import ReachError, current_trace_id
+
+router = APIRouter(tags=["chat"])
+log = structlog.get_logger(__name__)
+
+SSE_KEEPALIVE_S = 15
+
+
+def _deps(request: Request) -> ChatDeps:
+    state = request.state
+    return ChatDeps(
+        settings=state.settings,
+        sessionmaker=state.sessionmaker,
+        redis=state.redis,
+        gateway=state.gateway,
+        provider=state.provider,
+        tracer=state.telemetry.tracer("agent"),
+    )
+
+
+def _tool_call(data: dict[str, Any]) -> ToolCallRead:
+    return ToolCallRead.model_validate(data)
+
+
+async def _collect(turn: PreparedTurn) -> ChatReply:
+    if turn.replay is not None:
+        async for _ in turn.events():  # releases the lock
+            pass
+        return turn.replay
+    calls: list[ToolCallRead] = []
+    done: dict[str, Any] | None = None
+    async for event in turn.events():
+        if event.kind == "tool_result":
+            calls.append(_tool_call(event.data))
+        elif event.kind == "done":
+            done = event.data
+    assert done is not None  # the turn either finishes with ``done`` or raises
+    return turn.reply(done, calls)
+
+
+async def _stream(turn: PreparedTurn) -> AsyncIterator[ServerSentEvent]:
+    calls: list[ToolCallRead] = []
+    number = 0
+    try:
+        async for event in turn.events():
+            number += 1
+            data: dict[str, Any] = event.data
+            if event.kind == "tool_result":
+                calls.append(_tool_call(event.data))
+            elif event.kind == "done":
+                reply = turn.replay or turn.reply(event.data, calls)
+                data = reply.model_dump(mode="json")
+            yield ServerSentEvent(
+                data=json.dumps(data, ensure_ascii=False, default=str),
+                event=event.kind,
+                id=str(number),
+            )
+    except ReachError as exc:
+        body = {"reason": exc.reason, "message": exc.message, **exc.details}
+        yield _error_event(body, turn.trace_id, number + 1)
+    except Exception:  # the stream's task boundary: report, never leak a traceback
+        log.exception("chat_stream_failed", session_id=turn.session_id)
+        body = {"reason": "internal_error", "message": "The turn failed unexpectedly."}
+        yield _error_event(body, turn.trace_id, number + 1)
+
+
+def _error_event(body: dict[str, Any], trace_id: str | None, number: int) -> ServerSentEvent:
+    return ServerSentEvent(
+        data=json.dumps({**body, "trace_id": trace_id}, default=str), event="error", id=str(number)
+    )
+
+
+@router.post(
+    "/chat",
+    response_model=ChatReply,
+    responses={
+        200: {
+            "description": "The answer, or with `stream: true` a stream of Server-Sent Events.",
+            "content": {"text/event-stream": {}},
+        },
+        403: {"description": "`session_forbidden`: the session belongs to another user."},
+        409: {
+            "description": (
+                "`session_busy`: another turn of this session is running; "
+                "`message_id_reused`, `turn_superseded`: see the message."
+            )
+        },
+        502: {"description": "`llm_*`: the model call failed (terminal)."},
+        503: {"description": "`gateway_unavailable`, `llm_unavailable`: retry later."},
+    },
+)
+async def chat(body: ChatRequest, request: Request) -> Response | ChatReply:
+    """Send one message and get the agent's answer.
+
+    The agent loads the session's history, lets the model answer or call the
+    gateway's tools (only the ones this caller may use, invoked with the
+    caller's identity: `user_context` and the `Authorization` header), and
+    repeats until the model answers or `MAX_TOOL_ROUNDS` is reached. With no
+    model configured (offline mode) the gateway's `/run` picks and runs the
+    tool, and the answer says which tool was used.
+
+    A session runs one turn at a time: a second message while a turn runs
+    gets 409 `session_busy`. Send a `message_id` to make retries safe: a
+    repeat returns the stored answer (`replayed: true`).
+
+    With `stream: true` the answer is a stream of Server-Sent Events:
+    `delta` (`{text}`), `tool_call` (`{id, tool_id, arguments, round}`),
+    `tool_result` (the same plus `{is_error, result}`), then `done` (the same
+    body as the JSON answer) or `error` (`{reason, message, trace_id}`).
+    Closing the connection cancels the turn; whatever was saved stays valid.
+    """
+    caller = Caller(
+        user_context=body.user_context.model_dump(exclude_none=True),
+        authorization=request.headers.get("authorization"),
+    )
+    turn = await prepare_turn(_deps(request), body, caller, current_trace_id())
+    if body.stream:
+        return EventSourceResponse(_stream(turn), ping=SSE_KEEPALIVE_S)
+    return await _collect(turn)

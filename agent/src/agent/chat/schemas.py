@@ -1,0 +1,73 @@
+"""``POST /chat`` request and reply."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agent.sessions.schemas import SESSION_ID_PATTERN
+
+
+class UserContext(BaseModel):
+    """Who the turn is for. Forwarded to the gateway with every tool call; the gateway
+    trusts it only in permissive mode (in strict mode it uses the Authorization header)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    user_id: str | None = Field(None, max_length=200, examples=["u1"])
+    roles: list[str] = Field(default_factory=list, max_length=100, examples=[["ops_admin"]])
+
+
+class ChatRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    session_id: str | None = Field(
+        None,
+        pattern=SESSION_ID_PATTERN,
+        description="Continue this session; a new id starts a session with it. Omit for a new one.",
+        examples=["s1"],
+    )
+    message: str = Field(min_length=1, max_length=32_000, description="The user's message.")
+    message_id: str | None = Field(
+        None,
+        min_length=1,
+        max_length=128,
+        description=(
+            "Your id for this message. Sending the same message again with the same id "
+            "returns the first answer instead of running the turn twice."
+        ),
+    )
+    user_context: UserContext = Field(default_factory=UserContext)
+    stream: bool = Field(
+        False,
+        description="Answer as Server-Sent Events: delta, tool_call, tool_result, done, error.",
+    )
+
+
+class ToolCallRead(BaseModel):
+    """One tool call of the turn and what it returned."""
+
+    id: str
+    tool_id: str
+    arguments: dict[str, Any]
+    round: int
+    is_error: bool
+    result: Any = Field(description="The tool's output (JSON when it was JSON), or the error.")
+
+
+class ChatReply(BaseModel):
+    session_id: str
+    message_id: str = Field(description="The id of the user message (yours, or one we made).")
+    reply: str
+    tool_calls: list[ToolCallRead]
+    rounds: int = Field(description="Model rounds that called tools.")
+    stop_reason: str = Field(
+        description=(
+            "end_turn, max_tool_rounds (the tool budget ran out and the model answered "
+            "without tools), max_tokens, refusal, or no_matching_tool (offline mode)."
+        )
+    )
+    mode: str = Field(description="anthropic, openai, openai-compatible or offline.")
+    replayed: bool = Field(False, description="True when this is the stored answer of a retry.")
+    trace_id: str | None

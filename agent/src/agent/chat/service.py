@@ -1,0 +1,290 @@
+"""One chat turn, from the request to the last saved message.
+
+:func:`prepare_turn` does everything that can refuse the turn before any
+answer starts (so even a streaming request gets a plain 409 or 403): take the
+session's one-writer lock, create the session, resolve a retried message id,
+save the user message. :meth:`PreparedTurn.events` then runs the turn (the
+ReAct loop, offline routing, or a replay of a finished turn) and always
+releases the lock, also when the client goes away and the turn is cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+import anyio
+import structlog
+from opentelemetry import trace
+from redis.asyncio import Redis
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
+from agent.clients.gateway import GatewayClient
+from agent.clients.schemas import Caller
+from agent.react.context import build_context
+from agent.react.events import TurnEvent
+from agent.react.loop import LoopConfig, ReactLoop
+from agent.react.offline import offline_turn
+from agent.react.tools import ToolRunner
+from agent.sessions import repository
+from agent.sessions.errors import MessageIdReused, SessionBusy, SessionForbidden, TurnSuperseded
+from agent.sessions.lock import SessionLock
+from agent.sessions.models import ChatMessage, ChatSession
+from agent.sessions.repository import NewMessage
+from agent.sessions.service import TurnStore, parse_result
+from agent.settings import Settings
+from reach_common.llm.types import LLMProvider
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class ChatDeps:
+    settings: Settings
+    sessionmaker: async_sessionmaker[AsyncSession]
+    redis: Redis
+    gateway: GatewayClient
+    provider: LLMProvider | None
+    tracer: trace.Tracer
+
+    @property
+    def mode(self) -> str:
+        return self.provider.name if self.provider is not None else "offline"
+
+
+@dataclass
+class PreparedTurn:
+    deps: ChatDeps
+    caller: Caller
+    lock: SessionLock
+    session_id: str
+    message_id: str
+    turn_id: uuid.UUID
+    message: str
+    trace_id: str | None
+    replay: ChatReply | None = None
+    session: ChatSession | None = None  # as read under the lock
+
+    def reply(self, done: dict[str, object], tool_calls: list[ToolCallRead]) -> ChatReply:
+        return ChatReply(
+            session_id=self.session_id,
+            message_id=self.message_id,
+            reply=str(done["reply"]),
+            tool_calls=tool_calls,
+            rounds=int(str(done["rounds"])),
+            stop_reason=str(done["stop_reason"]),
+            mode=self.deps.mode,
+            trace_id=self.trace_id,
+        )
+
+    async def events(self) -> AsyncIterator[TurnEvent]:
+        """The turn's events; the session lock is held until this generator ends."""
+        self.lock.start_heartbeat()
+        started = time.perf_counter()
+        outcome = "cancelled"
+        try:
+            if self.replay is not None:
+                outcome = self.replay.stop_reason
+                for event in replay_events(self.replay):
+                    yield event
+                return
+            store = TurnStore(self.deps.sessionmaker, self.session_id, self.turn_id, self.trace_id)
+            if self.deps.provider is None:
+                async for event in offline_turn(
+                    self.deps.gateway, self.caller, store, self.message
+                ):
+                    if event.kind == "done":
+                        outcome = str(event.data["stop_reason"])
+                    yield event
+                return
+            async for event in self._model_turn(self.deps.provider, store):
+                if event.kind == "done":
+                    outcome = str(event.data["stop_reason"])
+                yield event
+        except Exception as exc:
+            outcome = getattr(exc, "reason", type(exc).__name__)
+            raise
+        finally:
+            log.info(
+                "chat_turn_finished",
+                session_id=self.session_id,
+                mode=self.deps.mode,
+                outcome=outcome,
+                replayed=self.replay is not None,
+                duration_ms=round((time.perf_counter() - started) * 1000, 1),
+            )
+            # Shielded: a cancelled turn (client gone) must still free its session.
+            with anyio.CancelScope(shield=True):
+                await self.lock.release()
+
+    async def _model_turn(
+        self, provider: LLMProvider, store: TurnStore
+    ) -> AsyncIterator[TurnEvent]:
+        deps, settings = self.deps, self.deps.settings
+        assert self.session is not None
+        # Independent round trips, so at the same time.
+        listing = asyncio.create_task(deps.gateway.list_tools(self.caller))
+        try:
+            context = await build_context(
+                deps.sessionmaker,
+                self.session,
+                budget=settings.history_token_budget,
+                provider=provider,
+            )
+        except BaseException:
+            listing.cancel()
+            raise
+        tools = await listing
+        system = settings.system_prompt
+        if context.summary:
+            system += f"\n\nSummary of the earlier conversation:\n{context.summary}"
+        loop = ReactLoop(
+            provider=provider,
+            tools=ToolRunner(
+                deps.gateway,
+                self.caller,
+                tools,
+                tracer=deps.tracer,
+                max_result_chars=settings.tool_result_max_chars,
+                idempotency_prefix=f"agent:{self.turn_id}",
+            ),
+            store=store,
+            config=LoopConfig(system, settings.max_tool_rounds, settings.max_output_tokens),
+            tracer=deps.tracer,
+            history=context.messages,
+        )
+        async for event in loop.run():
+            yield event
+
+
+def replay_events(reply: ChatReply) -> list[TurnEvent]:
+    events: list[TurnEvent] = []
+    for call in reply.tool_calls:
+        data = {
+            "id": call.id,
+            "tool_id": call.tool_id,
+            "arguments": call.arguments,
+            "round": call.round,
+        }
+        events.append(TurnEvent("tool_call", data))
+        events.append(
+            TurnEvent("tool_result", {**data, "is_error": call.is_error, "result": call.result})
+        )
+    events.append(TurnEvent("delta", {"text": reply.reply}))
+    events.append(
+        TurnEvent(
+            "done", {"reply": reply.reply, "stop_reason": reply.stop_reason, "rounds": reply.rounds}
+        )
+    )
+    return events
+
+
+def stored_reply(
+    rows: Sequence[ChatMessage], session_id: str, message_id: str, mode: str
+) -> ChatReply | None:
+    """The reply of a finished turn, rebuilt from its rows; None if it never finished."""
+    final = next((r for r in rows if r.role == "assistant" and r.stop_reason), None)
+    if final is None:
+        return None
+    results = {r.tool_call_id: r for r in rows if r.role == "tool"}
+    calls: list[ToolCallRead] = []
+    for row in rows:
+        for call in row.tool_calls or ():
+            result = results.get(str(call["id"]))
+            calls.append(
+                ToolCallRead(
+                    id=str(call["id"]),
+                    tool_id=str(call.get("tool_id") or call["name"]),
+                    arguments=dict(call.get("arguments") or {}),
+                    round=int(call.get("round") or 1),
+                    is_error=bool(result and result.is_error),
+                    result=parse_result(result.content) if result else None,
+                )
+            )
+    return ChatReply(
+        session_id=session_id,
+        message_id=message_id,
+        reply=final.content,
+        tool_calls=calls,
+        rounds=final.rounds or 0,
+        stop_reason=final.stop_reason or "end_turn",
+        mode=mode,
+        replayed=True,
+        trace_id=final.trace_id,
+    )
+
+
+async def prepare_turn(
+    deps: ChatDeps, body: ChatRequest, caller: Caller, trace_id: str | None
+) -> PreparedTurn:
+    """Claim the session and save the user message; raises before anything is streamed."""
+    session_id = body.session_id or f"s_{uuid.uuid4().hex}"
+    lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
+    if not await lock.acquire():
+        raise SessionBusy(session_id)
+    try:
+        turn = await _claim(deps, body, caller, trace_id, session_id, lock)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await lock.release()
+        raise
+    return turn
+
+
+async def _claim(
+    deps: ChatDeps,
+    body: ChatRequest,
+    caller: Caller,
+    trace_id: str | None,
+    session_id: str,
+    lock: SessionLock,
+) -> PreparedTurn:
+    user_id = body.user_context.user_id
+    turn_id = uuid.uuid4()
+    turn = PreparedTurn(
+        deps=deps,
+        caller=caller,
+        lock=lock,
+        session_id=session_id,
+        message_id=body.message_id or str(turn_id),
+        turn_id=turn_id,
+        message=body.message,
+        trace_id=trace_id,
+    )
+    async with deps.sessionmaker.begin() as db:
+        session = await repository.ensure_session(db, session_id, user_id, body.message[:80])
+        turn.session = session
+        if session.user_id is not None and session.user_id != user_id:
+            raise SessionForbidden(session_id)
+        if body.message_id is not None:
+            first = await repository.find_client_message(db, session_id, body.message_id)
+            if first is not None:
+                if first.content != body.message:
+                    raise MessageIdReused(body.message_id)
+                turn.turn_id = first.turn_id
+                rows = await repository.turn_messages(db, first.turn_id)
+                turn.replay = stored_reply(rows, session_id, body.message_id, deps.mode)
+                if turn.replay is None and first.seq != await repository.last_user_seq(
+                    db, session_id
+                ):
+                    raise TurnSuperseded(body.message_id)
+                return turn  # a finished turn replays; an unfinished last one resumes
+        await repository.append(
+            db,
+            session_id,
+            [
+                NewMessage(
+                    role="user",
+                    turn_id=turn.turn_id,
+                    id=turn.turn_id,
+                    content=body.message,
+                    client_message_id=body.message_id,
+                    trace_id=trace_id,
+                )
+            ],
+        )
+    return turn

@@ -1,0 +1,1 @@
+"""Typed HTTP clients the agent owns for the services it calls (only the gateway)."""

@@ -1,0 +1,179 @@
+"""A thin typed client for the three gateway endpoints the agent uses.
+
+- ``GET /tools/list``: the tools this caller may use;
+- ``POST /tools/{id}/invoke``: run one tool with the caller's identity;
+- ``POST /run``: natural language in, routed tool result out (offline mode).
+
+Every call goes through the service's shared ``httpx.AsyncClient``, which is
+OpenTelemetry-instrumented, so the W3C ``traceparent`` of the current span is
+sent and the gateway's spans join the agent's trace. The caller's
+``Authorization`` header is forwarded as is and never logged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import structlog
+from pydantic import ValidationError
+
+from agent.clients.schemas import Caller, GatewayError, GatewayTool, ToolOutcome
+from reach_common.errors import ServiceUnavailable
+
+log = structlog.get_logger(__name__)
+
+RUN_QUERY_MAX_CHARS = 4000  # POST /run refuses longer queries
+
+
+class GatewayUnavailable(ServiceUnavailable):
+    reason = "gateway_unavailable"
+
+
+class GatewayClient:
+    def __init__(self, http: httpx.AsyncClient, base_url: str, *, timeout_s: float) -> None:
+        self._http = http
+        self._base = base_url.rstrip("/")
+        self._timeout = timeout_s
+
+    @staticmethod
+    def _headers(caller: Caller) -> dict[str, str]:
+        return {"Authorization": caller.authorization} if caller.authorization else {}
+
+    async def list_tools(self, caller: Caller) -> list[GatewayTool]:
+        """The tools ``caller`` may use. Raises :class:`GatewayUnavailable` if that cannot be known.
+
+        A GET has no body, so the user context travels as the gateway's
+        ``X-User-Id`` / ``X-User-Roles`` headers (read in permissive mode only),
+        next to the forwarded credential.
+        """
+        headers = self._headers(caller)
+        user_id = caller.user_context.get("user_id")
+        # Header values must be ASCII; a non-ASCII identity is left to the credential.
+        if isinstance(user_id, str) and user_id.isascii():
+            headers["X-User-Id"] = user_id
+        roles = caller.user_context.get("roles")
+        if isinstance(roles, list) and roles:
+            joined = ",".join(str(role) for role in roles)
+            if joined.isascii():
+                headers["X-User-Roles"] = joined
+        try:
+            response = await self._http.get(
+                f"{self._base}/tools/list", headers=headers, timeout=self._timeout
+            )
+        except httpx.HTTPError as exc:
+            raise GatewayUnavailable(
+                f"The gateway could not be reached to list tools ({type(exc).__name__})."
+            ) from exc
+        if response.status_code != 200:
+            error = _error_of(response)
+            raise GatewayUnavailable(
+                f"The gateway refused to list tools: {error.reason}: {error.message}",
+                gateway_status=response.status_code,
+            )
+        body = _json(response)
+        items = body.get("tools", []) if isinstance(body, dict) else body
+        tools: list[GatewayTool] = []
+        for item in items if isinstance(items, list) else []:
+            try:
+                tools.append(GatewayTool.model_validate(item))
+            except ValidationError:
+                log.warning("gateway_tool_unreadable", tool=str(item)[:200])
+        return tools
+
+    async def invoke(
+        self,
+        tool_id: str,
+        arguments: dict[str, Any],
+        caller: Caller,
+        *,
+        idempotency_key: str | None = None,
+    ) -> ToolOutcome:
+        """Run one tool. Never raises for a failed call: the outcome says what went wrong."""
+        headers = self._headers(caller)
+        if idempotency_key:
+            headers["Idempotency-Key"] = idempotency_key
+        return await self._post(
+            f"/tools/{quote(tool_id, safe='')}/invoke",
+            {"arguments": arguments, "user_context": caller.user_context},
+            headers,
+            tool_id,
+        )
+
+    async def run(self, session_id: str, user_query: str, caller: Caller) -> ToolOutcome:
+        """Let the gateway route ``user_query`` to a tool and run it (offline mode).
+
+        The query is cut to the gateway's limit: routing needs the gist, not a whole
+        pasted document.
+        """
+        return await self._post(
+            "/run",
+            {
+                "session_id": session_id,
+                "user_query": user_query[:RUN_QUERY_MAX_CHARS],
+                "user_context": caller.user_context,
+            },
+            self._headers(caller),
+            None,
+        )
+
+    async def _post(
+        self, path: str, body: dict[str, Any], headers: dict[str, str], tool_id: str | None
+    ) -> ToolOutcome:
+        try:
+            response = await self._http.post(
+                self._base + path, json=body, headers=headers, timeout=self._timeout
+            )
+        except httpx.TimeoutException:
+            return _failure(504, "gateway_timeout", "The gateway did not answer in time.", tool_id)
+        except httpx.HTTPError as exc:
+            return _failure(
+                503,
+                "gateway_unavailable",
+                f"The gateway could not be reached ({type(exc).__name__}).",
+                tool_id,
+            )
+        payload = _json(response)
+        if not isinstance(payload, dict):
+            payload = {}
+        ok = response.status_code < 400 and payload.get("success", True) is not False
+        data: dict[str, Any] = {**payload, "status_code": response.status_code, "success": ok}
+        data.setdefault("tool_id", tool_id)
+        if response.status_code == 202:
+            data.setdefault("task_id", payload.get("task_id"))
+            data.setdefault("output", payload)
+        if not ok:
+            data["error"] = _error_of(response).model_dump()
+        try:
+            return ToolOutcome.model_validate(data)
+        except ValidationError:
+            return _failure(
+                502, "bad_gateway_reply", "The gateway answered in an unexpected shape.", tool_id
+            )
+
+
+def _json(response: httpx.Response) -> Any:
+    try:
+        return response.json()
+    except ValueError:
+        return None
+
+
+def _error_of(response: httpx.Response) -> GatewayError:
+    """The gateway's error: ``{"error": {reason, message}}`` (the /run envelope) or top-level."""
+    body = _json(response)
+    if isinstance(body, dict):
+        inner = body.get("error") if isinstance(body.get("error"), dict) else body
+        if isinstance(inner, dict) and isinstance(inner.get("reason"), str):
+            return GatewayError(reason=inner["reason"], message=str(inner.get("message", "")))
+    return GatewayError(reason="gateway_error", message=f"HTTP {response.status_code}")
+
+
+def _failure(status: int, reason: str, message: str, tool_id: str | None) -> ToolOutcome:
+    return ToolOutcome(
+        success=False,
+        status_code=status,
+        tool_id=tool_id,
+        error=GatewayError(reason=reason, message=message),
+    )

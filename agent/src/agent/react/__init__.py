@@ -1,0 +1,1 @@
+"""The ReAct loop: the model answers or calls gateway tools, round after round."""

@@ -1,0 +1,153 @@
+"""The ReAct loop with a model: answer, or call tools and go round again.
+
+Each round streams one model answer. If it calls tools (and the round budget
+allows), the calls run concurrently through the gateway, and the assistant
+message with all of its results is saved in one transaction before the next
+round. After ``MAX_TOOL_ROUNDS`` rounds with tools, one last call is made
+without tools and its answer is recorded with ``stop_reason:
+max_tool_rounds``. Writes are shielded from cancellation: a client that goes
+away mid-write still leaves a whole round, never half of one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from opentelemetry import trace
+
+from agent.react.events import TurnEvent
+from agent.react.tools import ToolRunner
+from agent.sessions.service import TurnStore
+from reach_common.llm.errors import LLMResponseError
+from reach_common.llm.types import Completion, LLMProvider, Message
+
+FINAL_ROUND_NOTE = (
+    "The tool budget for this turn is used up. Answer now from the tool results "
+    "you have; say what is still unknown."
+)
+
+
+@dataclass
+class LoopConfig:
+    system: str
+    max_tool_rounds: int
+    max_output_tokens: int
+
+
+@dataclass
+class ReactLoop:
+    provider: LLMProvider
+    tools: ToolRunner
+    store: TurnStore
+    config: LoopConfig
+    tracer: trace.Tracer
+    history: list[Message] = field(default_factory=list)
+
+    async def _model_round(
+        self, round_no: int, offer_tools: bool
+    ) -> AsyncIterator[TurnEvent | Completion]:
+        system = (
+            self.config.system if offer_tools else f"{self.config.system}\n\n{FINAL_ROUND_NOTE}"
+        )
+        # Not made current: this generator yields while the span is open, and a
+        # context attached across a yield may be detached in another context.
+        span = self.tracer.start_span(
+            "agent.step",
+            attributes={
+                "agent.round": round_no,
+                "agent.tools_offered": offer_tools,
+                "llm.provider": self.provider.name,
+                "llm.model": self.provider.model,
+            },
+        )
+        try:
+            completion: Completion | None = None
+            async for event in self.provider.stream(
+                self.history,
+                system=system,
+                tools=self.tools.specs if offer_tools else (),
+                max_tokens=self.config.max_output_tokens,
+            ):
+                if event.kind == "delta":
+                    yield TurnEvent("delta", {"text": event.text})
+                elif event.kind == "done":
+                    completion = event.completion
+            if completion is None:
+                raise LLMResponseError(
+                    "the model stream ended without an answer", provider=self.provider.name
+                )
+            span.set_attribute("llm.stop_reason", completion.stop_reason)
+            span.set_attribute("llm.input_tokens", completion.usage.input_tokens)
+            span.set_attribute("llm.output_tokens", completion.usage.output_tokens)
+        except BaseException as exc:
+            span.set_status(trace.StatusCode.ERROR, type(exc).__name__)
+            raise
+        finally:
+            span.end()
+        yield completion
+
+    async def run(self) -> AsyncIterator[TurnEvent]:
+        rounds = 0
+        while True:
+            offer_tools = rounds < self.config.max_tool_rounds
+            completion: Completion | None = None
+            async for item in self._model_round(rounds + 1, offer_tools):
+                if isinstance(item, Completion):
+                    completion = item
+                else:
+                    yield item
+            assert completion is not None
+            if completion.tool_calls and offer_tools:
+                rounds += 1
+                async for event in self._tool_round(completion, rounds):
+                    yield event
+                continue
+            stop_reason = completion.stop_reason
+            if not offer_tools and self.config.max_tool_rounds > 0:
+                stop_reason = "max_tool_rounds"
+            with anyio.CancelScope(shield=True):
+                await self.store.save_final(completion.text, stop_reason, rounds)
+            yield TurnEvent(
+                "done", {"reply": completion.text, "stop_reason": stop_reason, "rounds": rounds}
+            )
+            return
+
+    async def _tool_round(self, completion: Completion, round_no: int) -> AsyncIterator[TurnEvent]:
+        for call in completion.tool_calls:
+            yield TurnEvent(
+                "tool_call",
+                _call_data(call.id, self.tools.tool_id(call.name), call.arguments, round_no),
+            )
+        span = self.tracer.start_span("agent.tools", attributes={"agent.round": round_no})
+        with trace.use_span(span, end_on_exit=True):
+            results = await self.tools.run_all(completion.tool_calls)
+        with anyio.CancelScope(shield=True):
+            await self.store.save_round(
+                completion.text,
+                [(result.call, result.tool_id) for result in results],
+                [result.message for result in results],
+                round_no,
+            )
+        self.history.append(
+            Message(role="assistant", content=completion.text, tool_calls=completion.tool_calls)
+        )
+        self.history.extend(result.message for result in results)
+        for result in results:
+            yield TurnEvent(
+                "tool_result",
+                {
+                    **_call_data(result.call.id, result.tool_id, result.call.arguments, round_no),
+                    "is_error": result.message.is_error,
+                    "result": result.result,
+                    "latency_ms": result.latency_ms,
+                },
+            )
+
+
+def _call_data(
+    call_id: str, tool_id: str, arguments: dict[str, Any], round_no: int
+) -> dict[str, Any]:
+    return {"id": call_id, "tool_id": tool_id, "arguments": arguments, "round": round_no}

@@ -1,0 +1,124 @@
+"""Offline mode: no model. The gateway's ``POST /run`` picks and runs the tool.
+
+The gateway routes the message with embeddings and the tool schemas, fills the
+arguments (from the session's last call when the message refers back, e.g.
+"那这个 SKU"), runs the tool, and answers with the output. The reply names the
+tool that was used and shows its output; when no tool matches, it says so
+plainly. Every step is saved like a model turn: the routed call and its result
+in one transaction, then the answer.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+
+from agent.clients.gateway import GatewayClient, GatewayUnavailable
+from agent.clients.schemas import Caller, ToolOutcome
+from agent.react.events import TurnEvent
+from agent.sessions.service import TurnStore
+from reach_common.llm.types import Message, ToolCall
+
+_MAX_VALUE_CHARS = 200
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, list):
+        return f"{len(value)} entries"
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= _MAX_VALUE_CHARS else text[:_MAX_VALUE_CHARS] + "…"
+
+
+def describe_output(output: Any) -> str:
+    """A tool's output as one readable line: ``key: value`` pairs, lists as counts."""
+    if isinstance(output, dict):
+        return "; ".join(f"{key}: {_value(value)}" for key, value in output.items()) or "(empty)"
+    return _value(output)
+
+
+def compose_reply(outcome: ToolOutcome) -> str:
+    tool = outcome.tool_id
+    if outcome.success and tool:
+        arguments = ", ".join(f"{k}={_value(v)}" for k, v in (outcome.arguments or {}).items())
+        called = f"{tool}({arguments})" if arguments else tool
+        return f"Used the tool {called}. Result — {describe_output(outcome.output)}"
+    error = outcome.error
+    reason = error.reason if error else "tool_error"
+    message = error.message if error else ""
+    if tool:
+        return f"Tried the tool {tool}, but it failed ({reason}): {message}".rstrip(": ")
+    if reason == "no_matching_tool":
+        return (
+            "No tool matches this request, and no language model is configured to answer "
+            f"it directly (offline mode). {message}"
+        ).strip()
+    return f"The request could not be routed to a tool ({reason}): {message}".rstrip(": ")
+
+
+async def offline_turn(
+    gateway: GatewayClient, caller: Caller, store: TurnStore, user_message: str
+) -> AsyncIterator[TurnEvent]:
+    outcome = await gateway.run(store.session_id, user_message, caller)
+    if not outcome.tool_id and outcome.status_code >= 500:
+        # The gateway itself failed (down, timed out, broken): not an answer to give.
+        error = outcome.error
+        raise GatewayUnavailable(
+            f"The gateway could not route the message: {error.message if error else ''}".strip(),
+            gateway_reason=error.reason if error else None,
+        )
+    rounds = 0
+    if outcome.tool_id:
+        rounds = 1
+        call = ToolCall(
+            id=f"run_{uuid.uuid4().hex[:24]}",
+            name=outcome.tool_id,
+            arguments=dict(outcome.arguments or {}),
+        )
+        call_data = {"id": call.id, "tool_id": outcome.tool_id, "arguments": call.arguments}
+        yield TurnEvent("tool_call", {**call_data, "round": 1})
+        result: Any = outcome.output
+        if not outcome.success:
+            failure = outcome.error.model_dump() if outcome.error else {"reason": "tool_error"}
+            result = {"error": failure}
+        content = json.dumps(result, ensure_ascii=False, default=str)
+        with anyio.CancelScope(shield=True):
+            await store.save_round(
+                "",
+                [(call, outcome.tool_id)],
+                [
+                    Message(
+                        role="tool",
+                        content=content,
+                        tool_call_id=call.id,
+                        is_error=not outcome.success,
+                    )
+                ],
+                1,
+            )
+        yield TurnEvent(
+            "tool_result",
+            {
+                **call_data,
+                "round": 1,
+                "is_error": not outcome.success,
+                "result": result,
+                "latency_ms": outcome.latency_ms,
+                "route": outcome.route,
+            },
+        )
+    reply = compose_reply(outcome)
+    if outcome.success or outcome.tool_id:
+        stop_reason = "end_turn"
+    else:
+        stop_reason = outcome.error.reason if outcome.error else "tool_error"
+    with anyio.CancelScope(shield=True):
+        await store.save_final(reply, stop_reason[:32], rounds)
+    yield TurnEvent("delta", {"text": reply})
+    yield TurnEvent(
+        "done",
+        {"reply": reply, "stop_reason": stop_reason, "rounds": rounds, "route": outcome.route},
+    )

@@ -1,0 +1,165 @@
+"""The gateway's tools as the model sees them, and running the model's calls.
+
+Tool ids become model-safe function names (``[A-Za-z0-9_-]{1,64}``, unique),
+and the names map back to ids when the model calls them. Every call ends in a
+result the model can read: an unknown tool, arguments that are not a JSON
+object, a refused or failed call are all ``is_error`` results, never
+exceptions, so the loop always has a result for every call it saves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from opentelemetry import trace
+
+from agent.clients.gateway import GatewayClient
+from agent.clients.schemas import Caller, GatewayTool, ToolOutcome
+from reach_common.llm.types import Message, ToolCall, ToolSpec
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    call: ToolCall
+    tool_id: str
+    message: Message  # the ``tool`` message the model will see
+    result: Any  # the output (or error) for API clients
+    latency_ms: float
+
+
+def model_names(tools: Sequence[GatewayTool]) -> dict[str, GatewayTool]:
+    """Model-safe, unique function name → tool."""
+    names: dict[str, GatewayTool] = {}
+    for tool in tools:
+        base = _UNSAFE.sub("_", tool.tool_id)[:64] or "tool"
+        name, n = base, 2
+        while name in names:
+            suffix = f"_{n}"
+            name, n = base[: 64 - len(suffix)] + suffix, n + 1
+        names[name] = tool
+    return names
+
+
+def _render(value: Any, limit: int) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    if len(text) > limit:
+        return text[:limit] + f"… [cut: {len(text) - limit} more characters]"
+    return text
+
+
+class ToolRunner:
+    """Runs one round of calls concurrently through the gateway, as ``caller``."""
+
+    def __init__(
+        self,
+        gateway: GatewayClient,
+        caller: Caller,
+        tools: Sequence[GatewayTool],
+        *,
+        tracer: trace.Tracer,
+        max_result_chars: int,
+        idempotency_prefix: str,
+    ) -> None:
+        self._gateway = gateway
+        self._caller = caller
+        self._by_name = model_names(tools)
+        self._tracer = tracer
+        self._limit = max_result_chars
+        self._prefix = idempotency_prefix
+
+    @property
+    def specs(self) -> list[ToolSpec]:
+        return [
+            ToolSpec(
+                name=name,
+                description=tool.description or tool.name or tool.tool_id,
+                input_schema=tool.input_schema or {"type": "object"},
+            )
+            for name, tool in self._by_name.items()
+        ]
+
+    def tool_id(self, name: str) -> str:
+        tool = self._by_name.get(name)
+        return tool.tool_id if tool is not None else name
+
+    async def run_all(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
+        """All calls at once; results in call order."""
+        return list(await asyncio.gather(*(self._run(call) for call in calls)))
+
+    def _error(self, call: ToolCall, reason: str, message: str, started: float) -> ToolResult:
+        error = {"reason": reason, "message": message}
+        return ToolResult(
+            call=call,
+            tool_id=self.tool_id(call.name),
+            message=Message(
+                role="tool",
+                content=_render({"error": error}, self._limit),
+                tool_call_id=call.id,
+                is_error=True,
+            ),
+            result={"error": error},
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+
+    async def _run(self, call: ToolCall) -> ToolResult:
+        started = time.perf_counter()
+        tool = self._by_name.get(call.name)
+        if tool is None:
+            known = ", ".join(sorted(self._by_name)) or "none"
+            return self._error(
+                call, "unknown_tool", f"There is no tool {call.name!r}. Tools: {known}.", started
+            )
+        if call.raw_arguments is not None:
+            return self._error(
+                call,
+                "invalid_arguments",
+                "The arguments were not a complete JSON object, so the tool was not run: "
+                f"{call.raw_arguments[:200]!r}. Send the call again with a JSON object.",
+                started,
+            )
+        with self._tracer.start_as_current_span(
+            "agent.tool", attributes={"tool.id": tool.tool_id, "tool.call_id": call.id}
+        ) as span:
+            outcome = await self._gateway.invoke(
+                tool.tool_id,
+                call.arguments,
+                self._caller,
+                idempotency_key=f"{self._prefix}:{call.id}",
+            )
+            span.set_attribute("tool.success", outcome.success)
+            if outcome.error is not None:
+                span.set_attribute("tool.error_reason", outcome.error.reason)
+        return self._from_outcome(call, tool.tool_id, outcome, started)
+
+    def _from_outcome(
+        self, call: ToolCall, tool_id: str, outcome: ToolOutcome, started: float
+    ) -> ToolResult:
+        if not outcome.success:
+            error = outcome.error
+            return self._error(
+                call,
+                error.reason if error else "tool_error",
+                error.message if error else f"HTTP {outcome.status_code}",
+                started,
+            )
+        if outcome.task_id is not None and outcome.status_code == 202:
+            result: Any = {"task_id": outcome.task_id, "status": "accepted"}
+        else:
+            result = outcome.output
+        return ToolResult(
+            call=call,
+            tool_id=tool_id,
+            message=Message(
+                role="tool", content=_render(result, self._limit), tool_call_id=call.id
+            ),
+            result=result,
+            latency_ms=round((time.perf_counter() - started) * 1000, 2),
+        )

@@ -1,0 +1,300 @@
+"""Agent benchmark: per-turn overhead, session store latency, and a concurrency run.
+
+    make bench-agent
+    python scripts/bench_agent.py [FIXTURES_DIR] --turns 200 --sessions 50 --turns-per-session 10
+
+The agent runs as a real process (uvicorn, real Postgres and Redis: embedded
+in a temporary folder unless DATABASE_URL / REDIS_URL are set). Its model is
+a loopback server replaying recorded vendor payloads (FIXTURES_DIR, default
+``tests/fixtures/llm``) in the vendor's wire format, so the real SDK parses
+real streams; the gateway is a loopback stub whose tools answer at once.
+Model and tool time are therefore near zero, and what a turn costs is the
+agent's own work: HTTP, the session lock, history load, two streamed model
+calls through the SDK, one gateway call, and three transactions.
+
+Each turn: the model calls one tool, then answers (4 messages stored).
+Printed: per-turn overhead p50/p95 per vendor (turn wall time with the model
+and tool answering instantly; the gateway's time inside the tool is shown),
+session load and append p50 measured on the repository directly, and the
+concurrency run's lost and misordered messages (non-zero fails the run).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import numpy as np
+import typer
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from agent.sessions import repository  # noqa: E402
+from agent.sessions.repository import NewMessage  # noqa: E402
+from reach_common import migrate  # noqa: E402
+from reach_common.db import create_engine, create_sessionmaker  # noqa: E402
+from reach_common.embedded import EmbeddedServers  # noqa: E402
+from tests.agent.gateway_stub import GatewayStub  # noqa: E402
+from tests.agent.servers import ServerThread  # noqa: E402
+from tests.agent.wire import ModelScript, replay_app  # noqa: E402
+from tests.e2e.processes import free_port, wait_until_ready  # noqa: E402
+from tests.fixtures import llm as fixtures  # noqa: E402
+
+VENDOR_ENV = {
+    "anthropic": {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "sk-ant-bench"},
+    "openai": {"LLM_PROVIDER": "openai", "OPENAI_API_KEY": "sk-bench", "LLM_MODEL": "gpt-5.4-mini"},
+}
+ROUNDS = {"anthropic": ("stream_tool_use.sse",), "openai": ("stream_tool_calls.sse",)}
+MESSAGES_PER_TURN = 4  # user, assistant tool call, tool result, answer
+
+
+def pct(samples: list[float], q: float) -> float:
+    return float(np.percentile(np.array(samples), q))
+
+
+def start_agent(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    out = log.open("ab")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent"],
+        env={**os.environ, **env, "PORT": str(port), "HOST": "127.0.0.1"},
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        cwd=REPO,
+    )
+    url = f"http://127.0.0.1:{port}"
+    wait_until_ready(url, process, timeout=60)
+    return process, url
+
+
+def stop_agent(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+async def turn(client: httpx.AsyncClient, session_id: str, n: int) -> tuple[float, int]:
+    started = time.perf_counter()
+    response = await client.post(
+        "/chat",
+        json={"session_id": session_id, "message": f"turn {n}: how is SKU2024001 doing?"},
+    )
+    return (time.perf_counter() - started) * 1000, response.status_code
+
+
+async def sequential(url: str, turns: int, prefix: str) -> tuple[list[float], int]:
+    latencies: list[float] = []
+    failures = 0
+    async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+        for n in range(5):  # warm-up: connections, SDK imports, caches
+            await turn(client, f"{prefix}-warmup", n)
+        for n in range(turns):
+            ms, status = await turn(client, f"{prefix}-seq-{n // 10}", n)
+            latencies.append(ms)
+            failures += status != 200
+    return latencies, failures
+
+
+def check_session(session_id: str, body: dict[str, Any], turns: int) -> tuple[int, int]:
+    """``(lost, misordered)`` messages of one session of the concurrency run."""
+    messages = body["messages"]
+    lost = turns * MESSAGES_PER_TURN - len(messages)
+    misordered = 0
+    seqs = [m["seq"] for m in messages]
+    misordered += sum(1 for i, s in enumerate(seqs) if s != i + 1)
+    for n in range(turns):
+        chunk = messages[n * MESSAGES_PER_TURN : (n + 1) * MESSAGES_PER_TURN]
+        roles = [m["role"] for m in chunk]
+        expected_user = f"turn {n}: how is SKU2024001 doing?"
+        ok = (
+            roles == ["user", "assistant", "tool", "assistant"]
+            and chunk[0]["content"] == expected_user
+            and len({m["turn_id"] for m in chunk}) == 1
+            and chunk[1]["tool_calls"][0]["id"] == chunk[2]["tool_call_id"]
+        )
+        misordered += 0 if ok else len(chunk)
+    return max(lost, 0), misordered
+
+
+async def concurrency(url: str, sessions: int, turns: int) -> dict[str, Any]:
+    limits = httpx.Limits(max_connections=sessions, max_keepalive_connections=sessions)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        statuses: list[int] = []
+
+        async def one_session(s: int) -> None:
+            for n in range(turns):
+                _, status = await turn(client, f"conc-{s}", n)
+                statuses.append(status)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one_session(s) for s in range(sessions)))
+        wall = time.perf_counter() - started
+        lost = misordered = 0
+        for s in range(sessions):
+            body = (await client.get(f"/sessions/conc-{s}")).json()
+            a, b = check_session(f"conc-{s}", body, turns)
+            lost, misordered = lost + a, misordered + b
+    return {
+        "wall_s": wall,
+        "turns": len(statuses),
+        "non_200": sum(1 for s in statuses if s != 200),
+        "lost": lost,
+        "misordered": misordered,
+    }
+
+
+async def store_latency(database_url: str, rounds: int = 200) -> tuple[float, float, int]:
+    """p50 of loading a 100-message session and of appending one round, in ms."""
+    engine = create_engine(database_url, pool_size=2)
+    sessionmaker = create_sessionmaker(engine)
+    session_id = f"store-{uuid.uuid4().hex[:8]}"
+    async with sessionmaker.begin() as db:
+        await repository.ensure_session(db, session_id, None, "store benchmark")
+    loads: list[float] = []
+    appends: list[float] = []
+    call = {
+        "id": "c",
+        "name": "inventory_query",
+        "tool_id": "inventory_query",
+        "arguments": {"sku": "SKU2024001"},
+    }
+    for n in range(rounds):
+        turn_id = uuid.uuid4()
+        batch = [
+            NewMessage(role="assistant", turn_id=turn_id, tool_calls=[{**call, "id": f"c{n}"}]),
+            NewMessage(
+                role="tool", turn_id=turn_id, tool_call_id=f"c{n}", content='{"available": 156}'
+            ),
+        ]
+        started = time.perf_counter()
+        async with sessionmaker.begin() as db:
+            await repository.append(db, session_id, batch)
+        appends.append((time.perf_counter() - started) * 1000)
+    # Loads of a 100-message window (the budget keeps windows about this size).
+    async with sessionmaker() as db:
+        last = await repository.get_session(db, session_id)
+    assert last is not None
+    start = last.last_seq - 99
+    for _ in range(rounds):
+        started = time.perf_counter()
+        async with sessionmaker() as db:
+            rows = await repository.list_messages(db, session_id, from_seq=start)
+        loads.append((time.perf_counter() - started) * 1000)
+    await engine.dispose()
+    return statistics.median(loads), statistics.median(appends), len(rows)
+
+
+def main(
+    fixtures_dir: Annotated[
+        Path, typer.Argument(help="Recorded vendor payloads (anthropic/ and openai/).")
+    ] = REPO / "tests" / "fixtures" / "llm",
+    turns: Annotated[int, typer.Option(help="Sequential turns per vendor.")] = 200,
+    sessions: Annotated[int, typer.Option(help="Concurrent sessions.")] = 50,
+    turns_per_session: Annotated[int, typer.Option(help="Turns in each session.")] = 10,
+) -> None:
+    fixtures.FIXTURES = fixtures_dir
+    database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    servers = None
+    workdir = Path(tempfile.mkdtemp(prefix="bench-agent-"))
+    if not database_url or not redis_url:
+        servers = EmbeddedServers(workdir / "data").start(
+            need_postgres=not database_url, need_redis=not redis_url
+        )
+        database_url = database_url or servers.postgres.url  # type: ignore[union-attr]
+        redis_url = redis_url or servers.redis.url  # type: ignore[union-attr]
+    assert database_url
+    assert redis_url
+    migrate.upgrade(database_url)
+    scripts = {v: ModelScript(v, rounds=ROUNDS[v], keep_requests=False) for v in VENDOR_ENV}
+    stub = GatewayStub(echo_all=True)
+    log = workdir / "agent.log"
+    ok = False
+    try:
+        with ServerThread(stub.app()) as gateway, ServerThread(replay_app(scripts)) as llm:
+            base_env = {
+                "DATABASE_URL": database_url,
+                "REDIS_URL": redis_url,
+                "GATEWAY_URL": gateway.url,
+                "LLM_MAX_RETRIES": "0",
+                "LOG_LEVEL": "WARNING",
+                "OTEL_SPAN_STORE": "false",
+                "DATABASE_POOL_SIZE": "20",
+            }
+            print(
+                f"agent benchmark: {turns} sequential turns per vendor; "
+                f"{sessions} sessions x {turns_per_session} turns concurrently"
+            )
+            print(
+                "each turn = 2 streamed model calls (recorded) + 1 gateway tool call "
+                "+ 4 stored messages\n"
+            )
+            for vendor, env in VENDOR_ENV.items():
+                base_url = llm.url if vendor == "anthropic" else f"{llm.url}/v1"
+                process, url = start_agent({**base_env, **env, "LLM_BASE_URL": base_url}, log)
+                try:
+                    stub.busy_s = 0.0
+                    latencies, failures = asyncio.run(sequential(url, turns, vendor))
+                finally:
+                    stop_agent(process)
+                tool_ms = stub.busy_s * 1000 / (turns + 5)
+                print(
+                    f"[{vendor}] per-turn overhead  p50 {pct(latencies, 50):6.1f} ms   "
+                    f"p95 {pct(latencies, 95):6.1f} ms   (tool time inside gateway "
+                    f"{tool_ms:.2f} ms/turn; failures {failures})"
+                )
+
+            load_ms, append_ms, window = asyncio.run(store_latency(database_url))
+            print(f"\nsession load p50   {load_ms:6.2f} ms  ({window}-message window)")
+            print(
+                f"session append p50 {append_ms:6.2f} ms  "
+                "(one round: tool call + result, one transaction)"
+            )
+
+            process, url = start_agent(
+                {**base_env, **VENDOR_ENV["anthropic"], "LLM_BASE_URL": llm.url}, log
+            )
+            try:
+                result = asyncio.run(concurrency(url, sessions, turns_per_session))
+            finally:
+                stop_agent(process)
+            expected = sessions * turns_per_session * MESSAGES_PER_TURN
+            print(
+                f"\nconcurrency: {sessions} sessions x {turns_per_session} turns (anthropic wire)"
+            )
+            print(
+                f"  turns {result['turns']}  non-200 {result['non_200']}  "
+                f"wall {result['wall_s']:.1f} s  "
+                f"throughput {result['turns'] / result['wall_s']:.1f} turns/s"
+            )
+            print(
+                f"  messages expected {expected}  lost {result['lost']}  "
+                f"misordered {result['misordered']}"
+            )
+            if result["lost"] or result["misordered"] or result["non_200"]:
+                print(f"agent log: {log}")
+                raise typer.Exit(1)
+        ok = True
+    finally:
+        if servers is not None:
+            servers.stop()
+    if ok:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    typer.run(main)

@@ -1,0 +1,120 @@
+"""Offline mode: no model; the gateway's /run routes and runs the tool, the agent answers."""
+
+from __future__ import annotations
+
+from tests.agent.conftest import AgentClient
+from tests.agent.gateway_stub import GatewayStub
+from tests.agent.test_chat_model import parse_sse
+
+CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
+
+
+async def test_offline_turn_answers_from_the_tool_and_names_it(
+    agent: AgentClient, gateway: GatewayStub
+) -> None:
+    async with agent() as client:
+        response = await client.post(
+            "/chat",
+            json={
+                "session_id": "s-off",
+                "message": "SKU2024001 还有多少库存",
+                "user_context": CALLER,
+            },
+            headers={"Authorization": "Bearer admin-token"},
+        )
+        session = (await client.get("/sessions/s-off")).json()
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["mode"] == "offline"
+    assert body["stop_reason"] == "end_turn"
+    assert body["rounds"] == 1
+    assert "inventory_query" in body["reply"]
+    assert "available: 156" in body["reply"]
+    (call,) = body["tool_calls"]
+    assert call["tool_id"] == "inventory_query"
+    assert call["arguments"] == {"sku": "SKU2024001"}
+    assert call["result"]["available"] == 156
+    assert not call["is_error"]
+    (run,) = [r for r in gateway.requests if r["path"] == "/run"]
+    assert run["body"] == {
+        "session_id": "s-off",
+        "user_query": "SKU2024001 还有多少库存",
+        "user_context": CALLER,
+    }
+    assert run["headers"]["authorization"] == "Bearer admin-token"
+    assert run["headers"]["traceparent"].split("-")[1] == body["trace_id"]
+    assert [m["role"] for m in session["messages"]] == ["user", "assistant", "tool", "assistant"]
+
+
+async def test_offline_follow_up_reuses_the_session(
+    agent: AgentClient, gateway: GatewayStub
+) -> None:
+    async with agent() as client:
+        first = await client.post(
+            "/chat", json={"session_id": "s-follow", "message": "SKU2024001 还有多少库存"}
+        )
+        second = await client.post(
+            "/chat",
+            json={"session_id": "s-follow", "message": "那这个 SKU 最近卖得怎么样", "stream": True},
+        )
+    assert first.status_code == second.status_code == 200
+    events = parse_sse(second.text)
+    assert [kind for kind, _ in events] == ["tool_call", "tool_result", "delta", "done"]
+    result = events[1][1]
+    assert result["tool_id"] == "sales_query"
+    assert result["arguments"]["sku"] == "SKU2024001"
+    assert result["result"]["total_quantity"] > 0
+    assert events[-1][1]["session_id"] == "s-follow"
+    runs = [r["body"]["session_id"] for r in gateway.requests if r["path"] == "/run"]
+    assert runs == ["s-follow", "s-follow"]
+
+
+async def test_offline_answers_plainly_when_no_tool_matches(
+    agent: AgentClient, gateway: GatewayStub
+) -> None:
+    async with agent() as client:
+        response = await client.post("/chat", json={"message": "tell me a joke"})
+    assert response.status_code == 200
+    body = response.json()
+    assert body["tool_calls"] == []
+    assert body["rounds"] == 0
+    assert body["stop_reason"] == "no_matching_tool"
+    assert "No tool matches" in body["reply"]
+    assert "offline mode" in body["reply"]
+
+
+async def test_offline_reports_a_refused_tool(agent: AgentClient, gateway: GatewayStub) -> None:
+    async with agent() as client:
+        refused = await client.post(
+            "/chat",
+            json={"message": "where is order SO20240715001?", "user_context": {"user_id": "u3"}},
+        )
+        allowed = await client.post(
+            "/chat", json={"message": "where is order SO20240715001?", "user_context": CALLER}
+        )
+    assert refused.status_code == allowed.status_code == 200
+    body = refused.json()
+    (call,) = body["tool_calls"]
+    assert call["tool_id"] == "order_query"
+    assert call["is_error"]
+    assert call["result"]["error"]["reason"] == "insufficient_permission"
+    assert "order_query" in body["reply"]
+    assert "insufficient_permission" in body["reply"]
+    assert body["stop_reason"] == "end_turn"
+    (ok,) = allowed.json()["tool_calls"]
+    assert not ok["is_error"]
+    assert ok["result"]["tracking"] == "SF1234567890"
+
+
+async def test_offline_with_the_gateway_down_is_a_503(
+    agent: AgentClient, gateway: GatewayStub
+) -> None:
+    async with agent(gateway_url="http://127.0.0.1:9") as client:
+        response = await client.post(
+            "/chat", json={"session_id": "s-gw", "message": "SKU2024001 库存"}
+        )
+        session = (await client.get("/sessions/s-gw")).json()
+    assert response.status_code == 503
+    assert response.json()["reason"] == "gateway_unavailable"
+    assert response.json()["gateway_reason"] == "gateway_unavailable"
+    assert [m["role"] for m in session["messages"]] == ["user"]

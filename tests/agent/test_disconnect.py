@@ -1,0 +1,75 @@
+"""A streaming client that goes away cancels its turn; the session stays usable and valid."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from agent.app import create_app
+from agent.settings import Settings
+from reach_common.llm.history import repair
+from reach_common.llm.types import Message, ToolCall
+from tests.agent.gateway_stub import GatewayStub
+from tests.agent.servers import ServerThread
+from tests.agent.wire import ModelScript
+
+
+def as_messages(stored: list[dict[str, Any]]) -> list[Message]:
+    return [
+        Message(
+            role=m["role"],
+            content=m["content"],
+            tool_calls=tuple(
+                ToolCall(c["id"], c["name"], c["arguments"]) for c in m["tool_calls"] or ()
+            ),
+            tool_call_id=m["tool_call_id"],
+            is_error=m["is_error"],
+        )
+        for m in stored
+    ]
+
+
+async def test_disconnect_mid_turn_cancels_it_cleanly(
+    agent_settings: Callable[..., Settings],
+    gateway: GatewayStub,
+    model: ModelScript,
+    llm_settings: dict[str, Any],
+) -> None:
+    gateway.delays["inventory_query"] = 5.0
+    app = create_app(agent_settings(**llm_settings))
+    with ServerThread(app) as server:
+        async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+            async with client.stream(
+                "POST",
+                "/chat",
+                json={"session_id": "s-cut", "message": "SKU2024001?", "stream": True},
+            ) as response:
+                assert response.status_code == 200
+                async for line in response.aiter_lines():
+                    if line == "event: tool_call":
+                        break
+            # The connection is closed mid-tool-call. The turn must end and free
+            # the session well before the slow tool would have returned.
+            gateway.delays.clear()
+            started = time.monotonic()
+            while True:
+                retry = await client.post(
+                    "/chat", json={"session_id": "s-cut", "message": "SKU2024001?"}
+                )
+                if retry.status_code != 409 or time.monotonic() - started > 3:
+                    break
+                await asyncio.sleep(0.05)
+            assert retry.status_code == 200, retry.text
+            assert time.monotonic() - started < 3
+            session = (await client.get("/sessions/s-cut")).json()
+    stored = session["messages"]
+    # The cancelled turn left its question and no half round; the retry ran in full.
+    assert [m["role"] for m in stored[:2]] == ["user", "user"]
+    assert stored[-1]["role"] == "assistant"
+    assert stored[-1]["stop_reason"] == "end_turn"
+    history = as_messages(stored)
+    assert repair(history) == history  # nothing orphaned, nothing to repair

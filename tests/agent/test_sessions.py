@@ -1,0 +1,251 @@
+"""Sessions: the API, one writer per session, idempotent retries, atomic rounds, budgets."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import psycopg
+import pytest
+
+from agent.sessions.repository import BrokenToolPair, NewMessage, check_pairs
+from reach_common.db import libpq_url
+from tests.agent.conftest import AgentClient
+from tests.agent.gateway_stub import GatewayStub
+from tests.agent.wire import ModelScript
+from tests.conftest import Backends
+
+CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
+
+
+async def wait_for(predicate: Any) -> None:
+    async with asyncio.timeout(5):
+        while not predicate():  # noqa: ASYNC110 - the state lives in the stub server thread
+            await asyncio.sleep(0.01)
+
+
+def message_count(backends: Backends, session_id: str) -> int:
+    with psycopg.connect(libpq_url(backends.database_url)) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM agent.message WHERE session_id = %s", (session_id,)
+        ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+async def test_two_concurrent_turns_one_answers_one_is_busy(
+    agent: AgentClient, gateway: GatewayStub
+) -> None:
+    gateway.delays["inventory_query"] = 1.0
+    async with agent() as client:
+        first = asyncio.create_task(
+            client.post(
+                "/chat",
+                json={
+                    "session_id": "s-busy",
+                    "message": "SKU2024001 还有多少库存",
+                    "user_context": CALLER,
+                },
+            )
+        )
+        await wait_for(lambda: any(r["path"] == "/run" for r in gateway.requests))
+        second = await client.post(
+            "/chat", json={"session_id": "s-busy", "message": "SKU2024002 还有多少库存"}
+        )
+        deleting = await client.delete("/sessions/s-busy")
+        done = await first
+        assert deleting.status_code == 409
+        assert deleting.json()["reason"] == "session_busy"
+        assert second.status_code == 409
+        assert second.json()["reason"] == "session_busy"
+        assert second.json()["session_id"] == "s-busy"
+        assert done.status_code == 200, done.text
+        assert "156" in done.json()["reply"]
+        # The lock went with the first turn: the session takes the next message.
+        again = await client.post(
+            "/chat",
+            json={
+                "session_id": "s-busy",
+                "message": "SKU2024002 还有多少库存",
+                "user_context": CALLER,
+            },
+        )
+        assert again.status_code == 200, again.text
+        # Another session was never blocked.
+        other = await client.post("/chat", json={"session_id": "s-other", "message": "hello"})
+        assert other.status_code == 200
+
+
+async def test_retry_with_the_same_message_id_replays_the_answer(
+    agent: AgentClient, gateway: GatewayStub, clean_state: Backends
+) -> None:
+    request = {
+        "session_id": "s-idem",
+        "message": "SKU2024001 还有多少库存",
+        "message_id": "m-1",
+        "user_context": CALLER,
+    }
+    async with agent() as client:
+        first = await client.post("/chat", json=request)
+        runs = len(gateway.requests)
+        stored = message_count(clean_state, "s-idem")
+        retry = await client.post("/chat", json=request)
+        streamed = await client.post("/chat", json={**request, "stream": True})
+        reused = await client.post("/chat", json={**request, "message": "something else"})
+    assert first.status_code == retry.status_code == 200
+    a, b = first.json(), retry.json()
+    assert (a["replayed"], b["replayed"]) == (False, True)
+    assert b["reply"] == a["reply"]
+    assert b["message_id"] == "m-1"
+    assert b["tool_calls"][0]["result"] == a["tool_calls"][0]["result"]
+    assert b["trace_id"] == a["trace_id"]
+    assert len(gateway.requests) == runs  # nothing ran again
+    assert message_count(clean_state, "s-idem") == stored
+    assert '"replayed":true' in streamed.text.replace(" ", "")
+    assert reused.status_code == 409
+    assert reused.json()["reason"] == "message_id_reused"
+
+
+async def test_session_api_lists_reads_and_deletes_with_cascade(
+    agent: AgentClient, gateway: GatewayStub, clean_state: Backends
+) -> None:
+    async with agent() as client:
+        await client.post(
+            "/chat",
+            json={
+                "session_id": "s-a",
+                "message": "SKU2024001 还有多少库存",
+                "user_context": CALLER,
+            },
+        )
+        await client.post(
+            "/chat", json={"session_id": "s-b", "message": "hi", "user_context": {"user_id": "u2"}}
+        )
+        listed = await client.get("/sessions")
+        mine = await client.get("/sessions", params={"user_id": "u1"})
+        detail = await client.get("/sessions/s-a")
+        deleted = await client.delete("/sessions/s-a")
+        gone = await client.get("/sessions/s-a")
+        again = await client.delete("/sessions/s-a")
+        bad = await client.get("/sessions/bad id!")
+    assert listed.status_code == 200
+    assert [s["id"] for s in listed.json()["sessions"]] == ["s-b", "s-a"]
+    assert [s["id"] for s in mine.json()["sessions"]] == ["s-a"]
+    messages = detail.json()["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
+    assert [m["seq"] for m in messages] == [1, 2, 3, 4]
+    call = messages[1]["tool_calls"][0]
+    assert call["tool_id"] == "inventory_query"
+    assert messages[2]["tool_call_id"] == call["id"]
+    assert detail.json()["title"] == "SKU2024001 还有多少库存"
+    assert deleted.status_code == 200
+    assert deleted.json()["status"] == "deleted"
+    assert deleted.json()["session_id"] == "s-a"
+    assert deleted.json()["trace_id"] == deleted.headers["x-trace-id"]
+    assert detail.json()["trace_id"] == detail.headers["x-trace-id"]
+    assert len(listed.json()["trace_id"]) == 32
+    assert message_count(clean_state, "s-a") == 0
+    assert gone.status_code == 404
+    assert gone.json()["reason"] == "session_not_found"
+    assert again.status_code == 404
+    assert again.json()["reason"] == "session_not_found"
+    assert bad.status_code == 422
+    assert bad.json()["reason"] == "invalid_request"
+
+
+async def test_a_session_belongs_to_its_user(agent: AgentClient, gateway: GatewayStub) -> None:
+    async with agent() as client:
+        await client.post(
+            "/chat", json={"session_id": "s-own", "message": "hi", "user_context": CALLER}
+        )
+        other = await client.post(
+            "/chat",
+            json={"session_id": "s-own", "message": "hi", "user_context": {"user_id": "u9"}},
+        )
+    assert other.status_code == 403
+    assert other.json()["reason"] == "session_forbidden"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "reason"),
+    [
+        ({"message": ""}, 422, "invalid_request"),
+        ({"message": "hi", "session_id": "../etc"}, 422, "invalid_request"),
+        ({"message": "hi", "surprise": 1}, 422, "invalid_request"),
+        ({"message": "hi", "user_context": {"roles": "admin"}}, 422, "invalid_request"),
+        ({"message": "x" * 32_001}, 422, "invalid_request"),
+    ],
+)
+async def test_bad_chat_requests_get_a_clear_4xx(
+    agent: AgentClient, gateway: GatewayStub, body: dict[str, Any], status: int, reason: str
+) -> None:
+    async with agent() as client:
+        response = await client.post("/chat", json=body)
+        malformed = await client.post(
+            "/chat", content=b'{"message": ', headers={"content-type": "application/json"}
+        )
+    assert response.status_code == status
+    assert response.json()["reason"] == reason
+    assert response.json()["message"]
+    assert malformed.status_code == 400
+    assert malformed.json()["reason"] == "malformed_json"
+
+
+async def test_gateway_down_is_a_clear_503(
+    agent: AgentClient, gateway: GatewayStub, model: ModelScript, llm_settings: dict[str, Any]
+) -> None:
+    async with agent(**llm_settings, gateway_url="http://127.0.0.1:9") as client:
+        response = await client.post("/chat", json={"session_id": "s-down", "message": "hi"})
+        retry = await client.post("/chat", json={"session_id": "s-down", "message": "hi"})
+    assert response.status_code == 503
+    assert response.json()["reason"] == "gateway_unavailable"
+    assert retry.status_code == 503  # the lock was released
+    assert not model.requests
+
+
+async def test_history_budget_summarises_whole_turns(
+    agent: AgentClient,
+    gateway: GatewayStub,
+    model: ModelScript,
+    vendor: str,
+    llm_settings: dict[str, Any],
+) -> None:
+    async with agent(**llm_settings, history_token_budget=200) as client:
+        for n in range(3):
+            response = await client.post(
+                "/chat",
+                json={"session_id": "s-budget", "message": f"question {n} about SKU2024001"},
+            )
+            assert response.status_code == 200, response.text
+        session = (await client.get("/sessions/s-budget")).json()
+    # The model wrote a summary (a non-streamed call) and the window moved to a turn start.
+    summaries = [r for r in model.requests if not r.get("stream")]
+    assert summaries
+    assert "question 0" in str(summaries[0]["messages"])
+    assert session["summary"]
+    start = session["context_start_seq"]
+    first_in_window = next(m for m in session["messages"] if m["seq"] == start)
+    assert first_in_window["role"] == "user"
+    # The last turn's first request held only turns from the window (the vendor
+    # rules checked in ModelScript also confirm no call was split from its result).
+    last_turn_first = [r for r in model.requests if r.get("stream")][-3]
+    assert "question 0" not in str(last_turn_first["messages"])
+    assert "Summary of the earlier conversation" in str(
+        last_turn_first.get("system") or last_turn_first["messages"][0]
+    )
+
+
+def test_a_call_is_never_written_without_its_result() -> None:
+    turn = uuid.uuid4()
+    call = {"id": "c1", "name": "inventory_query", "arguments": {}}
+    check_pairs(
+        [
+            NewMessage(role="assistant", turn_id=turn, tool_calls=[call]),
+            NewMessage(role="tool", turn_id=turn, tool_call_id="c1"),
+        ]
+    )
+    with pytest.raises(BrokenToolPair, match="without results"):
+        check_pairs([NewMessage(role="assistant", turn_id=turn, tool_calls=[call])])
+    with pytest.raises(BrokenToolPair, match="unknown call"):
+        check_pairs([NewMessage(role="tool", turn_id=turn, tool_call_id="c9")])
