@@ -67,7 +67,9 @@ async def _build_runtime(
     app: FastAPI, resources: ServiceResources, stack: AsyncExitStack
 ) -> GatewayRuntime:
     settings: Settings = app.state.settings
-    embedder: Embedder = app.state.embedder or await asyncio.to_thread(Embedder)
+    embedder: Embedder = app.state.embedder or await asyncio.to_thread(
+        Embedder, threads=settings.embedder_threads
+    )
     tracer = resources.telemetry.tracer("gateway")
     strict = settings.auth_mode == "strict"
     redis = _redis(settings, resources)

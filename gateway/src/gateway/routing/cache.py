@@ -97,8 +97,23 @@ class RouteCache:
         data = json.loads(raw)
         return CachedRoute(data["tool_id"], data["confidence"], "exact")
 
-    async def get_similar(self, scope: str, vector: Vector) -> CachedRoute | None:
-        mirror = await self._mirror(scope)
+    async def probe(self, scope: str, query: str) -> tuple[CachedRoute | None, int]:
+        """The exact-text hit, if any, and how many vectors the scope holds: one round trip."""
+        exact, vectors = self._keys(scope)
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.hget(exact, normalise(query))
+            pipe.llen(vectors)
+            raw, length = await pipe.execute()
+        if raw is None:
+            return None, int(length)
+        data = json.loads(raw)
+        return CachedRoute(data["tool_id"], data["confidence"], "exact"), int(length)
+
+    async def get_similar(
+        self, scope: str, vector: Vector, length: int | None = None
+    ) -> CachedRoute | None:
+        """``length``: the scope's vector count if already known (from ``probe``)."""
+        mirror = await self._mirror(scope, length)
         if mirror is None or not mirror.tool_ids:
             return None
         similarities = mirror.stacked() @ vector
@@ -125,9 +140,10 @@ class RouteCache:
         if results[-1] > self.max_entries:  # bounded: the scope starts afresh
             await self.redis.delete(exact, vectors)
 
-    async def _mirror(self, scope: str) -> _Mirror | None:
+    async def _mirror(self, scope: str, length: int | None) -> _Mirror | None:
         _, vectors = self._keys(scope)
-        length = int(await self.redis.llen(vectors))
+        if length is None:
+            length = int(await self.redis.llen(vectors))
         if length == 0:
             self._mirrors.pop(scope, None)
             return None

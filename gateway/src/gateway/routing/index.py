@@ -2,10 +2,12 @@
 
 Each tool is seen three ways:
 
-- ``describe`` vector: the embedding of "<tool id words>: <description>
-  <aliases> <parameter names and descriptions>";
+- ``describe`` vector: the embedding of the description, aliases, and
+  parameter names and descriptions;
 - ``name`` vector: the embedding of the tool's id and name alone, added with a
-  small weight (short ids such as "weather forecast" are strong evidence);
+  small weight (short ids such as "weather forecast" are strong evidence). Kept
+  apart from the description, it helps more than as a prefix of it (MetaTool
+  Recall@1 0.587 against 0.569);
 - BM25 over the same words (``lexical.BM25Index``).
 
 The fused score is a convex combination of the min-max-normalised dense and
@@ -60,9 +62,7 @@ class Candidate:
 
 
 def describe_text(manifest: dict[str, Any]) -> str:
-    head = split_identifier(str(manifest.get("name") or manifest["tool_id"]))
-    body = tool_document({**manifest, "tool_id": "", "name": ""}).strip()
-    return f"{head}: {body}"
+    return tool_document({**manifest, "tool_id": "", "name": ""}).strip()
 
 
 def name_text(manifest: dict[str, Any]) -> str:

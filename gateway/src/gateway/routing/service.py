@@ -25,7 +25,7 @@ from opentelemetry import trace
 
 from gateway.auth.schemas import Caller
 from gateway.auth.service import can_use
-from gateway.registry.cache import RegisteredTool, RegistryCache
+from gateway.registry.cache import RegistryCache
 from gateway.routing.cache import RouteCache, scope_of
 from gateway.routing.context import PastCall, previous_arguments
 from gateway.routing.extract import ArgumentExtractor, Extraction
@@ -63,7 +63,7 @@ class RouteDecision:
 @dataclass(frozen=True)
 class RouterSettings:
     top_k: int = 5
-    threshold: float = 0.35
+    threshold: float = 0.3
     alpha: float = 0.8
     name_weight: float = 0.3
 
@@ -87,6 +87,8 @@ class Router:
         self._vectors = VectorCache(embedder)
         self._index: ToolIndex | None = None
         self._building: asyncio.Lock = asyncio.Lock()
+        self._visible: dict[tuple[int, bool, frozenset[str], frozenset[str]], frozenset[str]] = {}
+        self._scopes: dict[tuple[int, frozenset[str]], str] = {}
 
     # -- index lifecycle -------------------------------------------------------------
 
@@ -114,13 +116,30 @@ class Router:
 
     # -- routing ---------------------------------------------------------------------
 
-    def visible(self, caller: Caller, namespaces: Collection[str] | None) -> list[RegisteredTool]:
-        return [
-            tool
-            for tool in self.registry.tools.values()
-            if (not namespaces or tool.spec.namespace in namespaces)
-            and can_use(caller, tool.spec).allowed
-        ]
+    def visible(self, caller: Caller, namespaces: Collection[str] | None) -> frozenset[str]:
+        """Ids of the tools ``caller`` may use in ``namespaces``: ``can_use`` over the registry.
+
+        Memoised per registry revision and what ``can_use`` looks at (authenticated or
+        not, roles), so a busy gateway does not re-decide 1,000 tools per request.
+        """
+        key = (
+            self.registry.revision,
+            caller.authenticated,
+            frozenset(caller.roles),
+            frozenset(namespaces or ()),
+        )
+        cached = self._visible.get(key)
+        if cached is None:
+            cached = frozenset(
+                tool.tool_id
+                for tool in self.registry.tools.values()
+                if (not namespaces or tool.spec.namespace in namespaces)
+                and can_use(caller, tool.spec).allowed
+            )
+            if len(self._visible) > 1024:
+                self._visible.clear()
+            self._visible[key] = cached
+        return cached
 
     async def route(
         self,
@@ -152,23 +171,27 @@ class Router:
         recent: Sequence[PastCall],
     ) -> RouteDecision:
         index = await self.index()
-        visible = self.visible(caller, namespaces)
-        if not visible:
+        allowed = self.visible(caller, namespaces)
+        if not allowed:
             return RouteDecision(
                 None,
                 reason="no_matching_tool",
                 message="No tool is available to this caller in the requested namespaces.",
                 why="no visible tools",
             )
-        allowed = {t.tool_id for t in visible}
-        scope = scope_of(index.revision, allowed)
+        scope = self._scopes.get((index.revision, allowed))
+        if scope is None:
+            if len(self._scopes) > 1024:
+                self._scopes.clear()
+            scope = self._scopes[(index.revision, allowed)] = scope_of(index.revision, allowed)
         previous = previous_arguments(list(recent))
 
-        cached = await self.cache.get_exact(scope, query)
+        cached, cached_vectors = await self.cache.probe(scope, query)
         vector = None
         if cached is None:
             vector = self.embedder.embed_one(query)
-            cached = await self.cache.get_similar(scope, vector)
+            if cached_vectors:
+                cached = await self.cache.get_similar(scope, vector, cached_vectors)
         if cached is not None and cached.tool_id in allowed:
             hit = self._fill(query, cached.tool_id, previous)
             if not hit.missing and self._validate(cached.tool_id, hit.arguments) is None:

@@ -9,7 +9,7 @@ from pydantic_settings import BaseSettings
 class RoutingSettings(BaseSettings):
     route_top_k: int = Field(5, ge=1, le=50, description="Candidates kept by the coarse stage.")
     route_threshold: float = Field(
-        0.35,
+        0.3,
         ge=0.0,
         le=1.0,
         description="Offline mode: the top candidate's confidence must reach this, else "

@@ -17,7 +17,7 @@ import httpx
 import structlog
 import uvicorn
 from fastapi import FastAPI
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from reach_common import health
@@ -64,7 +64,13 @@ async def service_resources(app: FastAPI) -> AsyncIterator[ServiceResources]:
     assert settings.redis_url
     engine = create_engine(settings.database_url, pool_size=settings.database_pool_size)
     telemetry.instrument_engine(engine)
-    redis = Redis.from_url(settings.redis_url, decode_responses=True)
+    # A blocking pool waits for a free connection under bursts instead of
+    # failing with MaxConnectionsError, the default pool's behaviour.
+    redis = Redis(
+        connection_pool=BlockingConnectionPool.from_url(
+            settings.redis_url, decode_responses=True, max_connections=64, timeout=5
+        )
+    )
     telemetry.instrument_redis(redis)
     http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0))
     telemetry.instrument_httpx(http)
