@@ -203,8 +203,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
             # it otherwise pause every request in flight.
             gc.collect()
             gc.freeze()
-        run = build_run_service(runtime.settings, runtime.settings, runtime, resources.redis)
+        # The gateway's own, uninstrumented client: gateway.route times the cache.
+        run = build_run_service(runtime.settings, runtime.settings, runtime, runtime.redis)
         app.state.router = run.router  # benchmarks and tests read the index
+        await run.router.start()
         yield {**resources.state(), "runtime": runtime, "registry": runtime.registry, "run": run}
 
 

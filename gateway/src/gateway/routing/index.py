@@ -66,9 +66,8 @@ def describe_text(manifest: dict[str, Any]) -> str:
 
 
 def name_text(manifest: dict[str, Any]) -> str:
-    ident = split_identifier(str(manifest["tool_id"]))
-    name = split_identifier(str(manifest.get("name") or ""))
-    return ident if not name or name.lower() == ident.lower() else f"{ident} ({name})"
+    """The display name when there is one (ids are often mangled: ``productsearch``)."""
+    return split_identifier(str(manifest.get("name") or manifest["tool_id"]))
 
 
 class VectorCache:
@@ -125,14 +124,33 @@ class ToolIndex:
         self.tool_ids = [str(m["tool_id"]) for m in manifests]
         self.manifests = {str(m["tool_id"]): m for m in manifests}
         self._position = {tool_id: i for i, tool_id in enumerate(self.tool_ids)}
+        self._row_cache: dict[frozenset[str], npt.NDArray[np.int64]] = {}
         describe = [describe_text(m) for m in manifests]
         names = [name_text(m) for m in manifests]
         self._describe = vectors.embed(describe)
         self._names = vectors.embed(names)
-        self._bm25 = BM25Index([f"{n}\n{d}" for n, d in zip(names, describe, strict=True)])
+        self._bm25 = BM25Index(
+            [
+                f"{split_identifier(str(m['tool_id']))}\n{n}\n{d}"
+                for m, n, d in zip(manifests, names, describe, strict=True)
+            ]
+        )
 
     def __len__(self) -> int:
         return len(self.tool_ids)
+
+    def _rows(self, allowed: Collection[str] | None) -> npt.NDArray[np.int64]:
+        """Row numbers of the allowed tools; memoised, since callers share permission sets."""
+        if allowed is None:
+            return np.arange(len(self.tool_ids))
+        key = allowed if isinstance(allowed, frozenset) else frozenset(allowed)
+        rows = self._row_cache.get(key)
+        if rows is None:
+            rows = np.array(sorted(self._position[t] for t in key if t in self._position))
+            if len(self._row_cache) > 1024:
+                self._row_cache.clear()
+            self._row_cache[key] = rows
+        return rows
 
     def search(
         self,
@@ -150,10 +168,7 @@ class ToolIndex:
         cjk = cjk_share(query)
         if alpha is None:
             alpha = self.alpha * (1 - cjk) + self.cjk_alpha * cjk
-        if allowed is None:
-            rows = np.arange(len(self.tool_ids))
-        else:
-            rows = np.array(sorted(self._position[t] for t in allowed if t in self._position))
+        rows = self._rows(allowed)
         if rows.size == 0:
             return []
         cosine = self._describe[rows] @ query_vector

@@ -89,8 +89,20 @@ class Router:
         self._building: asyncio.Lock = asyncio.Lock()
         self._visible: dict[tuple[int, bool, frozenset[str], frozenset[str]], frozenset[str]] = {}
         self._scopes: dict[tuple[int, frozenset[str]], str] = {}
+        self._rebuilds: set[asyncio.Task[ToolIndex]] = set()
 
     # -- index lifecycle -------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Build the index now, and again in the background whenever the registry changes,
+        so no request pays for embedding the catalogue."""
+        await self.index()
+        self.registry.add_listener(self._on_registry_change)
+
+    def _on_registry_change(self, _: RegistryCache) -> None:
+        task = asyncio.get_running_loop().create_task(self.index())
+        self._rebuilds.add(task)
+        task.add_done_callback(self._rebuilds.discard)
 
     async def index(self) -> ToolIndex:
         """The index for the registry's current revision, rebuilt when it moved."""

@@ -105,6 +105,10 @@ class Stack:
             PYTHONUNBUFFERED="1",
         )
         env.pop(f"{child.name.upper()}_PORT", None)  # PORT above is the one to use
+        # The local stack serves the shipped tools: the gateway loads and
+        # watches manifests/ unless told otherwise.
+        env.setdefault("TOOL_AUTO_DISCOVERY", "true")
+        env.setdefault("MANIFESTS_DIR", str(Path("manifests").resolve()))
         return env
 
     def start_children(self, database_url: str, redis_url: str) -> None:
