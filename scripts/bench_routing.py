@@ -197,6 +197,21 @@ def report_coarse(
         print(f"  {label:8s} {hits[1] / n:6.3f} {hits[5] / n:6.3f} {hits[10] / n:6.3f}")
 
 
+async def dry_run(
+    client: httpx.AsyncClient, query: str, session: str
+) -> tuple[dict[str, Any], float]:
+    """One ``POST /run`` with ``dry_run``: its body and its latency in ms."""
+    body = {
+        "session_id": session,
+        "user_query": query,
+        "dry_run": True,
+        "user_context": {"user_id": "bench"},
+    }
+    started = time.perf_counter()
+    response = await client.post("/run", json=body)
+    return response.json(), (time.perf_counter() - started) * 1000
+
+
 async def report_run(
     client: httpx.AsyncClient,
     queries: list[dict[str, Any]],
@@ -207,38 +222,17 @@ async def report_run(
     routed: list[int] = []
     miss_latency: list[float] = []
     for i, query in enumerate(queries):
-        body = {
-            "session_id": f"bench-{i}",
-            "user_query": query["query"],
-            "dry_run": True,
-            "user_context": {"user_id": "bench"},
-        }
-        started = time.perf_counter()
-        response = await client.post("/run", json=body)
-        elapsed = (time.perf_counter() - started) * 1000
-        data = response.json()
-        hint = (data.get("route") or {}).get("route_hint")
-        if hint != "route_cache":
+        data, elapsed = await dry_run(client, query["query"], f"bench-{i}")
+        if (data.get("route") or {}).get("route_hint") != "route_cache":
             miss_latency.append(elapsed)
         if data.get("success"):
             routed.append(i)
-        chosen = back.get(data.get("tool_id") or "")
-        correct += chosen in query["gold"]
+        correct += back.get(data.get("tool_id") or "") in query["gold"]
     hit_latency: list[float] = []
     for i in routed[-300:]:  # the newest entries: the cache is bounded
-        query = queries[i]
-        body = {
-            "session_id": f"bench-{i}",
-            "user_query": query["query"],
-            "dry_run": True,
-            "user_context": {"user_id": "bench"},
-        }
-        started = time.perf_counter()
-        response = await client.post("/run", json=body)
-        hit_latency.append((time.perf_counter() - started) * 1000)
-        assert (response.json().get("route") or {}).get("route_hint") == "route_cache", (
-            response.text
-        )
+        data, elapsed = await dry_run(client, queries[i]["query"], f"bench-{i}")
+        hit_latency.append(elapsed)
+        assert (data.get("route") or {}).get("route_hint") == "route_cache", data
     print(
         f"\noffline POST /run (dry_run), top-1 accuracy: {correct / len(queries):.3f} ({correct}/{len(queries)})"
     )
@@ -313,13 +307,7 @@ async def report_llm(
     sample = queries[:limit]
     correct = args_scored = args_right = 0
     for i, query in enumerate(sample):
-        body = {
-            "session_id": f"llm-{i}",
-            "user_query": query["query"],
-            "dry_run": True,
-            "user_context": {"user_id": "bench"},
-        }
-        data = (await client.post("/run", json=body)).json()
+        data, _ = await dry_run(client, query["query"], f"llm-{i}")
         chosen = back.get(data.get("tool_id") or "")
         correct += chosen in query["gold"]
         truths = [t for t in query.get("ground_truth") or [] if chosen in t]

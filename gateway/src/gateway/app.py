@@ -207,6 +207,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         run = build_run_service(runtime.settings, runtime.settings, runtime, runtime.redis)
         app.state.router = run.router  # benchmarks and tests read the index
         await run.router.start()
+        stack.push_async_callback(run.router.stop)
         yield {**resources.state(), "runtime": runtime, "registry": runtime.registry, "run": run}
 
 

@@ -16,6 +16,7 @@ the same invoke pipeline ``POST /tools/{id}/invoke`` uses.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,7 +90,8 @@ class Router:
         self._building: asyncio.Lock = asyncio.Lock()
         self._visible: dict[tuple[int, bool, frozenset[str], frozenset[str]], frozenset[str]] = {}
         self._scopes: dict[tuple[int, frozenset[str]], str] = {}
-        self._rebuilds: set[asyncio.Task[ToolIndex]] = set()
+        self._rebuild: asyncio.Task[None] | None = None
+        self._stale = False
 
     # -- index lifecycle -------------------------------------------------------------
 
@@ -100,9 +102,22 @@ class Router:
         self.registry.add_listener(self._on_registry_change)
 
     def _on_registry_change(self, _: RegistryCache) -> None:
-        task = asyncio.get_running_loop().create_task(self.index())
-        self._rebuilds.add(task)
-        task.add_done_callback(self._rebuilds.discard)
+        # Coalesce bursts (a folder of manifests loading): one rebuild runs at a
+        # time, and one more follows if the registry moved meanwhile.
+        self._stale = True
+        if self._rebuild is None or self._rebuild.done():
+            self._rebuild = asyncio.get_running_loop().create_task(self._rebuild_until_current())
+
+    async def stop(self) -> None:
+        if self._rebuild is not None and not self._rebuild.done():
+            self._rebuild.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._rebuild
+
+    async def _rebuild_until_current(self) -> None:
+        while self._stale:
+            self._stale = False
+            await self.index()
 
     async def index(self) -> ToolIndex:
         """The index for the registry's current revision, rebuilt when it moved."""
