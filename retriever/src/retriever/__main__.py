@@ -1,7 +1,6 @@
-"""``python -m retriever``: run the retriever alone (embedded Postgres/Redis if no URLs are set)."""
+"""``python -m retriever [serve | ingest PATH...]``: the service (default) or a bulk ingest."""
 
-from reach_common.service import run_service
-from retriever.settings import Settings
+from retriever.cli import app
 
 if __name__ == "__main__":
-    run_service(Settings(), "retriever.app:create_app")
+    app(prog_name="python -m retriever")

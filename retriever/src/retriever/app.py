@@ -2,27 +2,120 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import structlog
 from fastapi import FastAPI
+from opentelemetry import trace
+from pgvector.asyncpg import register_vector
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from reach_common.embeddings import Embedder
+from reach_common.llm.factory import check_settings, create_provider
 from reach_common.service import build_app, service_resources
+from retriever.ingest.endpoints import router as ingest_router
+from retriever.ingest.service import Ingestor
+from retriever.search.endpoints import router as search_router
+from retriever.search.service import Searcher
 from retriever.settings import Settings
+from retriever.sources.endpoints import router as sources_router
+
+log = structlog.get_logger(__name__)
+
+
+def configure_connections(engine: AsyncEngine, settings: Settings) -> None:
+    """Set up every new connection of ``engine`` for the retriever's queries.
+
+    pgvector values travel in binary. JIT compilation is off: it costs more
+    than any of these queries. ``hnsw.ef_search`` is the HNSW search breadth,
+    and iterative scans let a filtered vector search read on until it has
+    enough rows. BM25 aggregates every matching chunk in memory, hence
+    ``work_mem``.
+    """
+    statement = (
+        "SET jit = off; SET work_mem = '32MB';"
+        f" SET hnsw.ef_search = {settings.hnsw_ef_search:d};"
+        " SET hnsw.iterative_scan = strict_order"
+    )
+
+    async def setup(conn: Any) -> None:
+        await register_vector(conn)
+        await conn.execute(statement)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.run_async(setup)
+
+
+def build_ingestor(
+    settings: Settings, embedder: Embedder, tracer: trace.Tracer | None = None
+) -> Ingestor:
+    return Ingestor(
+        embedder,
+        chunk_tokens=settings.chunk_tokens,
+        overlap_tokens=settings.chunk_overlap_tokens,
+        embed_batch_size=settings.embed_batch_size,
+        tracer=tracer,
+    )
 
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
+    settings: Settings = app.state.settings
     async with service_resources(app) as resources:
-        yield resources.state()
+        configure_connections(resources.engine, settings)
+        embedder: Embedder = app.state.embedder or await asyncio.to_thread(
+            Embedder, threads=settings.embedder_threads
+        )
+        provider = create_provider(settings)
+        searcher = Searcher(
+            settings,
+            embedder,
+            provider,
+            resources.engine,
+            resources.telemetry.tracer("retriever"),
+        )
+        log.info(
+            "retriever_ready",
+            llm=provider.name if provider else "offline",
+            embedding_model=embedder.model_name,
+        )
+        try:
+            yield {
+                **resources.state(),
+                "embedder": embedder,
+                "provider": provider,
+                "ingestor": build_ingestor(
+                    settings, embedder, resources.telemetry.tracer("retriever")
+                ),
+                "searcher": searcher,
+            }
+        finally:
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                await close()
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, embedder: Embedder | None = None) -> FastAPI:
+    """The retriever app. ``embedder`` lets tests share one loaded model between apps."""
     settings = settings or Settings()
-    return build_app(
+    # Refuse to start on an unusable LLM configuration, not at the first rewrite.
+    check_settings(settings)
+    app = build_app(
         settings,
         title="Reach retriever",
-        description="Ingest documents and search them: pgvector and BM25, fused.",
+        description=(
+            "Ingest documents and search them: pgvector (HNSW, cosine) and BM25 computed "
+            "inside Postgres, fused by reciprocal rank; optional LLM query rewriting."
+        ),
         lifespan=lifespan,
     )
+    app.state.embedder = embedder
+    app.include_router(ingest_router)
+    app.include_router(search_router)
+    app.include_router(sources_router)
+    return app

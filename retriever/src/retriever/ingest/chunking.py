@@ -1,0 +1,285 @@
+"""Split a document into chunks by headings and paragraphs, measured in the embedder's tokens.
+
+A document is read as Markdown: ATX (``# Title``) and setext headings open
+sections, blank lines separate paragraphs, and fenced code stays one block.
+Each chunk belongs to one section and starts with that section's heading path
+("Guide > Install"), so a chunk read alone still says what it is about; the
+heading counts against the chunk's token budget.
+
+Within a section, whole paragraphs are packed while they fit. A paragraph that
+does not fit is split into sentences (or lines), a sentence that does not fit
+into words. When a chunk is full, the next one starts with the last whole
+sentences of the previous one, up to ``overlap_tokens``.
+
+Token counts add up: the embedder's pre-tokeniser splits on whitespace and
+punctuation, so a text's token count is the sum of its pieces' counts.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+# Counts the embedder's tokens of each text, special tokens excluded.
+TokenCounter = Callable[[Sequence[str]], list[int]]
+
+HEADING_SEPARATOR = " > "
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A sentence ends at . ! or ? followed by whitespace; a line break also ends a unit,
+# so list items and table rows are never glued together.
+_SENTENCE_END = re.compile(r"(?<=[.!?])[ \t]+|\n")
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One piece of a document, ready to embed and index."""
+
+    ordinal: int
+    heading: str
+    text: str
+    token_count: int
+
+    @property
+    def indexed_text(self) -> str:
+        """What is embedded and analysed for BM25: the heading path, then the text."""
+        return f"{self.heading}\n\n{self.text}" if self.heading else self.text
+
+
+@dataclass
+class _Section:
+    path: list[str]
+    blocks: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Unit:
+    """A sentence (or line, or word run) and what separates it from the next unit."""
+
+    text: str
+    tokens: int
+    separator: str
+
+
+def parse_sections(text: str) -> list[_Section]:
+    """Markdown → sections, each with its heading path and its paragraphs and code blocks."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    sections = [_Section([])]
+    stack: list[tuple[int, str]] = []
+    paragraph: list[str] = []
+    fence: str | None = None
+
+    def flush() -> None:
+        block = "\n".join(paragraph).strip("\n")
+        if block.strip():
+            sections[-1].blocks.append(block)
+        paragraph.clear()
+
+    def open_section(level: int, title: str) -> None:
+        flush()
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title.strip()))
+        sections.append(_Section([t for _, t in stack if t]))
+
+    for line in lines:
+        if fence is not None:
+            paragraph.append(line)
+            if line.strip().startswith(fence):
+                fence = None
+                flush()
+            continue
+        if match := _FENCE.match(line):
+            flush()
+            fence = match.group(1)[:3]
+            paragraph.append(line)
+        elif match := _ATX.match(line):
+            open_section(len(match.group(1)), match.group(2))
+        elif len(paragraph) == 1 and _SETEXT.match(line) and paragraph[0].strip():
+            title = paragraph.pop()
+            open_section(1 if line.strip().startswith("=") else 2, title)
+        elif not line.strip():
+            flush()
+        else:
+            paragraph.append(line.rstrip())
+    flush()
+    return sections
+
+
+class Chunker:
+    """Turns text into :class:`Chunk` s of at most ``chunk_tokens`` tokens."""
+
+    def __init__(self, count_tokens: TokenCounter, chunk_tokens: int, overlap_tokens: int) -> None:
+        if not 0 <= overlap_tokens < chunk_tokens:
+            raise ValueError("overlap_tokens must be at least 0 and below chunk_tokens")
+        self._count = count_tokens
+        self.chunk_tokens = chunk_tokens
+        self.overlap_tokens = overlap_tokens
+
+    def split(self, text: str) -> list[Chunk]:
+        sections = [s for s in parse_sections(text) if s.blocks]
+        if not sections:
+            # Only headings: they are the content.
+            titles = [line.strip("# \t") for line in text.splitlines() if line.strip("# \t")]
+            sections = [_Section([], ["\n".join(titles)])] if titles else []
+        chunks: list[Chunk] = []
+        for section in sections:
+            heading = self._fit_heading(section.path)
+            heading_tokens = self._count([heading])[0] if heading else 0
+            budget = self.chunk_tokens - heading_tokens
+            for body, tokens in self._pack(section.blocks, budget):
+                chunks.append(Chunk(len(chunks), heading, body, heading_tokens + tokens))
+        return chunks
+
+    def _fit_heading(self, path: list[str]) -> str:
+        """The heading path, shortened from the top until it takes at most a quarter of a chunk."""
+        limit = self.chunk_tokens // 4
+        for start in range(len(path)):
+            heading = HEADING_SEPARATOR.join(path[start:])
+            if self._count([heading])[0] <= limit:
+                return heading
+        if not path:
+            return ""
+        return self._cut_to_tokens(path[-1], limit)
+
+    def _cut_to_tokens(self, text: str, limit: int) -> str:
+        words = text.split()
+        counts = self._count(words)
+        kept, total = [], 0
+        for word, count in zip(words, counts, strict=True):
+            if total + count > limit:
+                break
+            kept.append(word)
+            total += count
+        return " ".join(kept)
+
+    # --- packing ---------------------------------------------------------------------------------
+
+    def _paragraph_units(self, blocks: list[str], budget: int) -> list[list[_Unit]]:
+        """Each block as a list of units no longer than ``budget``, with exact token counts."""
+        block_counts = self._count(blocks)
+        paragraphs: list[list[_Unit]] = []
+        for block, count in zip(blocks, block_counts, strict=True):
+            if count <= budget:
+                paragraphs.append([_Unit(block, count, "\n\n")])
+                continue
+            paragraphs.append(self._split_block(block, budget))
+        return paragraphs
+
+    def _split_block(self, block: str, budget: int) -> list[_Unit]:
+        pieces: list[tuple[str, str]] = []
+        position = 0
+        for match in _SENTENCE_END.finditer(block):
+            piece = block[position : match.start()]
+            if piece.strip():
+                pieces.append((piece.strip(), "\n" if match.group() == "\n" else " "))
+            position = match.end()
+        if block[position:].strip():
+            pieces.append((block[position:].strip(), " "))
+        counts = self._count([p for p, _ in pieces])
+        units: list[_Unit] = []
+        for (piece, separator), count in zip(pieces, counts, strict=True):
+            if count <= budget:
+                units.append(_Unit(piece, count, separator))
+            else:
+                units.extend(self._split_words(piece, budget, separator))
+        if units:
+            last = units[-1]
+            units[-1] = _Unit(last.text, last.tokens, "\n\n")
+        return units
+
+    def _split_words(self, sentence: str, budget: int, separator: str) -> list[_Unit]:
+        words = sentence.split()
+        counts = self._count(words)
+        units: list[_Unit] = []
+        run: list[str] = []
+        run_tokens = 0
+        pieces: list[tuple[str, int]] = []
+        for word, count in zip(words, counts, strict=True):
+            if count <= budget:
+                pieces.append((word, count))
+            else:  # one enormous "word" (a hash, base64): cut it by characters
+                pieces.extend(self._split_characters(word, budget))
+        for word, count in pieces:
+            if run and run_tokens + count > budget:
+                units.append(_Unit(" ".join(run), run_tokens, " "))
+                run, run_tokens = [], 0
+            run.append(word)
+            run_tokens += count
+        if run:
+            units.append(_Unit(" ".join(run), run_tokens, separator))
+        return units
+
+    def _split_characters(self, word: str, budget: int) -> list[tuple[str, int]]:
+        """Longest prefixes of ``word`` that fit ``budget``, found by bisection."""
+        pieces: list[tuple[str, int]] = []
+        while word:
+            low, high = 1, len(word)
+            while low < high:
+                middle = (low + high + 1) // 2
+                if self._count([word[:middle]])[0] <= budget:
+                    low = middle
+                else:
+                    high = middle - 1
+            pieces.append((word[:low], self._count([word[:low]])[0]))
+            word = word[low:]
+        return pieces
+
+    def _pack(self, blocks: list[str], budget: int) -> list[tuple[str, int]]:
+        """Greedy packing of paragraphs (whole when possible) into chunks of ``budget`` tokens."""
+        chunks: list[tuple[str, int]] = []
+        current: list[_Unit] = []
+        used = 0
+        carried = 0  # leading units of ``current`` repeated from the previous chunk
+
+        def emit() -> None:
+            nonlocal current, used, carried
+            chunks.append((_join(current), used))
+            current = self._overlap(current)
+            used = sum(u.tokens for u in current)
+            carried = len(current)
+
+        for paragraph in self._paragraph_units(blocks, budget):
+            paragraph_tokens = sum(u.tokens for u in paragraph)
+            # Rather than break a paragraph that fits whole in a chunk of its own, start
+            # that chunk now, unless the current one is still mostly empty.
+            if (
+                len(current) > carried
+                and used + paragraph_tokens > budget
+                and used >= budget // 2
+                and paragraph_tokens <= budget
+            ):
+                emit()
+            for unit in paragraph:
+                if len(current) > carried and used + unit.tokens > budget:
+                    emit()
+                while current and used + unit.tokens > budget:  # the overlap leaves no room
+                    used -= current.pop(0).tokens
+                    carried -= 1
+                current.append(unit)
+                used += unit.tokens
+        if len(current) > carried:
+            chunks.append((_join(current), used))
+        return chunks
+
+    def _overlap(self, units: list[_Unit]) -> list[_Unit]:
+        """The last whole units of a chunk that fit in the overlap (never the whole chunk)."""
+        tail: list[_Unit] = []
+        total = 0
+        for unit in reversed(units):
+            if total + unit.tokens > self.overlap_tokens:
+                break
+            tail.insert(0, unit)
+            total += unit.tokens
+        return tail if len(tail) < len(units) else []
+
+
+def _join(units: list[_Unit]) -> str:
+    parts: list[str] = []
+    for i, unit in enumerate(units):
+        parts.append(unit.text)
+        if i < len(units) - 1:
+            parts.append(unit.separator)
+    return "".join(parts).strip()

@@ -1,0 +1,115 @@
+"""The chunker on real text with the embedder's real tokenizer."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from reach_common.embeddings import Embedder
+from retriever.ingest.chunking import Chunker, TokenCounter, parse_sections
+from retriever.ingest.service import token_counter
+
+GUIDE = """# Guide
+
+A short introduction.
+
+## Install
+
+Run the installer. It takes a minute. Then check the version with the command below. \
+If it fails, read the log. The log lives in the data folder. Restart after changes to \
+the configuration file, because settings are read once at start.
+
+```bash
+make install
+
+make run
+```
+
+Setext heading
+--------------
+
+- item one
+- item two
+"""
+
+
+@pytest.fixture(scope="module")
+def count(embedder: Embedder) -> TokenCounter:
+    return token_counter(embedder)
+
+
+def test_sections_follow_headings_and_keep_code_fences_whole() -> None:
+    sections = [(s.path, s.blocks) for s in parse_sections(GUIDE) if s.blocks]
+    assert sections == [
+        (["Guide"], ["A short introduction."]),
+        (
+            ["Guide", "Install"],
+            [
+                GUIDE.split("\n\n")[3],
+                "```bash\nmake install\n\nmake run\n```",
+            ],
+        ),
+        (["Guide", "Setext heading"], ["- item one\n- item two"]),
+    ]
+
+
+def test_chunks_carry_their_heading_path_and_exact_token_counts(count: TokenCounter) -> None:
+    chunker = Chunker(count, 254, 32)
+    chunks = chunker.split(GUIDE)
+    assert [c.heading for c in chunks] == [
+        "Guide",
+        "Guide > Install",
+        "Guide > Setext heading",
+    ]
+    assert chunks[1].text.endswith("make run\n```")
+    for chunk in chunks:
+        assert chunk.token_count == count([chunk.indexed_text])[0]
+    assert [c.ordinal for c in chunks] == [0, 1, 2]
+
+
+def test_long_paragraphs_split_at_sentences_with_overlap(count: TokenCounter) -> None:
+    sentences = [f"Sentence number {i} talks about topic {i} in some detail." for i in range(40)]
+    chunker = Chunker(count, 64, 16)
+    chunks = chunker.split(" ".join(sentences))
+    assert len(chunks) > 5
+    for chunk in chunks:
+        assert chunk.token_count <= 64
+        assert chunk.token_count == count([chunk.indexed_text])[0]
+        assert chunk.text.endswith(".")  # never cut inside a sentence
+    for previous, current in itertools.pairwise(chunks):
+        last_sentence = previous.text.split(". ")[-1]
+        assert current.text.startswith(last_sentence)  # the overlap repeats it
+    # Every sentence survives, in order.
+    joined = " ".join(c.text for c in chunks)
+    positions = [joined.find(s) for s in sentences]
+    assert all(p >= 0 for p in positions)
+
+
+def test_without_overlap_nothing_repeats(count: TokenCounter) -> None:
+    sentences = [f"Fact {i} is stated here plainly." for i in range(30)]
+    chunks = Chunker(count, 40, 0).split(" ".join(sentences))
+    assert " ".join(c.text for c in chunks) == " ".join(sentences)
+
+
+def test_paragraph_that_fits_moves_to_a_fresh_chunk(count: TokenCounter) -> None:
+    first = "Alpha beta gamma delta. " * 6
+    second = "Epsilon zeta eta theta. " * 6
+    chunks = Chunker(count, 50, 0).split(f"{first.strip()}\n\n{second.strip()}")
+    assert [c.text for c in chunks] == [first.strip(), second.strip()]
+
+
+def test_huge_words_and_heading_only_documents(count: TokenCounter) -> None:
+    chunker = Chunker(count, 40, 8)
+    blob = "-".join(str(i) for i in range(200))  # one "word" of ~400 tokens
+    chunks = chunker.split(blob)
+    assert len(chunks) > 1
+    assert "".join(c.text for c in chunks) == blob
+    assert all(c.token_count <= 40 for c in chunks)
+    [only] = chunker.split("# Title\n\n## Subtitle")
+    assert only.text == "Title\nSubtitle"
+
+
+def test_overlap_must_be_below_chunk_size(count: TokenCounter) -> None:
+    with pytest.raises(ValueError, match="overlap"):
+        Chunker(count, 32, 32)
