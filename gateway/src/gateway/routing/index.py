@@ -96,6 +96,13 @@ class VectorCache:
         self._vectors = {k: v for k, v in self._vectors.items() if k in keep}
 
 
+@dataclass(frozen=True)
+class _View:
+    rows: npt.NDArray[np.int64]
+    describe: Matrix
+    names: Matrix
+
+
 def _minmax(scores: Matrix) -> Matrix:
     lo, hi = float(scores.min()), float(scores.max())
     if hi - lo < 1e-9:
@@ -124,7 +131,7 @@ class ToolIndex:
         self.tool_ids = [str(m["tool_id"]) for m in manifests]
         self.manifests = {str(m["tool_id"]): m for m in manifests}
         self._position = {tool_id: i for i, tool_id in enumerate(self.tool_ids)}
-        self._row_cache: dict[frozenset[str], npt.NDArray[np.int64]] = {}
+        self._views: dict[frozenset[str] | None, _View] = {}
         describe = [describe_text(m) for m in manifests]
         names = [name_text(m) for m in manifests]
         self._describe = vectors.embed(describe)
@@ -139,18 +146,23 @@ class ToolIndex:
     def __len__(self) -> int:
         return len(self.tool_ids)
 
-    def _rows(self, allowed: Collection[str] | None) -> npt.NDArray[np.int64]:
-        """Row numbers of the allowed tools; memoised, since callers share permission sets."""
-        if allowed is None:
-            return np.arange(len(self.tool_ids))
-        key = allowed if isinstance(allowed, frozenset) else frozenset(allowed)
-        rows = self._row_cache.get(key)
-        if rows is None:
-            rows = np.array(sorted(self._position[t] for t in key if t in self._position))
-            if len(self._row_cache) > 1024:
-                self._row_cache.clear()
-            self._row_cache[key] = rows
-        return rows
+    def _view(self, allowed: Collection[str] | None) -> _View:
+        """The allowed tools' rows and their vectors; memoised per permission set, so a
+        query copies no matrices (callers share a handful of permission sets)."""
+        key = None if allowed is None else frozenset(allowed)
+        view = self._views.get(key)
+        if view is None:
+            if key is None:
+                rows = np.arange(len(self.tool_ids))
+            else:
+                rows = np.array(
+                    sorted(self._position[t] for t in key if t in self._position), dtype=np.int64
+                )
+            view = _View(rows, self._describe[rows], self._names[rows])
+            if len(self._views) > 256:
+                self._views.clear()
+            self._views[key] = view
+        return view
 
     def search(
         self,
@@ -168,11 +180,12 @@ class ToolIndex:
         cjk = cjk_share(query)
         if alpha is None:
             alpha = self.alpha * (1 - cjk) + self.cjk_alpha * cjk
-        rows = self._rows(allowed)
+        view = self._view(allowed)
+        rows = view.rows
         if rows.size == 0:
             return []
-        cosine = self._describe[rows] @ query_vector
-        dense = cosine + self.name_weight * (self._names[rows] @ query_vector)
+        cosine = view.describe @ query_vector
+        dense = cosine + self.name_weight * (view.names @ query_vector)
         lexical = self._bm25.score(query)[rows]
         fused = alpha * _minmax(dense) + (1 - alpha) * _minmax(lexical)
         if rows.size == 1:  # nothing to normalise against: let evidence speak
