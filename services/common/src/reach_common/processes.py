@@ -1,0 +1,81 @@
+"""Run a Reach service as a real process on a loopback port: tests and benchmarks.
+
+Production runs each service as its own process, so end-to-end tests and
+benchmarks do too: ``python -m <service>`` on a free 127.0.0.1 port, ready once
+``/readyz`` answers 200, stopped with SIGTERM (then SIGKILL) on exit.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_until_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """Poll ``url/readyz`` until it answers 200; fail fast if the process exits."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{url} exited with {process.returncode} before it was ready")
+        try:
+            if httpx.get(url + "/readyz", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise TimeoutError(f"{url}/readyz not ready after {timeout}s")
+
+
+@dataclass(frozen=True)
+class RunningService:
+    url: str
+    pid: int
+
+
+@contextmanager
+def running_service(
+    module: str,
+    port: int,
+    env: dict[str, str],
+    log_dir: Path,
+    *,
+    cwd: Path | None = None,
+    ready_timeout: float = 30,
+) -> Iterator[RunningService]:
+    """``python -m <module>`` on ``port``, output in ``log_dir/<module>.log``."""
+    with (log_dir / f"{module}.log").open("wb") as log:
+        process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-m", module],
+            env={**os.environ, **env, "PORT": str(port), "HOST": "127.0.0.1"},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=cwd,
+        )
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_until_ready(url, process, ready_timeout)
+            yield RunningService(url, process.pid)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
