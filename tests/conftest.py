@@ -29,7 +29,7 @@ from reach_common.db import libpq_url
 from reach_common.embedded import EmbeddedServers
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SCHEMAS = ("gateway", "agent", "retriever", "telemetry", "shop")
+SCHEMAS = ("auth", "gateway", "agent", "retriever", "telemetry", "shop")
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ async def app_client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """An httpx client calling ``app`` in process, with its lifespan running."""
     async with LifespanManager(app) as manager:
         transport = httpx.ASGITransport(app=manager.app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             yield client
 
 

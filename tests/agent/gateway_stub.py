@@ -35,6 +35,8 @@ TOOLS: dict[str, dict[str, Any]] = {
         "description": "Current stock, available and locked quantity of ONE SKU.",
         "input_schema": {"type": "object", "properties": {"sku": SKU}, "required": ["sku"]},
         "scope": [],
+        "idempotent": True,
+        "requires_approval": False,
     },
     "sales_query": {
         "name": "Recent sales",
@@ -45,6 +47,8 @@ TOOLS: dict[str, dict[str, Any]] = {
             "required": ["sku"],
         },
         "scope": [],
+        "idempotent": True,
+        "requires_approval": False,
     },
     "order_query": {
         "name": "Order lookup",
@@ -55,12 +59,45 @@ TOOLS: dict[str, dict[str, Any]] = {
             "required": ["order_id"],
         },
         "scope": ["ops_admin"],
+        "idempotent": True,
+        "requires_approval": False,
+    },
+    "rag_retrieve": {
+        "name": "Search documents",
+        "description": "Passages of the knowledge base that match a query.",
+        "input_schema": {
+            "type": "object",
+            "properties": {"query": {"type": "string", "minLength": 1}},
+            "required": ["query"],
+        },
+        "scope": [],
+        "idempotent": True,
+        "requires_approval": False,
+    },
+    "order_create": {
+        "name": "Place an order",
+        "description": "Places a NEW order for one SKU. Not idempotent.",
+        "input_schema": {
+            "type": "object",
+            "properties": {
+                "sku": SKU,
+                "quantity": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "customer": {"type": "string", "minLength": 1, "maxLength": 200},
+            },
+            "required": ["sku", "quantity", "customer"],
+            "additionalProperties": False,
+        },
+        "scope": [],
+        "idempotent": False,
+        "requires_approval": False,
     },
     "echo": {
         "name": "Echo",
         "description": "Returns its arguments (benchmarks).",
         "input_schema": {"type": "object"},
         "scope": [],
+        "idempotent": True,
+        "requires_approval": False,
     },
 }
 
@@ -75,6 +112,8 @@ class GatewayStub:
     last_sku: dict[str, str] = field(default_factory=dict)
     echo_all: bool = False  # benchmarks: every tool answers at once with its arguments
     busy_s: float = 0.0  # time spent inside tool calls, for benchmarks to subtract
+    credentials: dict[str, set[str]] = field(default_factory=dict)  # credential → roles
+    documents: list[dict[str, Any]] = field(default_factory=list)  # what rag_retrieve finds
 
     def reset(self) -> None:
         self.busy_s = 0.0
@@ -82,6 +121,12 @@ class GatewayStub:
         self.requests.clear()
         self.in_flight = self.max_in_flight = 0
         self.last_sku.clear()
+        self.credentials.clear()
+        self.documents.clear()
+
+    def invoked(self, tool_id: str) -> list[dict[str, Any]]:
+        """The ``/tools/{tool_id}/invoke`` requests received."""
+        return [r for r in self.requests if r["path"] == f"/tools/{tool_id}/invoke"]
 
     def _record(self, request: Request, body: Any) -> None:
         if self.echo_all:  # benchmarks: keep memory flat
@@ -95,10 +140,11 @@ class GatewayStub:
             }
         )
 
-    @staticmethod
-    def _roles(request: Request, body_context: dict[str, Any] | None) -> set[str]:
-        if request.headers.get("authorization") == "Bearer admin-token":
-            return {"ops_admin"}
+    def _roles(self, request: Request, body_context: dict[str, Any] | None) -> set[str]:
+        authorization = request.headers.get("authorization", "")
+        credential = authorization.removeprefix("Bearer ") or request.headers.get("x-api-key")
+        if credential:
+            return set(self.credentials.get(credential, set()))
         if body_context is not None:
             return set(body_context.get("roles") or [])
         return {r for r in request.headers.get("x-user-roles", "").split(",") if r}
@@ -106,11 +152,18 @@ class GatewayStub:
     def visible(self, roles: set[str]) -> list[str]:
         return [t for t, spec in TOOLS.items() if not spec["scope"] or roles & set(spec["scope"])]
 
-    async def execute(self, tool_id: str, arguments: dict[str, Any]) -> tuple[int, Any]:
+    async def execute(
+        self, tool_id: str, arguments: dict[str, Any], idempotency_key: str | None = None
+    ) -> tuple[int, Any]:
         if tool_id == "echo" or self.echo_all:
             return 200, {"echo": arguments}
+        if tool_id == "rag_retrieve":
+            return 200, {"query": arguments["query"], "chunks": list(self.documents)}
         assert self.shop is not None, "shop tools need the shop app"
-        if tool_id == "inventory_query":
+        if tool_id == "order_create":
+            headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+            response = await self.shop.post("/api/orders", json=arguments, headers=headers)
+        elif tool_id == "inventory_query":
             response = await self.shop.get(f"/api/inventory/{arguments['sku']}")
         elif tool_id == "sales_query":
             days = arguments.get("days", 30)
@@ -120,7 +173,11 @@ class GatewayStub:
         return response.status_code, response.json()
 
     async def invoke(
-        self, tool_id: str, arguments: dict[str, Any], roles: set[str]
+        self,
+        tool_id: str,
+        arguments: dict[str, Any],
+        roles: set[str],
+        idempotency_key: str | None = None,
     ) -> tuple[int, dict[str, Any]]:
         started = time.perf_counter()
 
@@ -156,7 +213,7 @@ class GatewayStub:
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
             await asyncio.sleep(self.delays.get(tool_id, 0))
-            status, output = await self.execute(tool_id, arguments)
+            status, output = await self.execute(tool_id, arguments, idempotency_key)
         finally:
             self.in_flight -= 1
             self.busy_s += time.perf_counter() - started
@@ -188,7 +245,8 @@ class GatewayStub:
                     manager = await stack.enter_async_context(LifespanManager(shop_app))
                     self.shop = await stack.enter_async_context(
                         httpx.AsyncClient(
-                            transport=httpx.ASGITransport(app=manager.app), base_url="http://shop"
+                            transport=httpx.ASGITransport(app=manager.app),
+                            base_url="http://localhost",
                         )
                     )
                 yield
@@ -217,7 +275,9 @@ class GatewayStub:
             body = await request.json()
             self._record(request, body)
             roles = self._roles(request, body.get("user_context"))
-            status, envelope = await self.invoke(tool_id, body.get("arguments", {}), roles)
+            status, envelope = await self.invoke(
+                tool_id, body.get("arguments", {}), roles, request.headers.get("idempotency-key")
+            )
             return JSONResponse(envelope, status_code=status)
 
         @app.post("/run")

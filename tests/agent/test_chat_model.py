@@ -11,15 +11,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.agent.conftest import AgentClient
+from tests.agent.conftest import AgentClient, KeyMaker
 from tests.agent.gateway_stub import GatewayStub
-from tests.agent.wire import ModelScript
+from tests.agent.wire import ModelScript, unframe
 
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 
 
 def tool_results_sent(body: dict[str, Any], vendor: str) -> list[dict[str, Any]]:
-    """The tool results a model request carried, as ``{id, content, is_error}``."""
+    """The tool results a model request carried, as ``{id, content, is_error, source, data}``:
+    ``content`` as sent, ``source`` and ``data`` from inside its untrusted-data frame."""
+    return [{**r, **unframe(r["content"])} for r in _tool_results(body, vendor)]
+
+
+def _tool_results(body: dict[str, Any], vendor: str) -> list[dict[str, Any]]:
     found: list[dict[str, Any]] = []
     for message in body["messages"]:
         if vendor == "anthropic" and isinstance(message["content"], list):
@@ -78,7 +83,8 @@ async def test_turn_runs_tool_rounds_and_answers(
     results = tool_results_sent(model.requests[-1], vendor)
     assert len(results) == 3
     assert not any(r["is_error"] for r in results)
-    assert json.loads(results[0]["content"])["available"] == 156
+    assert json.loads(results[0]["data"])["available"] == 156
+    assert [r["source"] for r in results] == ["inventory_query", "inventory_query", "sales_query"]
 
     # Tools went through the gateway with the caller's identity and the trace.
     invokes = [r for r in gateway.requests if r["path"].endswith("/invoke")]
@@ -260,13 +266,16 @@ async def test_credential_is_forwarded_and_limits_the_tools_offered(
     model: ModelScript,
     vendor: str,
     llm_settings: dict[str, Any],
+    make_key: KeyMaker,
 ) -> None:
+    key = await make_key("ops-1", ["ops_admin"])
+    gateway.credentials[key] = {"ops_admin"}
     async with agent(**llm_settings) as client:
         anonymous = await client.post("/chat", json={"message": "SKU2024001?"})
         admin = await client.post(
             "/chat",
             json={"message": "SKU2024001?"},
-            headers={"Authorization": "Bearer admin-token"},
+            headers={"Authorization": f"Bearer {key}"},
         )
     assert anonymous.status_code == admin.status_code == 200
 
@@ -277,7 +286,7 @@ async def test_credential_is_forwarded_and_limits_the_tools_offered(
     assert "order_query" not in offered(model.requests[0])
     assert "order_query" in offered(model.requests[3])
     admin_invokes = [
-        r for r in gateway.requests if r["headers"].get("authorization") == "Bearer admin-token"
+        r for r in gateway.requests if r["headers"].get("authorization") == f"Bearer {key}"
     ]
     assert {r["path"] for r in admin_invokes} >= {"/tools/list", "/tools/inventory_query/invoke"}
 
@@ -316,3 +325,29 @@ async def test_a_failed_turn_resumes_on_retry_and_cannot_be_resumed_once_superse
     assert superseded.json()["reason"] == "turn_superseded"
     users = [m["client_message_id"] for m in session["messages"] if m["role"] == "user"]
     assert users == ["m-1", "m-2", "m-3"]  # the retry did not store the question twice
+
+
+async def test_strict_mode_forwards_the_callers_own_key_and_no_claimed_identity(
+    agent: AgentClient,
+    gateway: GatewayStub,
+    model: ModelScript,
+    llm_settings: dict[str, Any],
+    make_key: KeyMaker,
+) -> None:
+    key = await make_key("ops-2", ["ops_admin"])
+    gateway.credentials[key] = {"ops_admin"}
+    async with agent(**llm_settings, auth_mode="strict") as client:
+        response = await client.post(
+            "/chat",
+            json={"message": "SKU2024001?", "user_context": {"user_id": "root", "roles": ["x"]}},
+            headers={"X-API-Key": key, "X-User-Id": "root"},
+        )
+    assert response.status_code == 200, response.text
+    assert gateway.requests
+    for request in gateway.requests:
+        assert request["headers"]["x-api-key"] == key  # as received, nothing of the agent's
+        assert "authorization" not in request["headers"]
+        assert "x-user-id" not in request["headers"]
+        assert "x-user-roles" not in request["headers"]
+        if request["body"] is not None:
+            assert request["body"]["user_context"] == {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.agent.conftest import AgentClient
+from tests.agent.conftest import AgentClient, KeyMaker
 from tests.agent.gateway_stub import GatewayStub
 from tests.agent.test_chat_model import parse_sse
 
@@ -10,8 +10,11 @@ CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 
 
 async def test_offline_turn_answers_from_the_tool_and_names_it(
-    agent: AgentClient, gateway: GatewayStub
+    agent: AgentClient, gateway: GatewayStub, make_key: KeyMaker
 ) -> None:
+    key = await make_key("u1", ["ops_admin"])
+    gateway.credentials[key] = {"ops_admin"}
+    auth = {"Authorization": f"Bearer {key}"}
     async with agent() as client:
         response = await client.post(
             "/chat",
@@ -20,9 +23,9 @@ async def test_offline_turn_answers_from_the_tool_and_names_it(
                 "message": "SKU2024001 还有多少库存",
                 "user_context": CALLER,
             },
-            headers={"Authorization": "Bearer admin-token"},
+            headers=auth,
         )
-        session = (await client.get("/sessions/s-off")).json()
+        session = (await client.get("/sessions/s-off", headers=auth)).json()
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["mode"] == "offline"
@@ -41,7 +44,7 @@ async def test_offline_turn_answers_from_the_tool_and_names_it(
         "user_query": "SKU2024001 还有多少库存",
         "user_context": CALLER,
     }
-    assert run["headers"]["authorization"] == "Bearer admin-token"
+    assert run["headers"]["authorization"] == f"Bearer {key}"  # the caller's own, as sent
     assert run["headers"]["traceparent"].split("-")[1] == body["trace_id"]
     assert [m["role"] for m in session["messages"]] == ["user", "assistant", "tool", "assistant"]
 

@@ -57,7 +57,7 @@ async def real_gateway(service_env: dict[str, Any], shop_url: str) -> AsyncItera
     if not {"/tools/list", "/tools/{tool_id}/invoke"} <= paths:
         pytest.skip("the gateway does not serve /tools/list and /tools/{id}/invoke yet")
     async with app_client(app) as http:
-        yield GatewayClient(http, "http://testserver", timeout_s=10)
+        yield GatewayClient(http, "http://localhost", timeout_s=10)
 
 
 @pytest.fixture
@@ -73,6 +73,9 @@ async def check_contract(client: GatewayClient) -> dict[str, Any]:
     stock = tools["inventory_query"]
     assert stock.description
     assert stock.input_schema["required"] == ["sku"]
+    # The write-tool policy reads these two fields of the listing.
+    assert not stock.writes  # listed idempotent and without approval
+    assert tools["order_create"].writes  # listed idempotent: false
 
     ok = await client.invoke("inventory_query", {"sku": "SKU2024001"}, ADMIN, idempotency_key="k1")
     assert ok.success

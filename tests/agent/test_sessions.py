@@ -17,6 +17,8 @@ from tests.agent.wire import ModelScript
 from tests.conftest import Backends
 
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
+AS_U1 = {"X-User-Id": "u1", "X-User-Roles": "ops_admin"}  # the same claim, as headers
+AS_ADMIN = {"X-User-Id": "boss", "X-User-Roles": "admin"}
 
 
 async def wait_for(predicate: Any) -> None:
@@ -51,9 +53,14 @@ async def test_two_concurrent_turns_one_answers_one_is_busy(
         )
         await wait_for(lambda: any(r["path"] == "/run" for r in gateway.requests))
         second = await client.post(
-            "/chat", json={"session_id": "s-busy", "message": "SKU2024002 还有多少库存"}
+            "/chat",
+            json={
+                "session_id": "s-busy",
+                "message": "SKU2024002 还有多少库存",
+                "user_context": CALLER,
+            },
         )
-        deleting = await client.delete("/sessions/s-busy")
+        deleting = await client.delete("/sessions/s-busy", headers=AS_U1)
         done = await first
         assert deleting.status_code == 409
         assert deleting.json()["reason"] == "session_busy"
@@ -122,16 +129,21 @@ async def test_session_api_lists_reads_and_deletes_with_cascade(
         await client.post(
             "/chat", json={"session_id": "s-b", "message": "hi", "user_context": {"user_id": "u2"}}
         )
-        listed = await client.get("/sessions")
-        mine = await client.get("/sessions", params={"user_id": "u1"})
-        detail = await client.get("/sessions/s-a")
-        deleted = await client.delete("/sessions/s-a")
-        gone = await client.get("/sessions/s-a")
-        again = await client.delete("/sessions/s-a")
+        await client.post("/chat", json={"session_id": "s-anon", "message": "hi"})
+        listed = await client.get("/sessions", headers=AS_ADMIN)
+        of_u1 = await client.get("/sessions", params={"user_id": "u1"}, headers=AS_ADMIN)
+        mine = await client.get("/sessions", headers=AS_U1)
+        anonymous = await client.get("/sessions")
+        detail = await client.get("/sessions/s-a", headers=AS_U1)
+        deleted = await client.delete("/sessions/s-a", headers=AS_U1)
+        gone = await client.get("/sessions/s-a", headers=AS_U1)
+        again = await client.delete("/sessions/s-a", headers=AS_U1)
         bad = await client.get("/sessions/bad id!")
     assert listed.status_code == 200
-    assert [s["id"] for s in listed.json()["sessions"]] == ["s-b", "s-a"]
+    assert [s["id"] for s in listed.json()["sessions"]] == ["s-anon", "s-b", "s-a"]
+    assert [s["id"] for s in of_u1.json()["sessions"]] == ["s-a"]
     assert [s["id"] for s in mine.json()["sessions"]] == ["s-a"]
+    assert [s["id"] for s in anonymous.json()["sessions"]] == ["s-anon"]
     messages = detail.json()["messages"]
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
     assert [m["seq"] for m in messages] == [1, 2, 3, 4]
@@ -154,17 +166,36 @@ async def test_session_api_lists_reads_and_deletes_with_cascade(
     assert bad.json()["reason"] == "invalid_request"
 
 
-async def test_a_session_belongs_to_its_user(agent: AgentClient, gateway: GatewayStub) -> None:
+async def test_a_session_belongs_to_its_user(
+    agent: AgentClient, gateway: GatewayStub, clean_state: Backends
+) -> None:
     async with agent() as client:
         await client.post(
             "/chat", json={"session_id": "s-own", "message": "hi", "user_context": CALLER}
         )
+        await client.post("/chat", json={"session_id": "s-nobody", "message": "hi"})
+        stored = message_count(clean_state, "s-own")
         other = await client.post(
             "/chat",
             json={"session_id": "s-own", "message": "hi", "user_context": {"user_id": "u9"}},
         )
-    assert other.status_code == 403
-    assert other.json()["reason"] == "session_forbidden"
+        anonymous = await client.post("/chat", json={"session_id": "s-own", "message": "hi"})
+        into_anonymous = await client.post(
+            "/chat", json={"session_id": "s-nobody", "message": "hi", "user_context": CALLER}
+        )
+        read_anonymous = await client.get("/sessions/s-nobody", headers=AS_U1)
+        admin_read = await client.get("/sessions/s-own", headers=AS_ADMIN)
+        admin_writes = await client.post(
+            "/chat", json={"session_id": "s-own", "message": "hi"}, headers=AS_ADMIN
+        )
+    for refused in (other, anonymous, into_anonymous, admin_writes):
+        assert refused.status_code == 403
+        assert refused.json()["reason"] == "session_forbidden"
+    assert message_count(clean_state, "s-own") == stored
+    assert read_anonymous.status_code == 404
+    assert read_anonymous.json()["reason"] == "session_not_found"
+    assert admin_read.status_code == 200
+    assert admin_read.json()["user_id"] == "u1"
 
 
 @pytest.mark.parametrize(

@@ -16,12 +16,19 @@ broken history fails these tests the way it would fail in production.
 The same script serves respx routes (in-process tests) and
 :func:`replay_app`, a loopback HTTP server for agent subprocesses and the
 benchmark.
+
+:func:`retarget` turns a recorded single-call answer into the same answer
+calling another tool (e.g. a write tool), for plots the recordings do not
+cover; put the result in :attr:`ModelScript.recordings` under a name of your
+choice. :func:`unframe` reads a tool result back out of the untrusted-data
+frame the agent puts around it.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -126,7 +133,70 @@ def vendor_error(vendor: str, problems: list[str]) -> httpx.Response:
     return httpx.Response(400, json=body)
 
 
+# --- what the agent sends ---------------------------------------------------------
+
+_FRAME = re.compile(
+    r'<untrusted-data source="(?P<source>[^"]*)">\n(?P<data>.*)\n</untrusted-data>', re.DOTALL
+)
+
+
+def unframe(content: str) -> dict[str, Any]:
+    """``{source, data}`` of a tool result sent inside an untrusted-data frame (OpenAI
+    error results start with ``Error: ``); both None when the content is not framed."""
+    match = _FRAME.fullmatch(content.removeprefix("Error: "))
+    if match is None:
+        return {"source": None, "data": None}
+    return {"source": match["source"], "data": match["data"]}
+
+
+def system_text(body: dict[str, Any], vendor: str) -> str:
+    """The system prompt of a model request."""
+    if vendor == "anthropic":
+        system = body.get("system", "")
+        if isinstance(system, list):
+            return "".join(block.get("text", "") for block in system)
+        return str(system)
+    first = body["messages"][0]
+    return str(first["content"]) if first["role"] == "system" else ""
+
+
 # --- answers -----------------------------------------------------------------------
+
+
+def retarget(vendor: str, recording: str, tool: str, arguments: dict[str, Any]) -> str:
+    """A recorded one-call streamed answer, calling ``tool`` with ``arguments`` instead.
+
+    Everything else (events, ids, text, usage, stop reason) stays as recorded; the
+    argument text arrives in the first argument delta, the later ones are empty.
+    """
+    text = read(vendor, recording)
+    arguments_json = json.dumps(arguments, ensure_ascii=False)
+    out: list[str] = []
+    first_delta = True
+    for line in text.splitlines():
+        if line.startswith("data: {"):
+            data = json.loads(line[6:])
+            if vendor == "anthropic":
+                block = data.get("content_block")
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    block["name"] = tool
+                delta = data.get("delta")
+                if isinstance(delta, dict) and delta.get("type") == "input_json_delta":
+                    delta["partial_json"] = arguments_json if first_delta else ""
+                    first_delta = False
+            else:
+                for choice in data.get("choices", []):
+                    for call in choice.get("delta", {}).get("tool_calls") or []:
+                        function = call.get("function", {})
+                        if "name" in function:
+                            function["name"] = tool
+                        elif "arguments" in function:
+                            function["arguments"] = arguments_json if first_delta else ""
+                            first_delta = False
+            line = "data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        out.append(line)
+    assert not first_delta, f"{recording} has no argument deltas to rewrite"
+    return "\n".join(out) + "\n"
 
 
 def _rewrite_sse(text: str, vendor: str) -> str:
@@ -199,6 +269,7 @@ class ModelScript:
     lock: threading.Lock = field(default_factory=threading.Lock)
     keep_requests: bool = True  # benchmarks turn this off to keep memory flat
     served: int = 0
+    recordings: dict[str, str] = field(default_factory=dict)  # name → payload, before files
 
     def __post_init__(self) -> None:
         if self.rounds is None:
@@ -228,9 +299,10 @@ class ModelScript:
             return httpx.Response(
                 200, text=read(self.vendor, name), headers={"content-type": "application/json"}
             )
+        recorded = self.recordings.get(name) or read(self.vendor, name)
         return httpx.Response(
             200,
-            text=_rewrite_sse(read(self.vendor, name), self.vendor),
+            text=_rewrite_sse(recorded, self.vendor),
             headers={"content-type": "text/event-stream"},
         )
 

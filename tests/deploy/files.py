@@ -14,6 +14,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -249,3 +250,25 @@ def environment(service: dict[str, Any]) -> dict[str, str]:
     if isinstance(env, list):
         env = dict(item.partition("=")[::2] for item in env)
     return {str(k): str(v) for k, v in env.items()}
+
+
+def host_list(value: str) -> list[str]:
+    """A comma-separated host list setting (ALLOWED_HOSTS, EGRESS_ALLOWLIST) as a list."""
+    return [part.strip().lower() for part in value.split(",") if part.strip()]
+
+
+def shipped_manifest_hosts() -> set[str]:
+    """The hosts the shipped manifests (manifests/*.json) send requests to, token
+    endpoints included: what strict mode's EGRESS_ALLOWLIST has to name."""
+    hosts: set[str] = set()
+    for path in sorted((REPO_ROOT / "manifests").glob("*.json")):
+        manifest = json.loads(path.read_text("utf-8"))
+        endpoint = manifest.get("endpoint") if isinstance(manifest, dict) else None
+        if not isinstance(endpoint, dict):
+            continue  # schema.json
+        target = endpoint.get("target", endpoint)
+        if target.get("type") != "http":
+            continue
+        urls = [target["url"], (target.get("auth") or {}).get("token_endpoint")]
+        hosts.update(urlsplit(url).hostname or "" for url in urls if url)
+    return hosts

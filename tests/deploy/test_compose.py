@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -199,3 +200,35 @@ def test_secrets_come_from_the_example_env_file_only() -> None:
     for name in ("postgres", "migrate", *files.SERVICES):
         assert "env_file" in raw["services"][name], f"{name} gets no credentials"
     assert (files.REPO_ROOT / "deploy/.env.example").is_file()
+
+
+def test_strict_egress_allows_the_services_the_shipped_manifests_call(
+    compose: ComposeConfig,
+) -> None:
+    """Strict mode lets tools reach public addresses only: the compose services the
+    shipped manifests call have private addresses, so EGRESS_ALLOWLIST names them."""
+    gateway = files.environment(compose.services["gateway"])
+    allowlist = files.host_list(gateway["EGRESS_ALLOWLIST"])
+    assert files.shipped_manifest_hosts() <= set(allowlist)
+    for setting in ("SHOP_URL", "RETRIEVER_URL", "AGENT_URL"):
+        assert urlsplit(gateway[setting]).hostname in allowlist, setting
+    assert allowlist == ["shop", "retriever", "agent"]  # nothing broader (no CIDR, no *)
+
+
+def test_each_service_answers_its_own_name_and_loopback_only(compose: ComposeConfig) -> None:
+    for name in files.SERVICES:
+        hosts = files.host_list(files.environment(compose.services[name])["ALLOWED_HOSTS"])
+        # The service name for calls from the others; loopback for the healthcheck
+        # (it asks 127.0.0.1) and for the port published on 127.0.0.1.
+        assert hosts == [name, "localhost", "127.0.0.1", "::1"], name
+    callers = {
+        "gateway": ("SHOP_URL", "RETRIEVER_URL", "AGENT_URL"),
+        "agent": ("GATEWAY_URL",),
+    }
+    for caller, settings in callers.items():
+        env = files.environment(compose.services[caller])
+        for setting in settings:
+            host = urlsplit(env[setting]).hostname
+            assert host is not None, setting
+            callee = files.environment(compose.services[host])
+            assert host in files.host_list(callee["ALLOWED_HOSTS"]), (caller, setting)

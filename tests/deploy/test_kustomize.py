@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
@@ -186,9 +187,13 @@ def test_prod_runs_redundant_and_strict() -> None:
     for name in files.SERVICES:
         assert prod.get("HorizontalPodAutoscaler", name)["spec"]["minReplicas"] >= 2, name
         assert "minAvailable" in prod.get("PodDisruptionBudget", name)["spec"], name
-    assert prod.get("ConfigMap", "gateway-config")["data"]["AUTH_MODE"] == "strict"
+    # Every service reads reach-common: strict everywhere, with the JWT issuer and audience.
+    common = prod.get("ConfigMap", "reach-common")["data"]
+    assert common["AUTH_MODE"] == "strict"
+    assert common["JWT_ISSUER"]
+    assert common["JWT_AUDIENCE"]
     dev = render(files.K8S / "overlays" / "dev")
-    assert dev.get("ConfigMap", "gateway-config")["data"]["AUTH_MODE"] == "permissive"
+    assert dev.get("ConfigMap", "reach-common")["data"]["AUTH_MODE"] == "permissive"
 
 
 def test_migration_job_runs_the_image_command(overlay: Rendered) -> None:
@@ -255,3 +260,33 @@ def test_pods_get_time_to_drain(overlay: Rendered) -> None:
         pre_stop = pod["containers"][0]["lifecycle"]["preStop"]["exec"]["command"]
         assert pre_stop[0] == "sleep", name
         assert pod["terminationGracePeriodSeconds"] > int(pre_stop[1]) + int(match[1]), name
+
+
+def test_strict_egress_allows_the_services_the_shipped_manifests_call(overlay: Rendered) -> None:
+    """Strict mode (prod) lets tools reach public addresses only: the in-cluster
+    Services the shipped manifests call are named in EGRESS_ALLOWLIST."""
+    gateway = overlay.get("ConfigMap", "gateway-config")["data"]
+    allowlist = files.host_list(gateway["EGRESS_ALLOWLIST"])
+    assert files.shipped_manifest_hosts() <= set(allowlist)
+    for setting in ("SHOP_URL", "RETRIEVER_URL", "AGENT_URL"):
+        assert urlsplit(gateway[setting]).hostname in allowlist, setting
+    assert allowlist == ["shop", "retriever", "agent"]  # nothing broader (no CIDR, no *)
+
+
+def test_each_service_answers_its_own_name_and_its_probes(overlay: Rendered) -> None:
+    for name in files.SERVICES:
+        config = overlay.get("ConfigMap", f"{name}-config")["data"]
+        hosts = files.host_list(config["ALLOWED_HOSTS"])
+        assert hosts == [name, "localhost", "127.0.0.1", "::1"], name
+        (container,) = overlay.get("Deployment", name)["spec"]["template"]["spec"]["containers"]
+        for probe in ("startupProbe", "livenessProbe", "readinessProbe"):
+            # kubelet would send the pod IP as Host; the probe names localhost instead.
+            headers = container[probe]["httpGet"].get("httpHeaders", [])
+            assert {"name": "Host", "value": "localhost"} in headers, (name, probe)
+    gateway = overlay.get("ConfigMap", "gateway-config")["data"]
+    agent = overlay.get("ConfigMap", "agent-config")["data"]
+    wiring = [(gateway, s) for s in ("SHOP_URL", "RETRIEVER_URL", "AGENT_URL")]
+    for env, setting in [*wiring, (agent, "GATEWAY_URL")]:
+        host = urlsplit(env[setting]).hostname
+        callee = overlay.get("ConfigMap", f"{host}-config")["data"]
+        assert host in files.host_list(callee["ALLOWED_HOSTS"]), setting

@@ -66,7 +66,12 @@ def test_offline_agent_answers_from_the_real_stack(clean_state: Backends, tmp_pa
                 },
                 timeout=30,
             )
-            session = httpx.get(f"{agent}/sessions/sess_e2e", timeout=10).json()
+            # The session is user_123's (permissive mode: the claimed identity).
+            as_owner = {"X-User-Id": "user_123", "X-User-Roles": "ops_admin"}
+            session = httpx.get(f"{agent}/sessions/sess_e2e", headers=as_owner, timeout=10).json()
+            stranger = httpx.get(
+                f"{agent}/sessions/sess_e2e", headers={"X-User-Id": "someone_else"}, timeout=10
+            )
         stock = shop_stock(shop, "SKU2024001")
 
     assert first.status_code == 200, first.text
@@ -95,3 +100,5 @@ def test_offline_agent_answers_from_the_real_stack(clean_state: Backends, tmp_pa
         "tool",
         "assistant",
     ] * 2
+    assert stranger.status_code == 404
+    assert stranger.json()["reason"] == "session_not_found"

@@ -26,7 +26,7 @@ from reach_common.db import libpq_url
 from reach_common.embeddings import Embedder
 from tests.conftest import Backends, app_client, reset_state
 from tests.e2e.processes import free_port, service_process
-from tests.gateway.conftest import http_tool, shipped
+from tests.gateway.conftest import ADMIN, http_tool, shipped
 from tests.gateway.upstream import Reply, Upstream
 
 REPORT = "http://shop:9000/api/reports/monthly"
@@ -50,7 +50,7 @@ def _clean_gateway(backends: Backends) -> None:
     """Empty the gateway's tables and Redis, keeping the shop's seeded data."""
     with psycopg.connect(libpq_url(backends.database_url), autocommit=True) as conn:
         conn.execute(
-            "TRUNCATE gateway.tool, gateway.registry_state, gateway.api_key, gateway.invocation"
+            "TRUNCATE gateway.tool, gateway.registry_state, auth.api_key, gateway.invocation"
         )
     client = redis.Redis.from_url(backends.redis_url)
     client.flushdb()
@@ -104,7 +104,7 @@ async def test_slow_report_times_out_within_timeout_plus_100ms(gateway: Any) -> 
         timeout_ms=300,
         retry_policy={"max_retries": 2, "backoff_ms": 50},
     )
-    await client.post("/tools/register", json=slow)
+    await client.post("/tools/register", json=slow, headers=ADMIN)
     started = time.perf_counter()
     answer = await invoke(client, "report_quick", {"delay_ms": 3000})
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -124,12 +124,12 @@ async def test_queued_report_with_small_timeout_fails_as_tool_timeout(gateway: A
     _, client = gateway
     report = shipped("report_monthly")
     report["timeout_ms"] = 300  # the shop takes 1.5 s by default
-    await client.post("/tools/register", json=report)
+    await client.post("/tools/register", json=report, headers=ADMIN)
     accepted = await invoke(client, "report_monthly", {"month": "2024-07"})
     assert accepted.status_code == 202
     task_id = accepted.json()["task_id"]
     for _ in range(100):
-        task = (await client.get(f"/tasks/{task_id}")).json()
+        task = (await client.get(f"/tasks/{task_id}", headers=ADMIN)).json()
         if task["status"] in ("succeeded", "failed"):
             break
         await asyncio.sleep(0.05)
@@ -140,11 +140,11 @@ async def test_queued_report_with_small_timeout_fails_as_tool_timeout(gateway: A
 
 async def test_shipped_report_runs_as_a_task(gateway: Any) -> None:
     _, client = gateway
-    await client.post("/tools/register", json=shipped("report_monthly"))
+    await client.post("/tools/register", json=shipped("report_monthly"), headers=ADMIN)
     accepted = await invoke(client, "report_monthly", {"month": "2024-07"})
     task_id = accepted.json()["task_id"]
     for _ in range(100):
-        task = (await client.get(f"/tasks/{task_id}")).json()
+        task = (await client.get(f"/tasks/{task_id}", headers=ADMIN)).json()
         if task["status"] in ("succeeded", "failed"):
             break
         await asyncio.sleep(0.1)
@@ -166,7 +166,7 @@ async def test_idempotent_tool_behind_503_is_retried_as_its_policy_says(
         "flaky_capped", upstream.url + "/stock", retry_policy={"max_retries": 1, "backoff_ms": 20}
     )
     for manifest in (retried, capped):
-        await client.post("/tools/register", json=manifest)
+        await client.post("/tools/register", json=manifest, headers=ADMIN)
 
     upstream.script = [
         Reply(503, {"message": "busy"}, {"Retry-After": "1"}),
@@ -200,6 +200,7 @@ async def test_connect_errors_are_retried_for_idempotent_tools(
     await client.post(
         "/tools/register",
         json=http_tool("down", closed, retry_policy={"max_retries": 2, "backoff_ms": 10}),
+        headers=ADMIN,
     )
     answer = await invoke(client, "down", {})
     await app.state.runtime.audit.flush()
@@ -224,14 +225,14 @@ async def test_order_create_is_never_retried_and_creates_exactly_once(
     gateway: Any, upstream: Upstream, backends: Backends
 ) -> None:
     _, client = gateway
-    await client.post("/tools/register", json=shipped("order_create"))
+    await client.post("/tools/register", json=shipped("order_create"), headers=ADMIN)
     # Even if a manifest asked for retries, a non-idempotent tool gets one attempt.
     behind_503 = shipped("order_create")
     behind_503.update(
         tool_id="order_create_flaky", retry_policy={"max_retries": 3, "backoff_ms": 10}
     )
     behind_503["endpoint"]["url"] = upstream.url + "/api/orders"
-    await client.post("/tools/register", json=behind_503)
+    await client.post("/tools/register", json=behind_503, headers=ADMIN)
 
     customer = f"Gateway Test {uuid.uuid4().hex[:8]}"
     order = {"sku": "SKU2024003", "quantity": 2, "customer": customer}
@@ -260,7 +261,7 @@ async def test_circuit_breaker_opens_and_recovers(gateway: Any) -> None:
         timeout_ms=500,
         circuit_breaker={"failure_threshold": 2, "reset_timeout_ms": 500},
     )
-    await client.post("/tools/register", json=probe)
+    await client.post("/tools/register", json=probe, headers=ADMIN)
     failures = [await invoke(client, "report_guarded", {"delay_ms": 3000}) for _ in range(2)]
     opened = await invoke(client, "report_guarded", {"delay_ms": 0})
     await asyncio.sleep(0.55)
@@ -283,11 +284,11 @@ async def test_trace_of_an_invoke_shows_gateway_and_shop_spans(
     gateway: Any, backends: Backends
 ) -> None:
     _, client = gateway
-    await client.post("/tools/register", json=shipped("inventory_query"))
+    await client.post("/tools/register", json=shipped("inventory_query"), headers=ADMIN)
     answer = await invoke(client, "inventory_query", {"sku": "SKU2024001"})
     trace_id = answer.json()["trace_id"]
     for _ in range(50):
-        trace = await client.get(f"/traces/{trace_id}")
+        trace = await client.get(f"/traces/{trace_id}", headers=ADMIN)
         if trace.status_code == 200 and "shop" in trace.json()["services"]:
             break
         await asyncio.sleep(0.1)

@@ -35,7 +35,11 @@ def test_gateway_and_shop_spans_share_one_trace(clean_state: Backends, tmp_path:
         service_process("shop", shop_port, shop_env, tmp_path),
         service_process("gateway", gateway_port, gateway_env, tmp_path) as gateway,
     ):
-        response = httpx.get(f"{gateway}/upstreams", headers={"traceparent": traceparent})
+        # /upstreams is for operators (permissive mode believes the claimed role).
+        operator = {"X-User-Id": "oncall", "X-User-Roles": "ops"}
+        response = httpx.get(
+            f"{gateway}/upstreams", headers={"traceparent": traceparent, **operator}
+        )
         assert response.status_code == 200
         assert response.headers["x-trace-id"] == trace_id
         shop = next(u for u in response.json()["upstreams"] if u["name"] == "shop")

@@ -20,6 +20,8 @@ from tests.gateway.upstream import Upstream
 
 MANIFESTS = REPO_ROOT / "manifests"
 SAMPLE_TOOLS = "tests.gateway.sample_tools"
+# Registry writes need a registry admin; permissive mode believes a claimed one.
+ADMIN = {"X-User-Id": "test-admin", "X-User-Roles": "admin"}
 
 
 def shipped(tool_id: str) -> dict[str, Any]:

@@ -15,14 +15,14 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from gateway.auth.errors import EgressDenied
-from gateway.auth.keys import create_key
-from gateway.auth.schemas import Caller
 from gateway.auth.service import can_use, visible_tools
 from gateway.registry.cache import RegisteredTool
 from gateway.registry.errors import InvalidManifest
 from gateway.registry.manifest import ManifestDefaults, compile_manifest
+from reach_common.auth.caller import Caller
+from reach_common.auth.keys import create_key
 from tests.conftest import REPO_ROOT, Backends, app_client
-from tests.gateway.conftest import GatewayFactory, http_tool, original, python_tool, shipped
+from tests.gateway.conftest import ADMIN, GatewayFactory, http_tool, original, python_tool, shipped
 
 DEFAULTS = ManifestDefaults()
 JWT_SECRET = "test-signing-secret-of-enough-length-32b"
@@ -124,7 +124,7 @@ async def test_cli_key_works_in_strict_mode_and_is_stored_hashed(
     from reach_common.db import libpq_url
 
     with psycopg.connect(libpq_url(clean_state.database_url)) as conn:
-        stored = conn.execute("SELECT key_hash, user_id, roles FROM gateway.api_key").fetchall()
+        stored = conn.execute("SELECT key_hash, user_id, roles FROM auth.api_key").fetchall()
     assert len(stored) == 1
     assert stored[0][1:] == ("u1", ["ops_admin"])
     assert key not in str(stored)
@@ -142,12 +142,22 @@ async def test_strict_mode_ignores_roles_claimed_in_the_body(
     make_gateway: GatewayFactory,
 ) -> None:
     """Security: a caller claiming roles ["admin"] in user_context gets nothing extra."""
-    app = make_gateway(auth_mode="strict", jwt_secret=JWT_SECRET)
+    app = make_gateway(
+        auth_mode="strict", jwt_secret=JWT_SECRET, jwt_issuer="https://idp", jwt_audience="reach"
+    )
     admin_only = python_tool(
         "admin_echo", "echo", permission="admin", scope=["admin"], input_schema={"type": "object"}
     )
     token = jwt.encode(
-        {"sub": "u1", "roles": [], "exp": int(time.time()) + 60}, JWT_SECRET, algorithm="HS256"
+        {
+            "sub": "u1",
+            "roles": [],
+            "iss": "https://idp",
+            "aud": "reach",
+            "exp": int(time.time()) + 60,
+        },
+        JWT_SECRET,
+        algorithm="HS256",
     )
     claim = {"user_id": "root", "roles": ["admin"]}
     async with app_client(app) as client:
@@ -169,15 +179,14 @@ async def test_strict_mode_ignores_roles_claimed_in_the_body(
         register = await client.post(
             "/tools/register", json=shipped("order_query"), headers=headers
         )
-    assert as_user.status_code == 403
+    # A tool the caller may not use answers as if it did not exist (no role names leak).
+    assert as_user.status_code == 404
     body = as_user.json()
     assert body["success"] is False
-    assert body["error"]["reason"] == "insufficient_permission"
-    assert body["error"]["required_roles"] == ["admin"]
-    assert "admin" in body["error"]["message"]
-    assert as_nobody.status_code == 401
-    assert as_nobody.json()["reason"] == "unauthenticated"
-    assert as_nobody.headers["www-authenticate"] == "Bearer"
+    assert body["error"]["reason"] == "tool_not_found"
+    assert "required_roles" not in body["error"]
+    assert as_nobody.status_code == 404
+    assert as_nobody.json()["reason"] == "tool_not_found"
     assert [t["tool_id"] for t in listed.json()["tools"]] == ["inventory_query"]
     assert hidden.status_code == 404
     assert register.status_code == 403
@@ -187,7 +196,7 @@ async def test_strict_mode_ignores_roles_claimed_in_the_body(
 async def test_permissive_mode_trusts_user_context(make_gateway: GatewayFactory) -> None:
     admin_only = python_tool("admin_echo", "echo", permission="admin", scope=["ops_admin"])
     async with app_client(make_gateway()) as client:
-        await client.post("/tools/register", json=admin_only)
+        await client.post("/tools/register", json=admin_only, headers=ADMIN)
         allowed = await client.post(
             "/tools/admin_echo/invoke",
             json={"arguments": {"x": 1}, "user_context": {"user_id": "u1", "roles": ["ops_admin"]}},
@@ -198,9 +207,8 @@ async def test_permissive_mode_trusts_user_context(make_gateway: GatewayFactory)
         )
     assert allowed.status_code == 200
     assert allowed.json()["output"] == {"echo": {"x": 1}}
-    assert refused.status_code == 403
-    assert refused.json()["error"]["reason"] == "insufficient_permission"
-    assert "ops_admin" in refused.json()["error"]["message"]
+    assert refused.status_code == 404
+    assert refused.json()["error"]["reason"] == "tool_not_found"
 
 
 def _rsa_pair() -> tuple[str, str]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import app_client
-from tests.gateway.conftest import GatewayFactory, http_tool, python_tool
+from tests.gateway.conftest import ADMIN, GatewayFactory, http_tool, python_tool
 from tests.gateway.upstream import Received, Reply, Upstream
 
 ITEM_SCHEMA = {
@@ -34,7 +34,7 @@ async def test_path_parameters_stay_percent_encoded(
     """Security: ``../admin`` cannot climb out of its path segment."""
     manifest = http_tool("item_get", upstream.url + "/api/items/{item}", input_schema=ITEM_SCHEMA)
     async with app_client(make_gateway()) as client:
-        await client.post("/tools/register", json=manifest)
+        await client.post("/tools/register", json=manifest, headers=ADMIN)
         traversal = await invoke(client, "item_get", {"item": "../admin"})
         await invoke(client, "item_get", {"item": "a/../../b?x=1#frag"})
         await invoke(client, "item_get", {"item": "two words", "colour": "red"})
@@ -57,8 +57,8 @@ async def test_arguments_go_to_query_for_get_and_json_body_for_post(
     post["endpoint"]["method"] = "POST"
     arguments = {"item": "mouse", "tags": ["a", "b"], "count": 3}
     async with app_client(make_gateway()) as client:
-        await client.post("/tools/register", json=get)
-        await client.post("/tools/register", json=post)
+        await client.post("/tools/register", json=get, headers=ADMIN)
+        await client.post("/tools/register", json=post, headers=ADMIN)
         await invoke(client, "search_get", arguments)
         await invoke(client, "search_post", arguments, headers={"Idempotency-Key": "call-1"})
         await invoke(client, "search_post", arguments)
@@ -78,17 +78,18 @@ async def test_arguments_go_to_query_for_get_and_json_body_for_post(
 async def test_outbound_api_key_and_bearer_come_from_the_environment(
     make_gateway: GatewayFactory, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("INTERNAL_ORDER_READ", "order-key-value-123")
-    monkeypatch.setenv("SHOP_TOKEN", "bearer-value-456")
+    monkeypatch.setenv("REACH_SECRET_INTERNAL_ORDER_READ", "order-key-value-123")
+    monkeypatch.setenv("REACH_SECRET_SHOP_TOKEN", "bearer-value-456")
     keyed = http_tool("keyed", upstream.url + "/k")
     keyed["endpoint"]["auth"] = {"type": "api_key", "key": "internal.order.read", "header": "X-Key"}
     bearer = http_tool("bearer", upstream.url + "/b")
     bearer["endpoint"]["auth"] = {"type": "bearer", "key": "SHOP_TOKEN"}
     unset = http_tool("unset", upstream.url + "/u")
     unset["endpoint"]["auth"] = {"type": "bearer", "key": "NOT_SET_ANYWHERE"}
-    async with app_client(make_gateway()) as client:
+    bound = {"internal.order.read": ["127.0.0.1"], "SHOP_TOKEN": ["127.0.0.1"]}
+    async with app_client(make_gateway(tool_secret_hosts=bound)) as client:
         for manifest in (keyed, bearer, unset):
-            await client.post("/tools/register", json=manifest)
+            await client.post("/tools/register", json=manifest, headers=ADMIN)
         with_key = await invoke(client, "keyed", {})
         with_bearer = await invoke(client, "bearer", {})
         missing = await invoke(client, "unset", {})
@@ -96,15 +97,15 @@ async def test_outbound_api_key_and_bearer_come_from_the_environment(
     assert upstream.received[0].headers["x-key"] == "order-key-value-123"
     assert upstream.received[1].headers["authorization"] == "Bearer bearer-value-456"
     assert len(upstream.received) == 2  # nothing sent without its secret
-    assert missing.status_code == 502
-    assert missing.json()["error"]["reason"] == "tool_error"
+    assert missing.status_code == 503
+    assert missing.json()["error"]["reason"] == "secret_unavailable"
     assert "NOT_SET_ANYWHERE" in missing.json()["error"]["message"]
 
 
 async def test_oauth2_client_credentials_token_is_cached_in_redis(
     make_gateway: GatewayFactory, upstream: Upstream, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("BILLING_CLIENT_SECRET", "client-secret-789")
+    monkeypatch.setenv("REACH_SECRET_BILLING_CLIENT_SECRET", "client-secret-789")
 
     def answer(request: Received) -> Reply:
         if request.path == "/oauth/token":
@@ -122,9 +123,9 @@ async def test_oauth2_client_credentials_token_is_cached_in_redis(
         "key": "BILLING_CLIENT_SECRET",
         "scope": "billing.read",
     }
-    app = make_gateway()
+    app = make_gateway(tool_secret_hosts={"BILLING_CLIENT_SECRET": ["127.0.0.1"]})
     async with app_client(app) as client:
-        await client.post("/tools/register", json=manifest)
+        await client.post("/tools/register", json=manifest, headers=ADMIN)
         answers = [await invoke(client, "billing", {}) for _ in range(3)]
         redis = app.state.runtime.limiter._redis
         keys = await redis.keys("reach:gateway:oauth2:*")
@@ -134,6 +135,7 @@ async def test_oauth2_client_credentials_token_is_cached_in_redis(
     assert len(token_calls) == 1
     assert token_calls[0].body == b"grant_type=client_credentials&scope=billing.read"
     assert token_calls[0].headers["authorization"].startswith("Basic ")
+    assert token_calls[0].headers["host"] == f"127.0.0.1:{upstream.port}"
     calls = [r for r in upstream.received if r.path == "/bill"]
     assert [c.headers["authorization"] for c in calls] == ["Bearer tok-abc"] * 3
     assert 500 < ttl <= 570  # cached until shortly before it expires
@@ -145,9 +147,12 @@ async def test_response_size_is_capped(make_gateway: GatewayFactory, upstream: U
         await client.post(
             "/tools/register",
             json=http_tool("big", upstream.url + "/big", max_response_bytes=100000),
+            headers=ADMIN,
         )
         await client.post(
-            "/tools/register", json=http_tool("small", upstream.url + "/s", max_response_bytes=1000)
+            "/tools/register",
+            json=http_tool("small", upstream.url + "/s", max_response_bytes=1000),
+            headers=ADMIN,
         )
         big = await invoke(client, "big", {})
         small = await invoke(client, "small", {})
@@ -162,7 +167,9 @@ async def test_upstream_4xx_is_a_tool_error_with_the_upstream_answer(
 ) -> None:
     upstream.default = Reply(404, {"reason": "sku_not_found", "message": "No SKU SKU9999999."})
     async with app_client(make_gateway()) as client:
-        await client.post("/tools/register", json=http_tool("lookup", upstream.url + "/x"))
+        await client.post(
+            "/tools/register", json=http_tool("lookup", upstream.url + "/x"), headers=ADMIN
+        )
         answer = await invoke(client, "lookup", {})
     assert answer.status_code == 502
     body = answer.json()
@@ -188,7 +195,9 @@ async def test_invalid_arguments_get_a_message_a_model_can_act_on(
     }
     async with app_client(make_gateway()) as client:
         await client.post(
-            "/tools/register", json=python_tool("checked", "echo", input_schema=schema)
+            "/tools/register",
+            json=python_tool("checked", "echo", input_schema=schema),
+            headers=ADMIN,
         )
         bad_pattern = await invoke(client, "checked", {"sku": "ABC", "mode": "slow"})
         missing = await invoke(client, "checked", {})
@@ -225,7 +234,9 @@ async def test_python_tools(make_gateway: GatewayFactory) -> None:
     ]
     async with app_client(make_gateway()) as client:
         for manifest in tools:
-            assert (await client.post("/tools/register", json=manifest)).status_code == 201
+            assert (
+                await client.post("/tools/register", json=manifest, headers=ADMIN)
+            ).status_code == 201
         added = await invoke(client, "adder", {"a": 2, "b": 40})
         slept = await invoke(client, "sleeper", {"seconds": 0.01})
         too_slow = await invoke(client, "sleeper", {"seconds": 5})
@@ -235,6 +246,7 @@ async def test_python_tools(make_gateway: GatewayFactory) -> None:
         outside = await client.post(
             "/tools/register",
             json=python_tool("sys", "x", endpoint={"type": "python", "function": "os:system"}),
+            headers=ADMIN,
         )
     assert added.json()["output"] == {"sum": 42}
     assert slept.json()["output"] == {"slept": 0.01}
@@ -269,13 +281,13 @@ async def test_queue_tool_answers_202_and_the_worker_runs_it(
         "explode",
         endpoint={
             "type": "queue",
-            "stream": "reach:test:other-stream",
+            "stream": "other-stream",
             "target": {"type": "python", "function": "tests.gateway.sample_tools:explode"},
         },
     )
     async with app_client(make_gateway()) as client:
-        await client.post("/tools/register", json=manifest)
-        await client.post("/tools/register", json=failing)
+        await client.post("/tools/register", json=manifest, headers=ADMIN)
+        await client.post("/tools/register", json=failing, headers=ADMIN)
         accepted = await invoke(client, "queued_add", {"a": 1, "b": 2})
         doomed = await invoke(client, "queued_boom", {"message": "task failed"})
         task_id = accepted.json()["task_id"]
@@ -311,7 +323,9 @@ async def test_queue_tool_answers_202_and_the_worker_runs_it(
 async def test_requires_approval_is_refused(make_gateway: GatewayFactory) -> None:
     async with app_client(make_gateway()) as client:
         await client.post(
-            "/tools/register", json=python_tool("guarded", "echo", requires_approval=True)
+            "/tools/register",
+            json=python_tool("guarded", "echo", requires_approval=True),
+            headers=ADMIN,
         )
         answer = await invoke(client, "guarded", {})
         unknown = await invoke(client, "no_such_tool", {})

@@ -117,6 +117,20 @@ def test_strict_compilation_refuses_a_manifest_without_permission() -> None:
             },
             "key",
         ),
+        (
+            {"input_schema": {"type": "object", "properties": {"a": {"pattern": "(a)\\1"}}}},
+            "input_schema/properties/a/pattern",
+        ),
+        (
+            {
+                "endpoint": {
+                    "type": "queue",
+                    "stream": "reach:gateway:registry",
+                    "target": {"type": "http", "method": "GET", "url": "http://x/"},
+                }
+            },
+            "endpoint/stream",
+        ),
     ],
 )
 def test_invalid_manifests_are_refused_with_the_problem_named(

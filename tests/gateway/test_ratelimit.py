@@ -7,9 +7,10 @@ from collections import Counter
 
 import psycopg
 
+from reach_common.auth.keys import create_key
 from reach_common.db import libpq_url
 from tests.conftest import Backends, app_client
-from tests.gateway.conftest import GatewayFactory, python_tool
+from tests.gateway.conftest import ADMIN, GatewayFactory, python_tool
 
 
 async def test_two_instances_200_concurrent_calls_exactly_50_succeed(
@@ -20,7 +21,7 @@ async def test_two_instances_200_concurrent_calls_exactly_50_succeed(
     )
     first, second = make_gateway(), make_gateway()
     async with app_client(first) as one, app_client(second) as two:
-        assert (await one.post("/tools/register", json=manifest)).status_code == 201
+        assert (await one.post("/tools/register", json=manifest, headers=ADMIN)).status_code == 201
         for app in (first, second):
             registry = app.state.runtime.registry
             while registry.get("limited") is None:
@@ -63,14 +64,20 @@ async def test_per_caller_limit_and_no_double_counting(make_gateway: GatewayFact
     )
     app = make_gateway(caller_rate_limit="3/minute")
     async with app_client(app) as client:
-        await client.post("/tools/register", json=generous)
-        await client.post("/tools/register", json=strict_tool)
-        u1 = {"arguments": {"a": 1, "b": 2}, "user_context": {"user_id": "u1"}}
-        u2 = {"arguments": {"a": 1, "b": 2}, "user_context": {"user_id": "u2"}}
-        scarce_first = await client.post("/tools/scarce/invoke", json=u1)
-        scarce_again = await client.post("/tools/scarce/invoke", json=u1)  # tool limit refuses
-        u1_calls = [await client.post("/tools/generous/invoke", json=u1) for _ in range(3)]
-        u2_call = await client.post("/tools/generous/invoke", json=u2)
+        await client.post("/tools/register", json=generous, headers=ADMIN)
+        await client.post("/tools/register", json=strict_tool, headers=ADMIN)
+        # Buckets key on verified identities (a claimed user id would be a free new bucket).
+        async with app.state.runtime.registry_service._sessionmaker.begin() as session:
+            u1 = {"X-API-Key": (await create_key(session, "u1", [])).key}
+            u2 = {"X-API-Key": (await create_key(session, "u2", [])).key}
+        call = {"arguments": {"a": 1, "b": 2}}
+        scarce_first = await client.post("/tools/scarce/invoke", json=call, headers=u1)
+        # The tool limit refuses:
+        scarce_again = await client.post("/tools/scarce/invoke", json=call, headers=u1)
+        u1_calls = [
+            await client.post("/tools/generous/invoke", json=call, headers=u1) for _ in range(3)
+        ]
+        u2_call = await client.post("/tools/generous/invoke", json=call, headers=u2)
     assert scarce_first.status_code == 200
     assert scarce_again.status_code == 429
     assert "tool 'scarce'" in scarce_again.json()["error"]["message"]

@@ -13,18 +13,28 @@ import psycopg
 
 from reach_common.db import libpq_url
 from tests.conftest import Backends, app_client
-from tests.gateway.conftest import GatewayFactory, http_tool, original, shipped, write_manifest
+from tests.gateway.conftest import (
+    ADMIN,
+    GatewayFactory,
+    http_tool,
+    original,
+    shipped,
+    write_manifest,
+)
 
 
 async def test_original_examples_register_unchanged(
     make_gateway: GatewayFactory, clean_state: Backends
 ) -> None:
     async with app_client(make_gateway()) as client:
-        inventory = await client.post("/tools/register", json=original("inventory_query"))
-        order = await client.post("/tools/register", json=original("order_query"))
+        inventory = await client.post(
+            "/tools/register", json=original("inventory_query"), headers=ADMIN
+        )
+        order = await client.post("/tools/register", json=original("order_query"), headers=ADMIN)
         read = await client.get(
             "/tools/order_query", headers={"X-User-Id": "u1", "X-User-Roles": "ops_admin"}
         )
+        raw = await client.get("/tools/order_query", headers=ADMIN)
     assert inventory.status_code == 201
     assert inventory.json() == {
         "status": "registered",
@@ -36,7 +46,8 @@ async def test_original_examples_register_unchanged(
     assert order.json()["revision"] == 2
     assert read.status_code == 200
     body = read.json()
-    assert body["manifest"] == original("order_query")  # stored exactly as sent
+    assert body["manifest"] is None  # a caller sees how to use the tool, not its endpoint
+    assert raw.json()["manifest"] == original("order_query")  # stored exactly as sent
     assert body["scope"] == ["ops_admin", "order_manager"]
     assert body["permission"] == "admin"
     assert read.headers["etag"] == '"1"'
@@ -51,8 +62,8 @@ async def test_original_examples_register_unchanged(
 async def test_embedding_is_computed_on_register(make_gateway: GatewayFactory) -> None:
     app = make_gateway()
     async with app_client(app) as client:
-        await client.post("/tools/register", json=shipped("inventory_query"))
-        await client.post("/tools/register", json=shipped("order_query"))
+        await client.post("/tools/register", json=shipped("inventory_query"), headers=ADMIN)
+        await client.post("/tools/register", json=shipped("order_query"), headers=ADMIN)
         registry = app.state.runtime.registry
         query = app.state.runtime.embedder.embed_one("how many units of this SKU are in stock")
         stock = registry.get("inventory_query").embedding
@@ -64,12 +75,12 @@ async def test_embedding_is_computed_on_register(make_gateway: GatewayFactory) -
 
 async def test_register_conflicts_and_validation(make_gateway: GatewayFactory) -> None:
     async with app_client(make_gateway()) as client:
-        first = await client.post("/tools/register", json=shipped("inventory_query"))
-        again = await client.post("/tools/register", json=shipped("inventory_query"))
+        first = await client.post("/tools/register", json=shipped("inventory_query"), headers=ADMIN)
+        again = await client.post("/tools/register", json=shipped("inventory_query"), headers=ADMIN)
         broken = shipped("sales_query")
         broken["endpoint"]["method"] = "FETCH"
-        invalid = await client.post("/tools/register", json=broken)
-        not_object = await client.post("/tools/register", json=["a"])
+        invalid = await client.post("/tools/register", json=broken, headers=ADMIN)
+        not_object = await client.post("/tools/register", json=["a"], headers=ADMIN)
         listed = await client.get("/tools/list")
     assert first.status_code == 201
     assert again.status_code == 409
@@ -85,20 +96,24 @@ async def test_register_conflicts_and_validation(make_gateway: GatewayFactory) -
 async def test_put_with_if_match_and_stale_revision(make_gateway: GatewayFactory) -> None:
     manifest = shipped("inventory_query")
     async with app_client(make_gateway()) as client:
-        await client.post("/tools/register", json=manifest)
+        await client.post("/tools/register", json=manifest, headers=ADMIN)
         edited = {**manifest, "description": manifest["description"] + " Edited once."}
-        first = await client.put("/tools/inventory_query", json=edited, headers={"If-Match": '"1"'})
+        first = await client.put(
+            "/tools/inventory_query", json=edited, headers={**ADMIN, "If-Match": '"1"'}
+        )
         stale = await client.put(
             "/tools/inventory_query",
             json={**manifest, "description": "A competing edit that must not win."},
-            headers={"If-Match": '"1"'},
+            headers={**ADMIN, "If-Match": '"1"'},
         )
         read = await client.get("/tools/inventory_query")
         bad_header = await client.put(
-            "/tools/inventory_query", json=edited, headers={"If-Match": "yesterday"}
+            "/tools/inventory_query", json=edited, headers={**ADMIN, "If-Match": "yesterday"}
         )
-        renamed = await client.put("/tools/inventory_query", json={**edited, "tool_id": "other"})
-        missing = await client.put("/tools/nope", json={**edited, "tool_id": "nope"})
+        renamed = await client.put(
+            "/tools/inventory_query", json={**edited, "tool_id": "other"}, headers=ADMIN
+        )
+        missing = await client.put("/tools/nope", json={**edited, "tool_id": "nope"}, headers=ADMIN)
     assert first.status_code == 200
     assert first.json() == {
         "status": "updated",
@@ -122,13 +137,15 @@ async def test_put_with_if_match_and_stale_revision(make_gateway: GatewayFactory
 async def test_delete_and_namespace_filter(make_gateway: GatewayFactory) -> None:
     async with app_client(make_gateway()) as client:
         for tool_id in ("inventory_query", "sales_query", "rag_status"):
-            await client.post("/tools/register", json=shipped(tool_id))
+            await client.post("/tools/register", json=shipped(tool_id), headers=ADMIN)
         user = {"X-User-Id": "u1"}
         knowledge = await client.get("/tools/list", params={"namespace": "knowledge"}, headers=user)
-        stale_delete = await client.delete("/tools/sales_query", headers={"If-Match": '"7"'})
-        deleted = await client.delete("/tools/sales_query", headers={"If-Match": '"1"'})
+        stale_delete = await client.delete(
+            "/tools/sales_query", headers={**ADMIN, "If-Match": '"7"'}
+        )
+        deleted = await client.delete("/tools/sales_query", headers={**ADMIN, "If-Match": '"1"'})
         gone = await client.get("/tools/sales_query", headers=user)
-        again = await client.delete("/tools/sales_query")
+        again = await client.delete("/tools/sales_query", headers=ADMIN)
         everything = await client.get("/tools/list", headers=user)
     assert [t["tool_id"] for t in knowledge.json()["tools"]] == ["rag_status"]
     assert stale_delete.status_code == 409
@@ -163,7 +180,9 @@ async def test_a_change_on_one_instance_reaches_another_within_a_second(
     async with app_client(first) as one, app_client(second) as two:
         for app in (first, second):
             await asyncio.wait_for(app.state.runtime.registry_sync.listening.wait(), 5)
-        registered = await one.post("/tools/register", json=shipped("inventory_query"))
+        registered = await one.post(
+            "/tools/register", json=shipped("inventory_query"), headers=ADMIN
+        )
         assert registered.status_code == 201
 
         async def seen_on_two() -> bool:
@@ -172,14 +191,16 @@ async def test_a_change_on_one_instance_reaches_another_within_a_second(
         took_register = await _wait_for(seen_on_two, 1.0)
 
         edited = {**shipped("inventory_query"), "name": "Stock of one SKU"}
-        assert (await two.put("/tools/inventory_query", json=edited)).status_code == 200
+        assert (
+            await two.put("/tools/inventory_query", json=edited, headers=ADMIN)
+        ).status_code == 200
 
         async def edit_seen_on_one() -> bool:
             return (await one.get("/tools/inventory_query")).json()["name"] == "Stock of one SKU"
 
         took_edit = await _wait_for(edit_seen_on_one, 1.0)
 
-        assert (await one.delete("/tools/inventory_query")).status_code == 200
+        assert (await one.delete("/tools/inventory_query", headers=ADMIN)).status_code == 200
 
         async def gone_on_two() -> bool:
             return (await two.get("/tools/inventory_query")).status_code == 404

@@ -9,7 +9,7 @@ import pytest
 
 from reach_common.db import libpq_url
 from tests.conftest import Backends, app_client
-from tests.gateway.conftest import GatewayFactory, http_tool
+from tests.gateway.conftest import ADMIN, GatewayFactory, http_tool
 from tests.gateway.upstream import Received, Reply, Upstream
 
 API_KEY = "sk-live-UPSTREAM-KEY-8f2c91"
@@ -25,8 +25,8 @@ async def test_no_secret_in_response_audit_spans_or_logs(
     monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("UPSTREAM_API_KEY", API_KEY)
-    monkeypatch.setenv("IDP_CLIENT_SECRET", CLIENT_SECRET)
+    monkeypatch.setenv("REACH_SECRET_UPSTREAM_API_KEY", API_KEY)
+    monkeypatch.setenv("REACH_SECRET_IDP_CLIENT_SECRET", CLIENT_SECRET)
 
     def answer(request: Received) -> Reply:
         if request.path == "/token":
@@ -53,17 +53,18 @@ async def test_no_secret_in_response_audit_spans_or_logs(
     failing["endpoint"]["auth"] = {"type": "bearer", "key": "UPSTREAM_API_KEY"}
     arguments = {"user": "li", "password": PASSWORD_ARG}
 
-    app = make_gateway(log_level="DEBUG")
+    bound = {"UPSTREAM_API_KEY": ["127.0.0.1"], "IDP_CLIENT_SECRET": ["127.0.0.1"]}
+    app = make_gateway(log_level="DEBUG", tool_secret_hosts=bound)
     async with app_client(app) as client:
         for manifest in (keyed, oauth, failing):
-            await client.post("/tools/register", json=manifest)
+            await client.post("/tools/register", json=manifest, headers=ADMIN)
         answers = [
             await client.post(f"/tools/{t}/invoke", json={"arguments": arguments})
             for t in ("keyed", "oauth", "failing")
         ]
         listed = await client.get("/tools/list")
-        read = await client.get("/tools/oauth")
-        trace = await client.get(f"/traces/{answers[0].json()['trace_id']}")
+        read = await client.get("/tools/oauth", headers=ADMIN)  # the raw manifest too
+        trace = await client.get(f"/traces/{answers[0].json()['trace_id']}", headers=ADMIN)
         await app.state.runtime.audit.flush()
         app.state.telemetry.flush()
     # The secrets really were used on the wire...

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
+from typing import Any
 
 import pytest
 
@@ -15,11 +17,14 @@ from gateway.executor.transport import (
 from tests.e2e.processes import free_port
 from tests.gateway.upstream import Reply, Upstream
 
+LOOPBACK = ["127.0.0.1"]
 
-async def get(client: LeanHttpClient, url: str, **kw: object) -> object:
+
+async def get(client: LeanHttpClient, url: str, **kw: Any) -> object:
+    kw.setdefault("connect_to", LOOPBACK)
     return await client.request(
         "GET", url, [("Accept", "*/*")], None, max_bytes=1 << 20, timing=Timing(), **kw
-    )  # type: ignore[arg-type]
+    )
 
 
 async def test_keep_alive_reuses_one_connection(upstream: Upstream) -> None:
@@ -33,6 +38,7 @@ async def test_keep_alive_reuses_one_connection(upstream: Upstream) -> None:
         b'{"k":1}',
         max_bytes=1000,
         timing=timing,
+        connect_to=LOOPBACK,
     )
     await client.aclose()
     assert (first.status, first.reused_connection) == (200, False)  # type: ignore[attr-defined]
@@ -82,7 +88,13 @@ async def test_body_limit_and_connect_errors(upstream: Upstream) -> None:
     upstream.default = Reply(200, b"x" * 5000)
     with pytest.raises(ResponseTooLarge):
         await client.request(
-            "GET", upstream.url + "/big", [], None, max_bytes=4096, timing=Timing()
+            "GET",
+            upstream.url + "/big",
+            [],
+            None,
+            max_bytes=4096,
+            timing=Timing(),
+            connect_to=LOOPBACK,
         )
     with pytest.raises(UpstreamConnectError):
         await get(client, f"http://127.0.0.1:{free_port()}/")
@@ -100,9 +112,48 @@ async def test_head_and_a_cancelled_request_do_not_poison_the_pool(upstream: Ups
         async with asyncio.timeout(0.1):
             await get(client, upstream.url + "/slow")
     head = await client.request(
-        "HEAD", upstream.url + "/h", [], None, max_bytes=10, timing=Timing()
+        "HEAD", upstream.url + "/h", [], None, max_bytes=10, timing=Timing(), connect_to=LOOPBACK
     )
     await client.aclose()
     assert head.status == 200
     assert head.body == b""
     assert upstream.connections == 2  # the cancelled request's connection was not reused
+
+
+async def test_connects_to_the_given_address_and_keeps_the_urls_host(upstream: Upstream) -> None:
+    """Security: the name in the URL is never resolved; the connection goes to an address
+    the caller checked, the first of them that accepts, and ``Host`` stays the URL's."""
+    client = LeanHttpClient()
+    url = f"http://tool.internal.test:{upstream.port}/a"
+    # 127.0.0.2 is loopback too, but nothing listens there on this port: refused, next.
+    answer = await get(client, url, connect_to=["127.0.0.2", "127.0.0.1"])
+    await client.aclose()
+    assert answer.status == 200  # type: ignore[attr-defined]
+    assert answer.address == "127.0.0.1"  # type: ignore[attr-defined]
+    assert upstream.received[0].headers["host"] == f"tool.internal.test:{upstream.port}"
+
+
+async def test_only_ip_addresses_are_dialled() -> None:
+    client = LeanHttpClient()
+    with pytest.raises(ValueError, match="does not appear to be an IPv4 or IPv6 address"):
+        await get(client, "http://example.test/", connect_to=["localhost"])
+    with pytest.raises(UpstreamConnectError, match="no address"):
+        await get(client, "http://example.test/", connect_to=[])
+
+
+async def test_https_dials_the_address_with_the_urls_host_as_tls_server_name() -> None:
+    dialled: list[tuple[Any, ...]] = []
+
+    async def refuse(host: str, port: int, **kw: Any) -> Any:
+        dialled.append((host, port, kw["server_hostname"], isinstance(kw["ssl"], ssl.SSLContext)))
+        raise ConnectionRefusedError("refused by the test")
+
+    client = LeanHttpClient(open_connection=refuse)
+    with pytest.raises(UpstreamConnectError, match="refused by the test"):
+        await get(
+            client, "https://api.example.test:8443/x", connect_to=["2001:db8::7", "192.0.2.7"]
+        )
+    assert dialled == [
+        ("2001:db8::7", 8443, "api.example.test", True),
+        ("192.0.2.7", 8443, "api.example.test", True),
+    ]

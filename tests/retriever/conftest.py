@@ -1,4 +1,9 @@
-"""Fixtures for the retriever: one embedder for the session, an app client per test."""
+"""Fixtures for the retriever: one embedder for the session, an app client per test.
+
+Ingest and delete need a writer role in every auth mode; the test apps run in permissive
+mode, so their clients claim one with ``WRITER_HEADERS``. The auth rules themselves are
+tested in ``tests/security/test_07_retriever_needs_a_caller.py``.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,9 @@ from reach_common.db import libpq_url
 from reach_common.embeddings import Embedder
 from retriever.app import create_app
 from retriever.settings import Settings
+
+# A claimed identity (permissive mode) allowed to ingest and delete.
+WRITER_HEADERS = {"X-User-Id": "retriever-tests", "X-User-Roles": "retriever_writer"}
 
 
 @pytest.fixture(scope="session")
@@ -31,6 +39,7 @@ async def client(
     retriever_settings: Settings, embedder: Embedder, make_client: Any
 ) -> AsyncIterator[httpx.AsyncClient]:
     async with make_client(create_app(retriever_settings, embedder=embedder)) as client:
+        client.headers.update(WRITER_HEADERS)
         yield client
 
 

@@ -13,7 +13,7 @@ import pytest
 from reach_common.embeddings import Embedder
 from retriever.app import create_app
 from retriever.settings import Settings
-from tests.retriever.conftest import assert_index_consistent
+from tests.retriever.conftest import WRITER_HEADERS, assert_index_consistent
 
 Sql = Callable[..., list[tuple[Any, ...]]]
 K1, B = 1.2, 0.75
@@ -65,6 +65,7 @@ async def client(
 ) -> AsyncIterator[httpx.AsyncClient]:
     settings = Settings(**service_env, llm_provider="offline", bm25_k1=K1, bm25_b=B)
     async with make_client(create_app(settings, embedder=embedder)) as client:
+        client.headers.update(WRITER_HEADERS)
         yield client
 
 

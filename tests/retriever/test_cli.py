@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 
 from tests.e2e.processes import free_port, service_process
-from tests.retriever.conftest import assert_index_consistent
+from tests.retriever.conftest import WRITER_HEADERS, assert_index_consistent
 
 Sql = Callable[..., list[tuple[Any, ...]]]
 
@@ -91,7 +91,10 @@ def test_no_command_serves_http(tmp_path: Path, service_env: dict[str, Any]) -> 
     }
     with service_process("retriever", free_port(), env, tmp_path) as url:
         ingested = httpx.post(
-            f"{url}/ingest", json={"source": "a.md", "text": "Served text."}, timeout=30
+            f"{url}/ingest",
+            json={"source": "a.md", "text": "Served text."},
+            headers=WRITER_HEADERS,
+            timeout=30,
         )
         assert ingested.status_code == 201
         found = httpx.post(f"{url}/retrieve", json={"query": "served"}, timeout=30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 from reach_common.embeddings import Embedder
 from retriever.app import build_ingestor, create_app
 from retriever.settings import Settings
-from tests.retriever.conftest import assert_error, assert_index_consistent
+from tests.retriever.conftest import WRITER_HEADERS, assert_error, assert_index_consistent
 
 Sql = Callable[..., list[tuple[Any, ...]]]
 
@@ -157,6 +158,7 @@ async def small_client(
         **service_env, llm_provider="offline", ingest_max_chars=1000, metadata_max_bytes=64
     )
     async with make_client(create_app(settings, embedder=embedder)) as client:
+        client.headers.update(WRITER_HEADERS)
         yield client
 
 
@@ -204,3 +206,42 @@ async def test_missing_fields_and_bad_json(small_client: httpx.AsyncClient) -> N
         "/ingest", content=b'{"source": "a",', headers={"content-type": "application/json"}
     )
     assert_error(response, 400, "malformed_json")
+
+
+async def test_the_largest_text_fits_the_body_limit(
+    client: httpx.AsyncClient, retriever_settings: Settings, sql: Sql
+) -> None:
+    """INGEST_MAX_CHARS + 1 characters, each \\u-escaped (6 bytes), still reach the
+    ingest's own length check: the body limit is not what stops the largest text."""
+    limit = retriever_settings.ingest_max_chars
+    body = json.dumps({"source": "big.md", "text": "文" * (limit + 1)}, ensure_ascii=True)
+    assert limit * 6 < len(body) < retriever_settings.max_body_bytes
+    response = await client.post(
+        "/ingest", content=body, headers={"content-type": "application/json"}
+    )
+    error = assert_error(response, 413, "text_too_large")
+    assert (error["length"], error["limit"]) == (limit + 1, limit)
+    assert sql("SELECT count(*) FROM retriever.source") == [(0,)]
+
+
+async def _chunks(data: bytes, size: int = 1 << 20) -> AsyncIterator[bytes]:
+    for start in range(0, len(data), size):
+        yield data[start : start + size]
+
+
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+async def test_a_body_over_the_limit_is_413(
+    client: httpx.AsyncClient, retriever_settings: Settings, sql: Sql, framing: str
+) -> None:
+    limit = retriever_settings.max_body_bytes
+    assert limit == 16 * 1024 * 1024  # the retriever's default, not the common 1 MiB
+    prefix = b'{"source": "big.md", "text": "'
+    data = prefix + b"x" * (limit - len(prefix) - 1) + b'"}'
+    assert len(data) == limit + 1
+    content: bytes | AsyncIterator[bytes] = data if framing == "content-length" else _chunks(data)
+    response = await client.post(
+        "/ingest", content=content, headers={"content-type": "application/json"}
+    )
+    error = assert_error(response, 413, "payload_too_large")
+    assert error["max_bytes"] == limit
+    assert sql("SELECT count(*) FROM retriever.source") == [(0,)]

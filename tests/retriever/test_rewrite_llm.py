@@ -20,7 +20,7 @@ from reach_common.embeddings import Embedder
 from retriever.app import create_app
 from retriever.search.rewrite import EXPANSION_PROMPT, HYDE_PROMPT, MULTI_QUERY_PROMPT
 from retriever.settings import Settings
-from tests.retriever.conftest import assert_error
+from tests.retriever.conftest import WRITER_HEADERS, assert_error
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ANTHROPIC_URL = "http://127.0.0.1:9411"
@@ -64,6 +64,7 @@ async def corpus_client(
     settings: Settings, embedder: Embedder, make_client: Any
 ) -> AsyncIterator[httpx.AsyncClient]:
     async with make_client(create_app(settings, embedder=embedder)) as client:
+        client.headers.update(WRITER_HEADERS)
         for source, text in DOCS.items():
             assert (
                 await client.post("/ingest", json={"source": source, "text": text})

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+from typing import Any
 
-from reach_common.settings import CommonSettings, LLMSettings
+from pydantic import AliasChoices, Field, field_validator
+
+from reach_common.settings import CommonSettings, LLMSettings, StringList, string_list
 
 DEFAULT_SYSTEM_PROMPT = (
     "You are Reach, an operations assistant. Answer with facts from tool results; "
@@ -55,4 +57,22 @@ class Settings(CommonSettings, LLMSettings):
             "crashed agent frees the session after at most this long."
         ),
     )
-    system_prompt: str = Field(DEFAULT_SYSTEM_PROMPT, description="The model's instructions.")
+    system_prompt: str = Field(
+        DEFAULT_SYSTEM_PROMPT,
+        description=(
+            "The model's instructions. A fixed note that tool output is data, never "
+            "instructions, is always appended (see docs/agent-tool-policy.md)."
+        ),
+    )
+    admin_roles: StringList = Field(
+        default_factory=lambda: ["admin"],
+        description=(
+            "Roles that may list, read and delete every user's sessions (never append to "
+            "them). In permissive mode a claimed role counts."
+        ),
+    )
+
+    @field_validator("admin_roles", mode="before")
+    @classmethod
+    def _split_agent_lists(cls, value: Any) -> Any:
+        return string_list(value)

@@ -12,8 +12,8 @@ from typing import Annotated
 
 import typer
 
-from gateway.auth.keys import CreatedKey, create_key, revoke_key
 from gateway.settings import Settings
+from reach_common.auth.keys import CreatedKey, create_key, revoke_key
 from reach_common.db import create_engine, create_sessionmaker
 from reach_common.embedded import ensure_urls
 

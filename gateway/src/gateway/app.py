@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -13,10 +14,9 @@ from fastapi import FastAPI
 from limits import parse
 from redis.asyncio import BlockingConnectionPool, Redis
 
+from gateway.audit.endpoints import router as audit_router
 from gateway.audit.writer import AuditWriter
 from gateway.auth.egress import EgressPolicy
-from gateway.auth.jwt import JwtVerifier
-from gateway.auth.keys import ApiKeyStore
 from gateway.auth.service import AuthService
 from gateway.executor.breaker import Breakers
 from gateway.executor.credentials import OutboundCredentials
@@ -24,6 +24,7 @@ from gateway.executor.endpoints import router as tasks_router
 from gateway.executor.http import HttpExecutor
 from gateway.executor.python import PythonExecutor
 from gateway.executor.resolver import HostResolver
+from gateway.executor.secrets import ToolSecrets
 from gateway.executor.service import Executor
 from gateway.executor.tasks import TaskStore
 from gateway.executor.transport import LeanHttpClient
@@ -81,6 +82,11 @@ async def _build_runtime(
         agent_url=settings.agent_url,
         extra=settings.upstream_hosts,
     )
+    secrets = ToolSecrets(
+        environ=os.environ,
+        directory=Path(settings.tool_secrets_dir) if settings.tool_secrets_dir else None,
+        bindings=settings.tool_secret_hosts,
+    )
     compiler = ManifestCompiler(
         defaults=ManifestDefaults(
             timeout_ms=settings.default_timeout_ms,
@@ -88,9 +94,12 @@ async def _build_runtime(
             breaker_failure_threshold=settings.breaker_failure_threshold,
             breaker_reset_timeout_ms=settings.breaker_reset_timeout_ms,
             python_packages=tuple(settings.python_tool_packages),
+            max_argument_chars=settings.max_argument_chars,
+            task_stream_prefix=settings.task_stream_prefix,
         ),
         strict=strict,
         egress=egress,
+        secrets=secrets,
         resolve_url=urls,
     )
     registry = RegistryCache(resources.sessionmaker, compiler)
@@ -118,7 +127,7 @@ async def _build_runtime(
         http=HttpExecutor(
             client=tool_http,
             # Token endpoints are called rarely: the shared, instrumented httpx client.
-            credentials=OutboundCredentials(redis=redis, http=resources.http),
+            credentials=OutboundCredentials(redis=redis, http=resources.http, secrets=secrets),
             resolver=HostResolver(egress),
             resolve_url=urls,
             tracer=tracer,
@@ -136,16 +145,10 @@ async def _build_runtime(
     audit.start()
     stack.push_async_callback(audit.stop)  # runs after the worker stops: its rows get written
     auth = AuthService(
-        mode=settings.auth_mode,
-        keys=ApiKeyStore(resources.sessionmaker, settings.api_key_cache_ttl_s),
-        jwt=JwtVerifier(
-            secret=settings.jwt_secret.get_secret_value() if settings.jwt_secret else None,
-            public_key=settings.jwt_public_key,
-            issuer=settings.jwt_issuer,
-            audience=settings.jwt_audience,
-            roles_claim=settings.jwt_roles_claim,
-        ),
+        authenticator=resources.authenticator,
         registry_admin_roles=settings.registry_admin_roles,
+        ops_roles=settings.ops_roles,
+        anonymous_registry_writes=settings.allow_anonymous_registry_writes,
     )
     limiter = RateLimiter(
         redis, parse(settings.caller_rate_limit) if settings.caller_rate_limit else None
@@ -228,4 +231,5 @@ def create_app(settings: Settings | None = None, *, embedder: Embedder | None = 
     app.include_router(tasks_router)
     app.include_router(traces_router)
     app.include_router(upstreams_router)
+    app.include_router(audit_router)
     return app

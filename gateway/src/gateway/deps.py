@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from gateway.auth.schemas import Caller
-from gateway.auth.service import context_from_headers
 from gateway.runtime import GatewayRuntime
+from reach_common.auth.authenticator import context_from_headers
+from reach_common.auth.caller import Caller
 
 
 def get_runtime(request: Request) -> GatewayRuntime:

@@ -2,26 +2,13 @@
 
 from __future__ import annotations
 
-import json
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from pydantic import AliasChoices, Field, SecretStr, field_validator
-from pydantic_settings import NoDecode
+from pydantic import AliasChoices, Field, field_validator
 
+from gateway.executor.tasks import DEFAULT_STREAM_NAME, DEFAULT_STREAM_PREFIX, stream_key
 from gateway.routing.settings import RoutingSettings
-from reach_common.settings import CommonSettings, LLMSettings
-
-StringList = Annotated[list[str], NoDecode]
-
-
-def _string_list(value: Any) -> Any:
-    """A JSON list or a comma-separated string, as people write both in env files."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            return json.loads(text)
-        return [part.strip() for part in text.split(",") if part.strip()]
-    return value
+from reach_common.settings import CommonSettings, LLMSettings, StringList, string_list
 
 
 class Settings(CommonSettings, LLMSettings, RoutingSettings):
@@ -68,30 +55,48 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
     )
 
     # --- auth ----------------------------------------------------------------------------------
-    auth_mode: Literal["permissive", "strict"] = Field(
-        "permissive",
-        description=(
-            "'permissive' trusts user_context (development); 'strict' takes the caller only "
-            "from a verified API key or JWT."
-        ),
-    )
     registry_admin_roles: StringList = Field(
         default_factory=lambda: ["admin", "tool_admin"],
-        description="In strict mode, roles allowed to register, edit and delete tools.",
+        description=(
+            "Roles allowed to register, edit and delete tools and to read raw manifests "
+            "(in permissive mode a claimed role counts)."
+        ),
     )
-    jwt_secret: SecretStr | None = Field(None, description="HS256 shared secret for JWTs.")
-    jwt_public_key: str | None = Field(None, description="PEM public key for RS256 JWTs.")
-    jwt_issuer: str | None = Field(None, description="Required `iss` of JWTs.")
-    jwt_audience: str | None = Field(None, description="Required `aud` of JWTs.")
-    jwt_roles_claim: str = Field("roles", description="JWT claim holding the caller's roles.")
-    api_key_cache_ttl_s: float = Field(
-        30.0, description="How long a verified API key is trusted before it is looked up again."
+    ops_roles: StringList = Field(
+        default_factory=lambda: ["ops"],
+        description=(
+            "Roles (besides registry admins) that may read every trace and GET /upstreams."
+        ),
+    )
+    allow_anonymous_registry_writes: bool = Field(
+        False,
+        description=(
+            "Development only, ignored in strict mode: let callers with no identity at all "
+            "change the registry."
+        ),
     )
     egress_allowlist: StringList = Field(
         default_factory=list,
         description=(
-            "Hosts, IPs or CIDRs that strict mode lets tools reach even though they are "
-            "link-local or cloud-metadata addresses (JSON list or comma-separated)."
+            "Hosts, IPs or CIDRs that strict mode lets tools reach although they are not "
+            "public addresses (loopback, private, link-local, metadata); JSON list or "
+            "comma-separated. Strict mode reaches nothing else that is not public."
+        ),
+    )
+
+    # --- tool secrets --------------------------------------------------------------------------
+    tool_secrets_dir: str | None = Field(
+        None,
+        description=(
+            "Folder of tool secrets, one file per secret named as in manifests (a mounted "
+            "Kubernetes Secret). Values may also come from REACH_SECRET_<NAME> variables."
+        ),
+    )
+    tool_secret_hosts: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description=(
+            'Where each tool secret may be sent (JSON): {"internal.order.read": '
+            '["internal-order-svc", "shop:9000"]}. A secret goes to no other host.'
         ),
     )
 
@@ -110,7 +115,22 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
     breaker_reset_timeout_ms: int = Field(
         10000, ge=1, description="How long a breaker stays open before one probe is let through."
     )
-    task_stream: str = Field("reach:gateway:tasks", description="Default Redis Stream of tasks.")
+    max_argument_chars: int = Field(
+        65536,
+        ge=1,
+        description=(
+            "Longest string (value or object key) a tool argument may hold; longer is refused "
+            "with 422 `invalid_arguments` before any schema check runs."
+        ),
+    )
+    task_stream_prefix: str = Field(
+        DEFAULT_STREAM_PREFIX,
+        min_length=1,
+        description=(
+            "Reserved Redis key prefix of queue streams: a queue manifest's `stream` name N "
+            "is the stream `<prefix>N`; a manifest without one uses `<prefix>default`."
+        ),
+    )
     task_worker: bool = Field(True, description="Run a queue worker in this process.")
     task_ttl_s: int = Field(86400, description="How long task status and results are kept.")
 
@@ -124,9 +144,18 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
     )
     audit_flush_ms: int = Field(200, ge=1, description="Longest an audit row waits in memory.")
 
+    @property
+    def task_stream(self) -> str:
+        """The default queue stream: ``<TASK_STREAM_PREFIX>default``."""
+        return stream_key(self.task_stream_prefix, DEFAULT_STREAM_NAME)
+
     @field_validator(
-        "registry_admin_roles", "egress_allowlist", "python_tool_packages", mode="before"
+        "registry_admin_roles",
+        "ops_roles",
+        "egress_allowlist",
+        "python_tool_packages",
+        mode="before",
     )
     @classmethod
-    def _split_lists(cls, value: Any) -> Any:
-        return _string_list(value)
+    def _split_gateway_lists(cls, value: Any) -> Any:
+        return string_list(value)

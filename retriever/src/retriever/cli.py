@@ -6,7 +6,8 @@
 ``ingest`` writes straight to the database (DATABASE_URL, or the embedded
 PostgreSQL under REACH_DATA_DIR) with the service's own ingest code, so a
 running retriever sees the documents at once. A source is named by the file's
-path relative to the current directory.
+path relative to the current directory. It is no HTTP client, so it sends no API key:
+access to the database is what lets it write.
 """
 
 from __future__ import annotations

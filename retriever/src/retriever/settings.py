@@ -2,21 +2,43 @@
 
 from __future__ import annotations
 
-from typing import Self
+from typing import Any, Self
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 
 from reach_common.embeddings import MAX_TOKENS
-from reach_common.settings import CommonSettings, LLMSettings
+from reach_common.settings import CommonSettings, LLMSettings, StringList, string_list
 
 # The model sees at most MAX_TOKENS tokens, two of which are [CLS] and [SEP].
 MAX_CHUNK_TOKENS = MAX_TOKENS - 2
+
+# INGEST_MAX_CHARS (2,000,000) characters take at most 4 bytes each as UTF-8 JSON and 6
+# when a client escapes them as \uXXXX; 16 MiB leaves 8 bytes a character.
+DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024
 
 
 class Settings(CommonSettings, LLMSettings):
     service_name: str = "retriever"
     port: int = Field(
         8082, validation_alias=AliasChoices("RETRIEVER_PORT", "PORT"), description="HTTP port."
+    )
+    max_body_bytes: int = Field(
+        DEFAULT_MAX_BODY_BYTES,
+        ge=1,
+        description=(
+            "Largest request body accepted (413 `payload_too_large`). 16 MiB, not the common "
+            "1 MiB: an ingest of INGEST_MAX_CHARS characters must fit, even \\u-escaped."
+        ),
+    )
+
+    # --- auth ----------------------------------------------------------------------------------
+    retriever_writer_roles: StringList = Field(
+        default_factory=lambda: ["admin", "retriever_writer"],
+        min_length=1,
+        description=(
+            "Roles that may ingest and delete sources, in both auth modes (comma-separated "
+            "or a JSON list). Reading needs an authenticated caller in strict mode only."
+        ),
     )
 
     # --- ingest --------------------------------------------------------------------------------
@@ -88,6 +110,11 @@ class Settings(CommonSettings, LLMSettings):
     )
     multi_query_count: int = Field(3, ge=1, le=8, description="Rephrasings asked of the LLM.")
     rewrite_max_tokens: int = Field(400, ge=32, description="Token limit of a rewrite answer.")
+
+    @field_validator("retriever_writer_roles", mode="before")
+    @classmethod
+    def _split_roles(cls, value: Any) -> Any:
+        return string_list(value)
 
     @model_validator(mode="after")
     def _overlap_below_chunk(self) -> Self:

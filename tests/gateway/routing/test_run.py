@@ -19,6 +19,7 @@ from reach_common.embeddings import Embedder
 from tests.conftest import REPO_ROOT, Backends, app_client, reset_state
 from tests.e2e.processes import free_port, service_process
 from tests.fixtures.llm import HTTPCore2Mocker  # noqa: F401 - registers respx's httpcore2 mocker
+from tests.gateway.conftest import ADMIN
 
 SEED = {
     "session_id": "sess_test_001",
@@ -146,13 +147,13 @@ async def test_a_registry_change_retires_cached_routes(
         "endpoint": {"type": "http", "method": "GET", "url": f"{shop_url}/healthz"},
         "permission": "public",
     }
-    registered = await gateway.post("/tools/register", json=extra)
+    registered = await gateway.post("/tools/register", json=extra, headers=ADMIN)
     assert registered.status_code in (200, 201), registered.text
     after = await gateway.post("/run", json=query)
     assert after.status_code == 200
     assert after.json()["tool_id"] == "inventory_query"
     assert after.json()["route"]["route_hint"] != "route_cache"
-    deleted = await gateway.delete("/tools/weather_now")
+    deleted = await gateway.delete("/tools/weather_now", headers=ADMIN)
     assert deleted.status_code in (200, 204)
 
 

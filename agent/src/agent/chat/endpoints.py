@@ -11,26 +11,15 @@ from fastapi import APIRouter, Request, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
-from agent.chat.service import ChatDeps, PreparedTurn, prepare_turn
-from agent.clients.schemas import Caller
+from agent.chat.service import PreparedTurn, prepare_turn
+from agent.deps import ChatDepsDep, claimed_context, forwarded, require_caller
+from reach_common.auth.authenticator import AuthenticatorDep
 from reach_common.errors import ReachError, current_trace_id
 
 router = APIRouter(tags=["chat"])
 log = structlog.get_logger(__name__)
 
 SSE_KEEPALIVE_S = 15
-
-
-def _deps(request: Request) -> ChatDeps:
-    state = request.state
-    return ChatDeps(
-        settings=state.settings,
-        sessionmaker=state.sessionmaker,
-        redis=state.redis,
-        gateway=state.gateway,
-        provider=state.provider,
-        tracer=state.telemetry.tracer("agent"),
-    )
 
 
 def _tool_call(data: dict[str, Any]) -> ToolCallRead:
@@ -93,6 +82,7 @@ def _error_event(body: dict[str, Any], trace_id: str | None, number: int) -> Ser
             "description": "The answer, or with `stream: true` a stream of Server-Sent Events.",
             "content": {"text/event-stream": {}},
         },
+        401: {"description": "`unauthenticated` (strict, no credential), `invalid_credential`."},
         403: {"description": "`session_forbidden`: the session belongs to another user."},
         409: {
             "description": (
@@ -104,13 +94,26 @@ def _error_event(body: dict[str, Any], trace_id: str | None, number: int) -> Ser
         503: {"description": "`gateway_unavailable`, `llm_unavailable`: retry later."},
     },
 )
-async def chat(body: ChatRequest, request: Request) -> Response | ChatReply:
+async def chat(
+    body: ChatRequest, request: Request, deps: ChatDepsDep, authenticator: AuthenticatorDep
+) -> Response | ChatReply:
     """Send one message and get the agent's answer.
+
+    The caller is the verified API key or JWT (`Authorization: Bearer …` or
+    `X-API-Key`); in permissive mode, without one, the claimed `user_context`
+    (or `X-User-Id` / `X-User-Roles`). Strict mode needs a credential (401
+    `unauthenticated`). A session belongs to the caller who started it: a
+    message to someone else's session, or a `message_id` retry of someone
+    else's turn, gets 403 `session_forbidden` and changes nothing.
 
     The agent loads the session's history, lets the model answer or call the
     gateway's tools (only the ones this caller may use, invoked with the
-    caller's identity: `user_context` and the `Authorization` header), and
-    repeats until the model answers or `MAX_TOOL_ROUNDS` is reached. With no
+    caller's own `Authorization` / `X-API-Key` headers, plus the claimed
+    `user_context` in permissive mode), and repeats until the model answers
+    or `MAX_TOOL_ROUNDS` is reached. Tool output is shown to the model as
+    untrusted data, and a tool that changes data runs only when the model
+    asks for it before reading any tool output in this turn; later it is
+    answered with `confirmation_required` (docs/agent-tool-policy.md). With no
     model configured (offline mode) the gateway's `/run` picks and runs the
     tool, and the answer says which tool was used.
 
@@ -124,11 +127,10 @@ async def chat(body: ChatRequest, request: Request) -> Response | ChatReply:
     body as the JSON answer) or `error` (`{reason, message, trace_id}`).
     Closing the connection cancels the turn; whatever was saved stays valid.
     """
-    caller = Caller(
-        user_context=body.user_context.model_dump(exclude_none=True),
-        authorization=request.headers.get("authorization"),
-    )
-    turn = await prepare_turn(_deps(request), body, caller, current_trace_id())
+    claimed = claimed_context(body.user_context, request.headers)
+    caller = require_caller(await authenticator.resolve(request.headers, claimed), authenticator)
+    gateway_caller = forwarded(request.headers, claimed, authenticator.strict)
+    turn = await prepare_turn(deps, body, gateway_caller, caller.user_id, current_trace_id())
     if body.stream:
         return EventSourceResponse(_stream(turn), ping=SSE_KEEPALIVE_S)
     return await _collect(turn)

@@ -7,16 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent.sessions.schemas import SESSION_ID_PATTERN
-
-
-class UserContext(BaseModel):
-    """Who the turn is for. Forwarded to the gateway with every tool call; the gateway
-    trusts it only in permissive mode (in strict mode it uses the Authorization header)."""
-
-    model_config = ConfigDict(extra="allow")
-
-    user_id: str | None = Field(None, max_length=200, examples=["u1"])
-    roles: list[str] = Field(default_factory=list, max_length=100, examples=[["ops_admin"]])
+from reach_common.auth.caller import UserContext
 
 
 class ChatRequest(BaseModel):
@@ -38,7 +29,13 @@ class ChatRequest(BaseModel):
             "returns the first answer instead of running the turn twice."
         ),
     )
-    user_context: UserContext = Field(default_factory=UserContext)
+    user_context: UserContext = Field(
+        default_factory=UserContext,
+        description=(
+            "Who the turn is for, as the client says. Trusted in permissive mode only; "
+            "strict mode takes the caller from the API key or JWT and ignores this."
+        ),
+    )
     stream: bool = Field(
         False,
         description="Answer as Server-Sent Events: delta, tool_call, tool_result, done, error.",

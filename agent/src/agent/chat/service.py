@@ -1,11 +1,19 @@
 """One chat turn, from the request to the last saved message.
 
 :func:`prepare_turn` does everything that can refuse the turn before any
-answer starts (so even a streaming request gets a plain 409 or 403): take the
-session's one-writer lock, create the session, resolve a retried message id,
-save the user message. :meth:`PreparedTurn.events` then runs the turn (the
-ReAct loop, offline routing, or a replay of a finished turn) and always
-releases the lock, also when the client goes away and the turn is cancelled.
+answer starts (so even a streaming request gets a plain 409 or 403): check
+that the session is the caller's, take the session's one-writer lock, create
+the session, resolve a retried message id, save the user message.
+:meth:`PreparedTurn.events` then runs the turn (the ReAct loop, offline
+routing, or a replay of a finished turn) and always releases the lock, also
+when the client goes away and the turn is cancelled.
+
+A session belongs to the user who started it: the verified user id in strict
+mode, the claimed one in permissive mode, nobody for an anonymous caller
+(permissive mode only). Only its owner may add to it or replay one of its
+turns; anyone else gets 403 ``session_forbidden`` before the session is
+locked or anything is written or run. Admins may read and delete other
+users' sessions through ``/sessions``, but never speak in them.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ from agent.react.context import build_context
 from agent.react.events import TurnEvent
 from agent.react.loop import LoopConfig, ReactLoop
 from agent.react.offline import offline_turn
+from agent.react.policy import UNTRUSTED_DATA_NOTE, frame
 from agent.react.tools import ToolRunner
 from agent.sessions import repository
 from agent.sessions.errors import MessageIdReused, SessionBusy, SessionForbidden, TurnSuperseded
@@ -59,7 +68,8 @@ class ChatDeps:
 @dataclass
 class PreparedTurn:
     deps: ChatDeps
-    caller: Caller
+    caller: Caller  # what is forwarded to the gateway
+    owner: str | None  # the caller's user id: the session must be theirs
     lock: SessionLock
     session_id: str
     message_id: str
@@ -139,9 +149,11 @@ class PreparedTurn:
             listing.cancel()
             raise
         tools = await listing
-        system = settings.system_prompt
+        system = f"{settings.system_prompt}\n\n{UNTRUSTED_DATA_NOTE}"
         if context.summary:
-            system += f"\n\nSummary of the earlier conversation:\n{context.summary}"
+            # Written by the model from earlier turns, tool output included: data too.
+            summary = frame(context.summary, "conversation-summary")
+            system += f"\n\nSummary of the earlier conversation:\n{summary}"
         loop = ReactLoop(
             provider=provider,
             tools=ToolRunner(
@@ -219,15 +231,23 @@ def stored_reply(
 
 
 async def prepare_turn(
-    deps: ChatDeps, body: ChatRequest, caller: Caller, trace_id: str | None
+    deps: ChatDeps, body: ChatRequest, caller: Caller, owner: str | None, trace_id: str | None
 ) -> PreparedTurn:
-    """Claim the session and save the user message; raises before anything is streamed."""
+    """Claim the session for ``owner`` and save the user message; raises before anything
+    is streamed. ``caller`` is what the gateway calls of this turn forward."""
     session_id = body.session_id or f"s_{uuid.uuid4().hex}"
+    if body.session_id is not None:
+        # Refused before the lock: someone else's message never makes the owner's
+        # session look busy, nor learns whether it is.
+        async with deps.sessionmaker() as db:
+            existing = await repository.get_session(db, session_id)
+        if existing is not None and existing.user_id != owner:
+            raise SessionForbidden(session_id)
     lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
     if not await lock.acquire():
         raise SessionBusy(session_id)
     try:
-        turn = await _claim(deps, body, caller, trace_id, session_id, lock)
+        turn = await _claim(deps, body, caller, owner, trace_id, session_id, lock)
     except BaseException:
         with anyio.CancelScope(shield=True):
             await lock.release()
@@ -239,15 +259,16 @@ async def _claim(
     deps: ChatDeps,
     body: ChatRequest,
     caller: Caller,
+    owner: str | None,
     trace_id: str | None,
     session_id: str,
     lock: SessionLock,
 ) -> PreparedTurn:
-    user_id = body.user_context.user_id
     turn_id = uuid.uuid4()
     turn = PreparedTurn(
         deps=deps,
         caller=caller,
+        owner=owner,
         lock=lock,
         session_id=session_id,
         message_id=body.message_id or str(turn_id),
@@ -256,9 +277,11 @@ async def _claim(
         trace_id=trace_id,
     )
     async with deps.sessionmaker.begin() as db:
-        session = await repository.ensure_session(db, session_id, user_id, body.message[:80])
+        session = await repository.ensure_session(db, session_id, owner, body.message[:80])
         turn.session = session
-        if session.user_id is not None and session.user_id != user_id:
+        # Again under the lock (the session may have been created meanwhile). Before the
+        # message id is looked up: another user's turn is never replayed either.
+        if session.user_id != owner:
             raise SessionForbidden(session_id)
         if body.message_id is not None:
             first = await repository.find_client_message(db, session_id, body.message_id)

@@ -6,8 +6,11 @@
 
 Every call goes through the service's shared ``httpx.AsyncClient``, which is
 OpenTelemetry-instrumented, so the W3C ``traceparent`` of the current span is
-sent and the gateway's spans join the agent's trace. The caller's
-``Authorization`` header is forwarded as is and never logged.
+sent and the gateway's spans join the agent's trace. The caller's own
+``Authorization`` / ``X-API-Key`` headers are forwarded as received and never
+logged; the agent has no credential of its own to lend. The claimed
+``user_context`` (and its ``X-User-*`` header form) goes along only when the
+chat layer put one in the :class:`Caller`, which it does in permissive mode only.
 """
 
 from __future__ import annotations
@@ -39,7 +42,12 @@ class GatewayClient:
 
     @staticmethod
     def _headers(caller: Caller) -> dict[str, str]:
-        return {"Authorization": caller.authorization} if caller.authorization else {}
+        headers: dict[str, str] = {}
+        if caller.authorization:
+            headers["Authorization"] = caller.authorization
+        if caller.api_key:
+            headers["X-API-Key"] = caller.api_key
+        return headers
 
     async def list_tools(self, caller: Caller) -> list[GatewayTool]:
         """The tools ``caller`` may use. Raises :class:`GatewayUnavailable` if that cannot be known.

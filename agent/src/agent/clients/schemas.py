@@ -15,19 +15,28 @@ from pydantic import BaseModel, ConfigDict, Field
 
 @dataclass(frozen=True)
 class Caller:
-    """Who the turn is for, forwarded on every gateway call.
+    """What the agent forwards to the gateway on every call, for the turn's caller.
 
-    ``user_context`` is what the client sent (trusted by the gateway only in
-    permissive mode); ``authorization`` is the client's own ``Authorization``
-    header, passed through untouched so strict mode sees the real credential.
+    ``authorization`` and ``api_key`` are the client's own ``Authorization`` and
+    ``X-API-Key`` headers, passed through untouched: the gateway verifies the
+    same credential the agent verified, so a tool runs with the caller's rights,
+    never with a service-wide identity. ``user_context`` is the identity the
+    client claimed; it is forwarded in permissive mode only (empty in strict
+    mode, where nobody may claim an identity).
     """
 
     user_context: dict[str, Any] = field(default_factory=dict)
     authorization: str | None = None
+    api_key: str | None = None
 
 
 class GatewayTool(BaseModel):
-    """One entry of ``GET /tools/list``."""
+    """One entry of ``GET /tools/list``.
+
+    ``idempotent`` and ``requires_approval`` decide whether the agent treats the
+    tool as a *write* (see :attr:`writes`). A listing that leaves them out gets
+    the safe reading: a tool not declared idempotent is a write.
+    """
 
     model_config = ConfigDict(extra="ignore")
 
@@ -35,6 +44,13 @@ class GatewayTool(BaseModel):
     name: str = ""
     description: str = ""
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"})
+    idempotent: bool = False
+    requires_approval: bool = False
+
+    @property
+    def writes(self) -> bool:
+        """True for a tool that may change something: not idempotent, or needs approval."""
+        return not self.idempotent or self.requires_approval
 
 
 class GatewayError(BaseModel):

@@ -7,6 +7,10 @@ round. After ``MAX_TOOL_ROUNDS`` rounds with tools, one last call is made
 without tools and its answer is recorded with ``stop_reason:
 max_tool_rounds``. Writes are shielded from cancellation: a client that goes
 away mid-write still leaves a whole round, never half of one.
+
+What the model is shown follows :mod:`agent.react.policy`: tool results go out
+inside untrusted-data frames, and once the model has read tool output in this
+turn, write tools are no longer run on its say-so.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import anyio
 from opentelemetry import trace
 
 from agent.react.events import TurnEvent
+from agent.react.policy import frame_tool_results, output_seen_in_turn
 from agent.react.tools import ToolRunner
 from agent.sessions.service import TurnStore
 from reach_common.llm.errors import LLMResponseError
@@ -45,6 +50,11 @@ class ReactLoop:
     config: LoopConfig
     tracer: trace.Tracer
     history: list[Message] = field(default_factory=list)
+    # Set once tool output has reached the model in this turn: writes need the user then.
+    output_seen: bool = field(default=False, init=False)
+
+    def __post_init__(self) -> None:
+        self.output_seen = output_seen_in_turn(self.history)
 
     async def _model_round(
         self, round_no: int, offer_tools: bool
@@ -66,7 +76,7 @@ class ReactLoop:
         try:
             completion: Completion | None = None
             async for event in self.provider.stream(
-                self.history,
+                frame_tool_results(self.history),
                 system=system,
                 tools=self.tools.specs if offer_tools else (),
                 max_tokens=self.config.max_output_tokens,
@@ -123,7 +133,11 @@ class ReactLoop:
             )
         span = self.tracer.start_span("agent.tools", attributes={"agent.round": round_no})
         with trace.use_span(span, end_on_exit=True):
-            results = await self.tools.run_all(completion.tool_calls)
+            results = await self.tools.run_all(
+                completion.tool_calls, writes_allowed=not self.output_seen
+            )
+        if any(result.from_gateway for result in results):
+            self.output_seen = True
         with anyio.CancelScope(shield=True):
             await self.store.save_round(
                 completion.text,

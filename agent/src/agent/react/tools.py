@@ -5,6 +5,10 @@ and the names map back to ids when the model calls them. Every call ends in a
 result the model can read: an unknown tool, arguments that are not a JSON
 object, a refused or failed call are all ``is_error`` results, never
 exceptions, so the loop always has a result for every call it saves.
+
+Write tools (see :mod:`agent.react.policy`) run only while ``writes_allowed``;
+otherwise the call is answered with ``confirmation_required`` and never
+reaches the gateway.
 """
 
 from __future__ import annotations
@@ -14,13 +18,14 @@ import json
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from opentelemetry import trace
 
 from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller, GatewayTool, ToolOutcome
+from agent.react.policy import CONFIRMATION_MESSAGE, CONFIRMATION_REQUIRED
 from reach_common.llm.types import Message, ToolCall, ToolSpec
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -33,6 +38,7 @@ class ToolResult:
     message: Message  # the ``tool`` message the model will see
     result: Any  # the output (or error) for API clients
     latency_ms: float
+    from_gateway: bool = False  # the gateway answered: outside text the model will read
 
 
 def model_names(tools: Sequence[GatewayTool]) -> dict[str, GatewayTool]:
@@ -90,9 +96,10 @@ class ToolRunner:
         tool = self._by_name.get(name)
         return tool.tool_id if tool is not None else name
 
-    async def run_all(self, calls: Sequence[ToolCall]) -> list[ToolResult]:
-        """All calls at once; results in call order."""
-        return list(await asyncio.gather(*(self._run(call) for call in calls)))
+    async def run_all(self, calls: Sequence[ToolCall], *, writes_allowed: bool) -> list[ToolResult]:
+        """All calls at once; results in call order. Write calls are refused with
+        ``confirmation_required`` unless ``writes_allowed``."""
+        return list(await asyncio.gather(*(self._run(call, writes_allowed) for call in calls)))
 
     def _error(self, call: ToolCall, reason: str, message: str, started: float) -> ToolResult:
         error = {"reason": reason, "message": message}
@@ -109,13 +116,23 @@ class ToolRunner:
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
         )
 
-    async def _run(self, call: ToolCall) -> ToolResult:
+    async def _run(self, call: ToolCall, writes_allowed: bool) -> ToolResult:
         started = time.perf_counter()
         tool = self._by_name.get(call.name)
         if tool is None:
             known = ", ".join(sorted(self._by_name)) or "none"
             return self._error(
                 call, "unknown_tool", f"There is no tool {call.name!r}. Tools: {known}.", started
+            )
+        if tool.writes and not writes_allowed:
+            trace.get_current_span().add_event(
+                "agent.write_refused", {"tool.id": tool.tool_id, "tool.call_id": call.id}
+            )
+            return self._error(
+                call,
+                CONFIRMATION_REQUIRED,
+                CONFIRMATION_MESSAGE.format(tool_id=tool.tool_id),
+                started,
             )
         if call.raw_arguments is not None:
             return self._error(
@@ -144,12 +161,14 @@ class ToolRunner:
     ) -> ToolResult:
         if not outcome.success:
             error = outcome.error
-            return self._error(
+            failed = self._error(
                 call,
                 error.reason if error else "tool_error",
                 error.message if error else f"HTTP {outcome.status_code}",
                 started,
             )
+            # An error message can quote the tool's own output: it counts as output.
+            return replace(failed, from_gateway=True)
         if outcome.task_id is not None and outcome.status_code == 202:
             result: Any = {"task_id": outcome.task_id, "status": "accepted"}
         else:
@@ -162,4 +181,5 @@ class ToolRunner:
             ),
             result=result,
             latency_ms=round((time.perf_counter() - started) * 1000, 2),
+            from_gateway=True,
         )

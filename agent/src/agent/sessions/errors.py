@@ -28,7 +28,11 @@ class SessionForbidden(ReachError):
     reason = "session_forbidden"
 
     def __init__(self, session_id: str) -> None:
-        super().__init__(f"Session {session_id!r} belongs to another user.", session_id=session_id)
+        super().__init__(
+            f"Session {session_id!r} belongs to another user. Continue one of your own "
+            "sessions or start a new one.",
+            session_id=session_id,
+        )
 
 
 class MessageIdReused(Conflict):

@@ -89,9 +89,10 @@ async def ensure_session(
 
 
 async def list_sessions(
-    db: AsyncSession, *, user_id: str | None, limit: int, offset: int
+    db: AsyncSession, *, user_id: str | None, everyone: bool = False, limit: int, offset: int
 ) -> list[tuple[ChatSession, int]]:
-    """Sessions, most recently active first, each with its message count."""
+    """``user_id``'s sessions (``None``: the ownerless ones), or with ``everyone`` all
+    sessions, most recently active first, each with its message count."""
     count = (
         select(func.count())
         .where(ChatMessage.session_id == ChatSession.id)
@@ -99,8 +100,10 @@ async def list_sessions(
         .scalar_subquery()
     )
     query = select(ChatSession, count).order_by(ChatSession.updated_at.desc(), ChatSession.id)
-    if user_id is not None:
-        query = query.where(ChatSession.user_id == user_id)
+    if not everyone:
+        query = query.where(
+            ChatSession.user_id.is_(None) if user_id is None else ChatSession.user_id == user_id
+        )
     result = await db.execute(query.limit(limit).offset(offset))
     return [(session, int(n)) for session, n in result.all()]
 

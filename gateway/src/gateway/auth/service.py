@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
-from gateway.auth.errors import InsufficientPermission, InvalidCredential, Unauthenticated
-from gateway.auth.jwt import JwtVerifier
-from gateway.auth.keys import ApiKeyStore
-from gateway.auth.schemas import ANONYMOUS, Caller, Decision, UserContext
+from gateway.auth.schemas import Decision
 from gateway.registry.manifest import ToolSpec
-from reach_common.errors import ReachError
+from reach_common.auth.authenticator import Authenticator
+from reach_common.auth.caller import Caller, UserContext
+from reach_common.auth.errors import InsufficientPermission, Unauthenticated
 
 
 def can_use(caller: Caller, tool: ToolSpec) -> Decision:
@@ -65,89 +64,70 @@ def visible_tools(caller: Caller, tools: Iterable[T]) -> list[T]:
     return [tool for tool in tools if can_use(caller, tool.spec).allowed]
 
 
-def raise_for(decision: Decision) -> None:
-    """Turn a refusal into the error a client gets: 401 without identity, 403 without a role."""
-    if decision.allowed:
-        return
-    if decision.reason == "unauthenticated":
-        raise Unauthenticated(decision.message)
-    raise InsufficientPermission(decision.message, decision.required_roles)
-
-
 class AuthService:
-    """Resolves the caller of a request according to ``AUTH_MODE``."""
+    """The gateway's use of the shared auth kit: who the caller is, and the gateway-wide
+    rules that are not about one tool (registry writes, operators' endpoints)."""
 
     def __init__(
         self,
         *,
-        mode: str,
-        keys: ApiKeyStore,
-        jwt: JwtVerifier,
+        authenticator: Authenticator,
         registry_admin_roles: Sequence[str],
+        ops_roles: Sequence[str],
+        anonymous_registry_writes: bool = False,
     ) -> None:
-        self.mode = mode
-        self.keys = keys
-        self.jwt = jwt
+        self.authenticator = authenticator
         self.registry_admin_roles = frozenset(registry_admin_roles)
+        self.ops_roles = frozenset(ops_roles)
+        self.anonymous_registry_writes = anonymous_registry_writes and not authenticator.strict
 
     @property
     def strict(self) -> bool:
-        return self.mode == "strict"
+        return self.authenticator.strict
+
+    @property
+    def mode(self) -> str:
+        return "strict" if self.strict else "permissive"
 
     async def resolve(
         self, headers: Mapping[str, str], user_context: UserContext | None = None
     ) -> Caller:
-        """The caller: a verified credential if one is sent; else, in permissive mode only,
-        ``user_context``; else anonymous. A credential that does not verify is a 401."""
-        credential = _credential(headers)
-        if credential is not None:
-            if credential.count(".") == 2:
-                return self.jwt.verify(credential)
-            caller = await self.keys.verify(credential)
-            if caller is None:
-                raise InvalidCredential("The API key is unknown or revoked.")
-            return caller
-        if self.strict or user_context is None:
-            return ANONYMOUS
-        return Caller(
-            user_id=user_context.user_id,
-            roles=frozenset(user_context.roles),
-            via="user_context",
-        )
+        """The caller: a verified credential; in permissive mode the claimed identity; else
+        anonymous. A credential that does not verify is a 401."""
+        return await self.authenticator.resolve(headers, user_context)
 
     def require_registry_admin(self, caller: Caller) -> None:
-        """Registry changes: open in permissive mode, admin roles only in strict mode."""
-        if not self.strict:
+        """Registry changes need a registry admin role, in both modes (permissive mode
+        believes a claimed role). Anonymous changes only with the development flag."""
+        if self.anonymous_registry_writes and not caller.authenticated:
             return
+        self._require(caller, self.registry_admin_roles, "Changing the registry")
+
+    def require_ops(self, caller: Caller, what: str) -> None:
+        """Operators' endpoints (upstreams, traces of other callers): ops or admin roles."""
+        self._require(caller, self.ops_roles | self.registry_admin_roles, what)
+
+    def is_ops(self, caller: Caller) -> bool:
+        return caller.has_any_role(self.ops_roles | self.registry_admin_roles)
+
+    def is_registry_admin(self, caller: Caller) -> bool:
+        return caller.has_any_role(self.registry_admin_roles)
+
+    @staticmethod
+    def _require(caller: Caller, roles: frozenset[str], what: str) -> None:
         if not caller.authenticated:
-            raise Unauthenticated("Changing the registry needs an API key or a bearer token.")
-        if not caller.roles & self.registry_admin_roles:
-            roles = sorted(self.registry_admin_roles)
+            raise Unauthenticated(f"{what} needs an API key or a bearer token.")
+        if not caller.has_any_role(roles):
+            names = sorted(roles)
             raise InsufficientPermission(
-                f"Changing the registry needs one of the roles {', '.join(roles)}.", roles
+                f"{what} needs one of the roles {', '.join(names)}.", names
             )
 
 
-def _credential(headers: Mapping[str, str]) -> str | None:
-    authorization = headers.get("authorization")
-    if authorization:
-        scheme, _, value = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not value.strip():
-            raise InvalidCredential("Send credentials as `Authorization: Bearer <key or JWT>`.")
-        return value.strip()
-    api_key = headers.get("x-api-key")
-    return api_key.strip() if api_key else None
-
-
-def context_from_headers(headers: Mapping[str, str]) -> UserContext | None:
-    """``X-User-Id`` / ``X-User-Roles`` (comma-separated): user_context for GET requests."""
-    user_id = headers.get("x-user-id")
-    roles = headers.get("x-user-roles")
-    if user_id is None and roles is None:
-        return None
-    try:
-        return UserContext(
-            user_id=user_id, roles=[r.strip() for r in (roles or "").split(",") if r.strip()]
-        )
-    except ValueError as exc:
-        raise ReachError("X-User-Id or X-User-Roles is invalid.", reason="invalid_request") from exc
+def rate_key(caller: Caller, client_address: str | None) -> str:
+    """Whose bucket a call counts against: a verified identity, else the client address
+    (taken from X-Forwarded-For only behind TRUSTED_PROXIES). A claimed identity is never
+    a key: anyone could claim a fresh one per call."""
+    if caller.verified:
+        return f"user:{caller.user_id}"
+    return f"address:{client_address or 'unknown'}"

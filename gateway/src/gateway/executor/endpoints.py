@@ -38,15 +38,16 @@ async def read_task(task_id: str, runtime: RuntimeDep, caller: CallerDep) -> Tas
     """Where a queued tool call stands: `queued`, `running`, `succeeded` or `failed`,
     with the tool's output or error once it is done.
 
-    Tasks are kept for TASK_TTL_S. In strict mode only the caller who queued a task
-    (or a registry admin) can read it; anyone else gets 404 `task_not_found`.
+    Tasks are kept for TASK_TTL_S. Only the caller who queued a task (or a registry
+    admin) can read it; anyone else gets 404 `task_not_found`. A task queued
+    anonymously is readable anonymously in permissive mode only.
     """
     record = await runtime.tasks.read(task_id)
     owner = record.get("caller") if record else None
-    if runtime.auth.strict and record is not None:
-        is_admin = bool(caller.roles & runtime.auth.registry_admin_roles)
-        if not is_admin and (not caller.user_id or caller.user_id != owner):
-            record = None
+    # Anonymous tasks stay readable by anonymous callers in permissive mode only.
+    mine = (caller.user_id or "") == owner and (caller.authenticated or not runtime.auth.strict)
+    if record is not None and not (mine or runtime.auth.is_registry_admin(caller)):
+        record = None
     if record is None:
         raise NotFound(
             f"No task {task_id!r} (it may have expired).", reason="task_not_found", task_id=task_id

@@ -1,7 +1,11 @@
 """``http`` tools: build the request from the arguments, send it, retry only when safe.
 
 - ``{param}`` path parameters are percent-encoded with nothing kept safe, so
-  ``../admin`` becomes ``..%2Fadmin`` and stays inside its segment;
+  ``../admin`` becomes ``..%2Fadmin`` and stays inside its segment; a value
+  that would be a dot segment or nothing (``.``, ``..``, empty) is refused with
+  422 ``invalid_arguments`` before anything is sent;
+- the host is resolved and checked against the egress policy once
+  (``resolver.py``) and the connection goes to an address that was checked;
 - the other arguments go to the query string for GET/HEAD/DELETE and to a
   JSON body otherwise;
 - idempotent tools are retried (tenacity: exponential backoff with jitter)
@@ -11,7 +15,7 @@
 - the response is read up to ``max_response_bytes`` and no further.
 
 Each attempt is a client span (``traceparent`` goes upstream, the URL on the
-span has secret-looking arguments redacted) with ``gateway.connect`` and
+span is the manifest's template, no argument values) with ``gateway.connect`` and
 ``gateway.response`` phase spans; ``gateway.dns`` comes from the resolver.
 """
 
@@ -21,7 +25,7 @@ import asyncio
 import email.utils
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -30,11 +34,11 @@ from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential_jitter
 
-from gateway.audit.redaction import redact
 from gateway.executor.credentials import OutboundCredentials
 from gateway.executor.errors import ToolFailed
 from gateway.executor.resolver import HostResolver
 from gateway.executor.transport import (
+    Address,
     LeanHttpClient,
     RawResponse,
     ResponseTooLarge,
@@ -42,6 +46,7 @@ from gateway.executor.transport import (
     UpstreamConnectError,
     UpstreamProtocolError,
 )
+from gateway.invoke.validation import InvalidArguments
 from gateway.registry.manifest import HttpTarget, ToolSpec
 
 _ERROR_BODY_LIMIT = 2000
@@ -80,9 +85,42 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def build_url(template: str, arguments: dict[str, Any], names: tuple[str, ...], query: bool) -> str:
-    """The URL for one call: path parameters percent-encoded, the rest as query if asked."""
-    url = template.format_map({name: quote(_text(arguments[name]), safe="") for name in names})
+# Path values that percent-encoding leaves meaningful: `/users/{id}/orders` with
+# id=".." would be `/users/../orders`, which servers and proxies resolve to `/orders`.
+_NOT_A_SEGMENT = frozenset({"", ".", ".."})
+
+
+def _segment(tool_id: str, name: str, arguments: dict[str, Any]) -> str:
+    value = arguments.get(name)
+    text = "" if value is None else _text(value)
+    if text not in _NOT_A_SEGMENT:
+        return quote(text, safe="")
+    if value is None:
+        problem = f"a value is required: it fills the URL path segment {{{name}}}"
+    else:
+        problem = (
+            f"{text!r} cannot fill the URL path segment {{{name}}}: empty, '.' and '..' "
+            "would change which resource is called"
+        )
+    raise InvalidArguments(
+        f"Arguments for tool {tool_id!r} are invalid: {name}: {problem}. Fix it and call again.",
+        errors=[{"field": name, "problem": problem}],
+    )
+
+
+def build_url(
+    template: str,
+    arguments: dict[str, Any],
+    names: tuple[str, ...],
+    query: bool,
+    *,
+    tool_id: str = "",
+) -> str:
+    """The URL for one call: path parameters percent-encoded, the rest as query if asked.
+
+    Raises ``InvalidArguments`` (422) for a path value that is empty, ``.`` or ``..``.
+    """
+    url = template.format_map({name: _segment(tool_id, name, arguments) for name in names})
     if not query:
         return url
     pairs: list[tuple[str, str]] = []
@@ -121,6 +159,8 @@ class HttpExecutor:
         self._resolver = resolver
         self._resolve_url = resolve_url
         self._tracer = tracer
+        # Token endpoints go through the same resolve-check-connect as tool calls.
+        credentials.guard_token_endpoints(resolver, tracer)
 
     async def call(
         self,
@@ -135,9 +175,8 @@ class HttpExecutor:
         """Run the call; the caller enforces ``deadline`` (loop time) around it."""
         loop = asyncio.get_running_loop()
         template = self._resolve_url(target.url)
-        url = build_url(template, arguments, target.path_params, target.sends_query)
-        display_url = build_url(
-            template, redact(arguments, spec.input_schema), target.path_params, target.sends_query
+        url = build_url(
+            template, arguments, target.path_params, target.sends_query, tool_id=spec.tool_id
         )
         body = None
         headers = [("Accept", "application/json"), ("User-Agent", _USER_AGENT)]
@@ -146,15 +185,15 @@ class HttpExecutor:
             body = json.dumps(rest, separators=(",", ":")).encode()
             headers.append(("Content-Type", "application/json"))
         host = urlsplit(url).hostname or ""
-        await self._resolver.check(host, self._tracer)
-        auth = await self._credentials.headers(target.auth, deadline - loop.time())
+        addresses = await self._resolver.resolve(host, self._tracer)
+        auth = await self._credentials.headers(target.auth, target.url, deadline - loop.time())
         headers.extend(auth.items())
         if not spec.idempotent and idempotency_key:
             headers.append(("Idempotency-Key", idempotency_key))
 
         async def attempt() -> HttpResult:
             stats.attempts += 1
-            result = await self._attempt(spec, target, url, display_url, headers, body)
+            result = await self._attempt(spec, target, url, addresses, headers, body)
             stats.upstream_status = result.status_code
             return result
 
@@ -228,7 +267,7 @@ class HttpExecutor:
         spec: ToolSpec,
         target: HttpTarget,
         url: str,
-        display_url: str,
+        addresses: Sequence[Address],
         headers: list[tuple[str, str]],
         body: bytes | None,
     ) -> HttpResult:
@@ -236,7 +275,9 @@ class HttpExecutor:
         with self._tracer.start_as_current_span(
             target.method,
             kind=SpanKind.CLIENT,
-            attributes={"http.request.method": target.method, "url.full": display_url},
+            # The manifest's URL template, never the filled-in URL: path and query values
+            # are the caller's data and do not belong on a span.
+            attributes={"http.request.method": target.method, "url.template": target.url},
             record_exception=False,
             set_status_on_exception=False,
         ) as span:
@@ -250,6 +291,7 @@ class HttpExecutor:
                     body,
                     max_bytes=spec.max_response_bytes,
                     timing=timing,
+                    connect_to=addresses,  # checked by the resolver: no second DNS answer
                     reuse=spec.idempotent,  # a non-idempotent request never meets a stale socket
                 )
             except ResponseTooLarge as exc:
@@ -268,6 +310,7 @@ class HttpExecutor:
             finally:
                 self._phase_spans(timing)
             span.set_attribute("http.response.status_code", response.status)
+            span.set_attribute("network.peer.address", response.address)
             if response.status >= 500:
                 span.set_status(Status(StatusCode.ERROR))
         if response.status == 401:

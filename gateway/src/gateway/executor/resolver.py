@@ -1,10 +1,13 @@
 """Host resolution before a tool call: times the ``dns`` phase and guards egress.
 
-Names are resolved once per ``ttl_s`` and the answer is checked against the
-egress policy (strict mode), which catches names that point at metadata or
-link-local addresses however they are spelled. httpx resolves again when it
-connects; a name whose records change between the two lookups (DNS
-rebinding) is not caught here.
+Names are resolved once per ``ttl_s``; every answer is checked against the
+egress policy (strict mode) on every call, which catches names that point at
+private, loopback or metadata addresses however they are spelled. The
+addresses returned are the ones checked, and the caller connects to one of
+them (``LeanHttpClient.request(connect_to=...)``, the pinned token request in
+``credentials.py``): nothing resolves the name a second time, so a DNS answer
+that changes between the check and the connection (DNS rebinding) cannot
+redirect the call.
 """
 
 from __future__ import annotations
@@ -13,24 +16,49 @@ import asyncio
 import ipaddress
 import socket
 import time
+from collections.abc import Awaitable, Callable
 
 from opentelemetry import trace
 
 from gateway.auth.egress import EgressPolicy, IPAddress, literal_ip
 from gateway.executor.errors import ToolFailed
 
+Lookup = Callable[[str], Awaitable[list[IPAddress]]]
+
+
+async def system_lookup(host: str) -> list[IPAddress]:
+    """The addresses the system resolver gives for ``host``, in its order, without repeats."""
+    loop = asyncio.get_running_loop()
+    try:
+        infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ToolFailed(f"The tool's host {host!r} does not resolve ({exc}).") from exc
+    addresses: list[IPAddress] = []
+    for info in infos:
+        ip = ipaddress.ip_address(str(info[4][0]))
+        if ip not in addresses:
+            addresses.append(ip)
+    return addresses
+
 
 class HostResolver:
-    def __init__(self, egress: EgressPolicy, ttl_s: float = 30.0) -> None:
+    def __init__(
+        self, egress: EgressPolicy, ttl_s: float = 30.0, *, lookup: Lookup = system_lookup
+    ) -> None:
         self._egress = egress
         self._ttl_s = ttl_s
+        self._lookup = lookup
         self._cache: dict[str, tuple[float, list[IPAddress]]] = {}
 
-    async def check(self, host: str, tracer: trace.Tracer) -> None:
+    async def resolve(self, host: str, tracer: trace.Tracer) -> list[IPAddress]:
+        """The addresses to connect to for ``host``, all of them checked against the policy.
+
+        Raises ``EgressDenied`` (403) when any answer is one strict mode refuses.
+        """
         ip = literal_ip(host)
         if ip is not None:
             self._egress.check_resolved(host, [ip])
-            return
+            return [ip]
         now = time.monotonic()
         cached = self._cache.get(host)
         with tracer.start_as_current_span(
@@ -41,15 +69,9 @@ class HostResolver:
                 addresses = cached[1]
             else:
                 span.set_attribute("dns.cached", False)
-                addresses = await self._resolve(host)
+                addresses = await self._lookup(host)
+                if not addresses:
+                    raise ToolFailed(f"The tool's host {host!r} resolves to no address.")
                 self._cache[host] = (now + self._ttl_s, addresses)
         self._egress.check_resolved(host, addresses)
-
-    @staticmethod
-    async def _resolve(host: str) -> list[IPAddress]:
-        loop = asyncio.get_running_loop()
-        try:
-            infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-        except OSError as exc:
-            raise ToolFailed(f"The tool's host {host!r} does not resolve ({exc}).") from exc
-        return [ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos]
+        return list(addresses)

@@ -5,6 +5,12 @@ a ``task_id`` at once. A worker (any gateway replica, one consumer group)
 runs it; ``GET /tasks/{task_id}`` reads ``reach:gateway:task:<id>``:
 ``queued`` → ``running`` → ``succeeded`` | ``failed``, with the result
 envelope. Status is kept for ``TASK_TTL_S``.
+
+Streams live under a reserved key prefix (``TASK_STREAM_PREFIX``, by default
+``reach:gateway:tasks:``): a manifest's ``stream`` is a short name
+(``^[a-z0-9][a-z0-9_.-]{0,62}$``, no ``:``) and its Redis key is
+``<prefix><name>``; a manifest without one uses ``<prefix>default``. A manifest
+therefore cannot point the queue at any other key of the gateway's Redis.
 """
 
 from __future__ import annotations
@@ -16,11 +22,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import ResponseError
 
-from gateway.auth.schemas import Caller
+from reach_common.auth.caller import Caller
+from reach_common.errors import ServiceUnavailable
 
 _TASK_PREFIX = "reach:gateway:task:"
 STREAM_MAXLEN = 100_000
+DEFAULT_STREAM_PREFIX = "reach:gateway:tasks:"
+DEFAULT_STREAM_NAME = "default"
+#: What a manifest's ``stream`` may be (also in the manifest JSON schema).
+STREAM_NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
+
+
+def stream_key(prefix: str, name: str) -> str:
+    """The Redis key of queue stream ``name``: always under the reserved ``prefix``."""
+    return prefix + name
+
+
+class QueueUnavailable(ServiceUnavailable):
+    reason = "queue_unavailable"
 
 
 def task_key(task_id: str) -> str:
@@ -82,11 +103,20 @@ class TaskStore:
             "idempotency_key": idempotency_key,
         }
         # The status record exists before the worker can see the message.
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(task_key(task_id), mapping=record)
-            pipe.expire(task_key(task_id), self._ttl_s)
-            pipe.xadd(stream, message, maxlen=STREAM_MAXLEN, approximate=True)  # type: ignore[arg-type]
-            await pipe.execute()
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.hset(task_key(task_id), mapping=record)
+                pipe.expire(task_key(task_id), self._ttl_s)
+                pipe.xadd(stream, message, maxlen=STREAM_MAXLEN, approximate=True)  # type: ignore[arg-type]
+                await pipe.execute()
+        except ResponseError as exc:
+            # e.g. WRONGTYPE: something that is not a stream holds the key. Refuse the
+            # call instead of leaving a "queued" record that no worker will ever run.
+            await self._redis.delete(task_key(task_id))
+            raise QueueUnavailable(
+                f"Tool {tool_id!r} cannot be queued now: its task stream is unusable "
+                f"({str(exc).split(' ', 1)[0]}). Try again later or tell the operator.",
+            ) from exc
         return QueuedTask(task_id=task_id, stream=stream)
 
     async def mark(self, task_id: str, **fields: Any) -> None:

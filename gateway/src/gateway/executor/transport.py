@@ -5,6 +5,10 @@ Tool calls are the gateway's hot path, and a general-purpose client's layers
 instrumentation wrappers) cost more CPU than the rest of the call together.
 This client does only what a tool call needs:
 
+- no name resolution: the caller passes the addresses it resolved and
+  checked against the egress policy (``connect_to``) and the connection goes
+  to one of them, while the ``Host`` header and, for https, the TLS server
+  name (SNI and certificate check) stay the URL's host;
 - keep-alive connections pooled per origin, dropped when idle for
   ``keepalive_s``, closed by the server, or left mid-message;
 - TLS through ``ssl.create_default_context()`` (certificates verified);
@@ -20,9 +24,11 @@ request cancelled part-way closes its connection instead of pooling it.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import ssl
 import time
 from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
@@ -30,6 +36,9 @@ import h11
 
 _READ_SIZE = 65536
 Origin = tuple[str, str, int]
+Address = str | ipaddress.IPv4Address | ipaddress.IPv6Address
+# asyncio.open_connection's shape; tests pass their own to see what is dialled.
+OpenConnection = Callable[..., Awaitable[tuple[asyncio.StreamReader, asyncio.StreamWriter]]]
 
 
 class UpstreamConnectError(Exception):
@@ -62,12 +71,14 @@ class RawResponse:
     headers: dict[str, str]
     body: bytes
     reused_connection: bool = False
+    address: str = ""  # the IP address the connection went to
 
 
 @dataclass
 class _Connection:
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
+    address: str = ""
     protocol: h11.Connection = field(default_factory=lambda: h11.Connection(h11.CLIENT))
     idle_since: float = 0.0
     reused: bool = False
@@ -86,11 +97,18 @@ class _Connection:
 
 
 class LeanHttpClient:
-    def __init__(self, *, keepalive_s: float = 15.0, max_idle_per_origin: int = 64) -> None:
+    def __init__(
+        self,
+        *,
+        keepalive_s: float = 15.0,
+        max_idle_per_origin: int = 64,
+        open_connection: OpenConnection = asyncio.open_connection,
+    ) -> None:
         self._keepalive_s = keepalive_s
         self._max_idle = max_idle_per_origin
         self._idle: defaultdict[Origin, list[_Connection]] = defaultdict(list)
         self._ssl: ssl.SSLContext | None = None
+        self._open_connection = open_connection
 
     async def request(
         self,
@@ -101,10 +119,13 @@ class LeanHttpClient:
         *,
         max_bytes: int,
         timing: Timing,
+        connect_to: Sequence[Address],
         reuse: bool = True,
     ) -> RawResponse:
         """Send one request and read the whole answer (up to ``max_bytes``).
 
+        A new connection goes to the first of ``connect_to`` (IP addresses, tried
+        in order) that accepts it; the URL's host is never resolved here.
         ``reuse=False`` opens a fresh connection: a request that must never be
         sent twice is then never exposed to a stale keep-alive connection.
         A reused connection found dead before any answer byte is replaced once.
@@ -124,13 +145,13 @@ class LeanHttpClient:
         origin = (scheme, host, port)
         connection = self._checkout(origin) if reuse else None
         if connection is None:
-            connection = await self._connect(origin, timing)
+            connection = await self._connect(origin, connect_to, timing)
         try:
             return await self._exchange(
                 connection, origin, method, target, all_headers, body, max_bytes, timing
             )
         except _StaleConnection:
-            fresh = await self._connect(origin, timing)
+            fresh = await self._connect(origin, connect_to, timing)
             try:
                 return await self._exchange(
                     fresh, origin, method, target, all_headers, body, max_bytes, timing
@@ -160,22 +181,35 @@ class LeanHttpClient:
                 return
         connection.close()
 
-    async def _connect(self, origin: Origin, timing: Timing) -> _Connection:
+    async def _connect(
+        self, origin: Origin, connect_to: Sequence[Address], timing: Timing
+    ) -> _Connection:
         scheme, host, port = origin
+        # IP addresses only (a name here would be resolved again by the connect).
+        addresses = [str(ipaddress.ip_address(str(a).strip("[]"))) for a in connect_to]
+        if not addresses:
+            raise UpstreamConnectError(f"no address to connect to for {host}")
         timing.connect_start = time.time_ns()
         tls = None
         if scheme == "https":
             if self._ssl is None:
                 self._ssl = ssl.create_default_context()
             tls = self._ssl
-        try:
-            reader, writer = await asyncio.open_connection(
-                host, port, ssl=tls, server_hostname=host if tls else None, limit=_READ_SIZE
-            )
-        except (OSError, ssl.SSLError) as exc:
-            raise UpstreamConnectError(f"{type(exc).__name__}: {exc}") from exc
-        timing.connect_end = time.time_ns()
-        return _Connection(reader, writer)
+        failure: Exception | None = None
+        for address in addresses:
+            try:
+                # The checked address, with the URL's host as TLS server name (SNI and
+                # certificate check): a second DNS answer can no longer redirect the call.
+                reader, writer = await self._open_connection(
+                    address, port, ssl=tls, server_hostname=host if tls else None, limit=_READ_SIZE
+                )
+            except (OSError, ssl.SSLError) as exc:
+                failure = exc
+                continue
+            timing.connect_end = time.time_ns()
+            return _Connection(reader, writer, address)
+        assert failure is not None
+        raise UpstreamConnectError(f"{type(failure).__name__}: {failure}") from failure
 
     async def _exchange(
         self,
@@ -234,7 +268,7 @@ class LeanHttpClient:
         timing.response_end = time.time_ns()
         reused = connection.reused
         self._checkin(origin, connection)
-        return RawResponse(status, response_headers, b"".join(chunks), reused)
+        return RawResponse(status, response_headers, b"".join(chunks), reused, connection.address)
 
     async def aclose(self) -> None:
         for idle in self._idle.values():

@@ -5,6 +5,10 @@ stream, so each task runs once. A task's span joins the trace of the call
 that queued it. A task left pending by a worker that died is picked up again
 after ``reclaim_idle_ms`` — rerun if its tool is idempotent, otherwise marked
 failed, since running a non-idempotent tool twice is worse than not at all.
+
+Streams are independent: a stream whose key cannot be used (another type of
+value sits there: WRONGTYPE) is logged and skipped for a while, with a
+doubling backoff, while the others go on being served.
 """
 
 from __future__ import annotations
@@ -36,6 +40,8 @@ from reach_common.errors import ReachError
 log = structlog.get_logger(__name__)
 
 GROUP = "gateway-workers"
+BACKOFF_S = 5.0
+MAX_BACKOFF_S = 300.0
 
 
 class TaskWorker:
@@ -64,6 +70,8 @@ class TaskWorker:
         self._reclaim_idle_ms = reclaim_idle_ms
         self._consumer = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
         self._groups: set[str] = set()
+        # stream -> (retry no earlier than, current backoff) for streams that failed.
+        self._broken: dict[str, tuple[float, float]] = {}
         self._running: set[asyncio.Task[None]] = set()
         self._loop_task: asyncio.Task[None] | None = None
         self._last_reclaim = 0.0
@@ -74,6 +82,32 @@ class TaskWorker:
             if isinstance(tool.spec.endpoint, QueueTarget) and tool.spec.endpoint.stream:
                 names.add(tool.spec.endpoint.stream)
         return sorted(names)
+
+    @property
+    def set_aside(self) -> frozenset[str]:
+        """Streams skipped for now because reading them failed (e.g. WRONGTYPE)."""
+        return frozenset(self._broken)
+
+    def _usable(self) -> list[str]:
+        now = time.monotonic()
+        return [s for s in self.streams() if self._broken.get(s, (0.0, 0.0))[0] <= now]
+
+    def _set_aside(self, stream: str, exc: Exception) -> None:
+        """Skip ``stream`` for a while (doubling up to MAX_BACKOFF_S); the rest go on."""
+        previous = self._broken.get(stream, (0.0, 0.0))[1]
+        backoff = min(MAX_BACKOFF_S, previous * 2) if previous else BACKOFF_S
+        self._broken[stream] = (time.monotonic() + backoff, backoff)
+        self._groups.discard(stream)
+        log.warning(
+            "task_stream_unusable",
+            stream=stream,
+            error=str(exc)[:200],
+            retry_in_s=backoff,
+        )
+
+    def _recovered(self, stream: str) -> None:
+        if self._broken.pop(stream, None) is not None:
+            log.info("task_stream_usable_again", stream=stream)
 
     def start(self) -> None:
         self._loop_task = asyncio.create_task(self._run(), name="task-worker")
@@ -104,33 +138,67 @@ class TaskWorker:
                 log.exception("task_worker_failed")
                 await asyncio.sleep(1.0)
 
-    async def _ensure_groups(self, streams: list[str]) -> None:
+    async def _ensure_groups(self, streams: list[str]) -> list[str]:
+        """Create the consumer group of each stream; returns the streams that have one.
+        A stream whose key holds something else is set aside, not fatal."""
+        ready = []
         for stream in streams:
-            if stream in self._groups:
-                continue
-            try:
-                await self._redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
-            except ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
-            self._groups.add(stream)
+            if stream not in self._groups:
+                try:
+                    await self._redis.xgroup_create(stream, GROUP, id="0", mkstream=True)
+                except ResponseError as exc:
+                    if "BUSYGROUP" not in str(exc):
+                        self._set_aside(stream, exc)
+                        continue
+                self._groups.add(stream)
+                self._recovered(stream)
+            ready.append(stream)
+        return ready
 
     async def _poll(self) -> None:
-        streams = self.streams()
-        await self._ensure_groups(streams)
+        streams = await self._ensure_groups(self._usable())
         if time.monotonic() - self._last_reclaim > 60:
             self._last_reclaim = time.monotonic()
             for stream in streams:
-                await self._reclaim(stream)
+                try:
+                    await self._reclaim(stream)
+                except ResponseError as exc:
+                    self._set_aside(stream, exc)
+        streams = [s for s in streams if s in self._groups]
+        if not streams:
+            await asyncio.sleep(1.0)
+            return
         await self._slots.acquire()
         self._slots.release()
         free = max(1, self._concurrency - len(self._running))
-        reply: Any = await self._redis.xreadgroup(
-            GROUP, self._consumer, dict.fromkeys(streams, ">"), count=free, block=1000
-        )
+        try:
+            reply: Any = await self._redis.xreadgroup(
+                GROUP, self._consumer, dict.fromkeys(streams, ">"), count=free, block=1000
+            )
+        except ResponseError as exc:
+            # One read covers every stream, so one bad key fails it for all: find which.
+            await self._isolate(streams, exc)
+            return
         for stream, messages in reply or []:
             for message_id, fields in messages:
                 self._spawn(stream, message_id, fields, rerun=True)
+
+    async def _isolate(self, streams: list[str], exc: ResponseError) -> None:
+        """After a failed read: set aside the streams whose key is not a stream any more,
+        and recheck every group (a deleted stream loses its group: NOGROUP)."""
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for stream in streams:
+                pipe.type(stream)
+            kinds: list[Any] = await pipe.execute()
+        culprits = 0
+        for stream, kind in zip(streams, kinds, strict=True):
+            name = kind.decode() if isinstance(kind, bytes) else str(kind)
+            if name not in ("stream", "none"):
+                self._set_aside(stream, exc)
+                culprits += 1
+        self._groups.clear()
+        if not culprits and "NOGROUP" not in str(exc):
+            raise exc  # not a stream's fault: the outer loop logs it and waits
 
     def _spawn(self, stream: str, message_id: str, fields: dict[str, str], *, rerun: bool) -> None:
         task = asyncio.create_task(self._handle(stream, message_id, fields, rerun=rerun))
@@ -159,7 +227,10 @@ class TaskWorker:
                 try:
                     await self._execute(task_id, fields, rerun=rerun)
                 finally:
-                    await self._redis.xack(stream, GROUP, message_id)
+                    try:
+                        await self._redis.xack(stream, GROUP, message_id)
+                    except RedisError as exc:  # the stream went away or changed type meanwhile
+                        log.warning("task_ack_failed", stream=stream, error=str(exc)[:200])
 
     async def _execute(self, task_id: str, fields: dict[str, str], *, rerun: bool) -> None:
         started = time.perf_counter()

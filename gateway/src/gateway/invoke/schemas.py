@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from gateway.auth.schemas import UserContext
+from reach_common.auth.caller import UserContext
 
 
 class InvokeRequest(BaseModel):

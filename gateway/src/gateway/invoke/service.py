@@ -20,16 +20,16 @@ from opentelemetry import propagate, trace
 
 from gateway.audit.redaction import redact
 from gateway.audit.writer import AuditRow, AuditWriter
-from gateway.auth.schemas import Caller, UserContext
-from gateway.auth.service import AuthService, can_use, raise_for
+from gateway.auth.service import AuthService, can_use, rate_key
 from gateway.executor.http import CallStats
 from gateway.executor.service import Executor
 from gateway.executor.tasks import TaskStore
-from gateway.invoke.validation import check_arguments
+from gateway.invoke.validation import check_arguments, preview_arguments
 from gateway.ratelimit.service import RateLimiter
 from gateway.registry.cache import RegistryCache
 from gateway.registry.errors import ToolNotFound
 from gateway.registry.manifest import QueueTarget, ToolSpec
+from reach_common.auth.caller import Caller, UserContext
 from reach_common.errors import ReachError, current_trace_id
 
 log = structlog.get_logger(__name__)
@@ -97,13 +97,15 @@ class InvokeService:
                     caller = await self._auth.resolve(headers, user_context)
                 span.set_attribute("auth.mode", self._auth.mode)
                 span.set_attribute("auth.via", caller.via)
-                span.set_attribute("caller.user_id", caller.user_id or "")
                 if spec is None:
                     raise ToolNotFound(tool_id)
                 decision = can_use(caller, spec)
                 span.set_attribute("auth.allowed", decision.allowed)
                 span.set_attribute("auth.rule", decision.rule)
-                raise_for(decision)
+                if not decision.allowed:
+                    # The same answer as for a tool that does not exist: a caller who may
+                    # not use a tool does not learn that it exists or which roles it needs.
+                    raise ToolNotFound(tool_id)
             with self._tracer.start_as_current_span("gateway.validate", record_exception=False):
                 check_arguments(spec, arguments)
             if spec.requires_approval:
@@ -112,9 +114,8 @@ class InvokeService:
                     "invocation cannot ask for it."
                 )
             with self._tracer.start_as_current_span("gateway.rate_limit", record_exception=False):
-                rate_key = caller.rate_key if caller.user_id else f"anonymous:{client_ip}"
                 await self._limiter.hit(
-                    self._limiter.limits_for(tool_id, spec.rate_limit, rate_key)
+                    self._limiter.limits_for(tool_id, spec.rate_limit, rate_key(caller, client_ip))
                 )
             idempotency_key = headers.get("idempotency-key") or uuid.uuid4().hex
             if isinstance(spec.endpoint, QueueTarget):
@@ -134,6 +135,8 @@ class InvokeService:
                 output = execution.output
         except ReachError as exc:
             latency_ms = _ms(started)
+            # A refused call may carry megabytes of arguments: answer (and audit) a preview.
+            shown_arguments = preview_arguments(shown_arguments)
             await self._record(tool_id, caller, exc, shown_arguments, latency_ms, stats)
             body = failure_envelope(tool_id, shown_arguments, exc, latency_ms)
             return InvokeOutcome(exc.status_code, body, dict(exc.headers), caller)

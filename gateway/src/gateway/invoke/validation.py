@@ -1,7 +1,16 @@
-"""Argument validation with messages a model can act on."""
+"""Argument validation with messages a model can act on.
+
+Arguments are checked in two steps. First a size check that runs no regex:
+no string value or object key may be longer than the tool's
+``max_argument_chars`` (``MAX_ARGUMENT_CHARS``). Then the tool's
+``input_schema`` (its regexes run on RE2, see ``gateway.registry.patterns``).
+A refusal never echoes a bad value back whole: a value shows as a short preview
+(:data:`PREVIEW_CHARS` characters and "…"), and each problem is clipped.
+"""
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from jsonschema.exceptions import ValidationError
@@ -9,9 +18,83 @@ from jsonschema.exceptions import ValidationError
 from gateway.registry.manifest import ToolSpec
 from reach_common.errors import Unprocessable
 
+PREVIEW_CHARS = 80
+PROBLEM_CHARS = 300
+FIELD_CHARS = 120
+MAX_PROBLEMS = 10
+_ERRORS_READ = 50  # a huge invalid array yields an error per item: read a few, not all
+_ELLIPSIS = "…"
+
 
 class InvalidArguments(Unprocessable):
     reason = "invalid_arguments"
+
+
+def clip(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, with "…" when something was cut."""
+    return text if len(text) <= limit else text[:limit] + _ELLIPSIS
+
+
+def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
+    """A short, quoted picture of ``value`` for an error message: never the value whole."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return repr(value)
+        return f"{value[:limit]!r}{_ELLIPSIS} ({len(value)} characters)"
+    if isinstance(value, dict):
+        return f"an object with {len(value)} key(s)" if len(repr(value)) > limit else repr(value)
+    if isinstance(value, list):
+        return f"an array of {len(value)} item(s)" if len(repr(value)) > limit else repr(value)
+    return clip(repr(value), limit)
+
+
+def preview_arguments(value: Any, limit: int = PREVIEW_CHARS, *, _depth: int = 0) -> Any:
+    """``value`` with every string clipped to ``limit`` characters and containers cut to
+    20 entries (4 levels deep): what an error envelope may show of rejected arguments."""
+    if isinstance(value, str):
+        return clip(value, limit)
+    if isinstance(value, dict):
+        if _depth >= 4:
+            return f"{{{len(value)} key(s)}}"
+        items = list(islice(value.items(), 20))
+        shown = {
+            clip(str(k), limit): preview_arguments(v, limit, _depth=_depth + 1) for k, v in items
+        }
+        if len(value) > len(items):
+            shown[_ELLIPSIS] = f"{len(value) - len(items)} more key(s)"
+        return shown
+    if isinstance(value, list):
+        if _depth >= 4:
+            return f"[{len(value)} item(s)]"
+        out = [preview_arguments(v, limit, _depth=_depth + 1) for v in value[:20]]
+        if len(value) > 20:
+            out.append(f"{_ELLIPSIS} {len(value) - 20} more item(s)")
+        return out
+    return value
+
+
+def _too_long(arguments: Any, limit: int) -> tuple[str, int, bool] | None:
+    """The first string value or key longer than ``limit``: (field, length, is_key).
+    Iterative, so deep nesting cannot exhaust the stack."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(arguments, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if len(value) > limit:
+                return _dotted(path), len(value), False
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                name = str(key)
+                if len(name) > limit:
+                    return _dotted((*path, clip(name, PREVIEW_CHARS))), len(name), True
+                stack.append((item, (*path, name)))
+        elif isinstance(value, list):
+            stack.extend((item, (*path, str(i))) for i, item in enumerate(value))
+    return None
+
+
+def _dotted(path: tuple[str, ...] | list[str]) -> str:
+    return clip(".".join(p for p in path if p), FIELD_CHARS) or "(arguments)"
 
 
 def _field(error: ValidationError) -> str:
@@ -19,7 +102,7 @@ def _field(error: ValidationError) -> str:
     if error.validator == "required" and isinstance(error.validator_value, list):
         missing = error.message.split("'")[1] if "'" in error.message else ""
         path.append(missing)
-    return ".".join(p for p in path if p) or "(arguments)"
+    return _dotted(path)
 
 
 def _hint(spec: ToolSpec, error: ValidationError) -> str:
@@ -29,17 +112,42 @@ def _hint(spec: ToolSpec, error: ValidationError) -> str:
         props = schema.get("properties", {})
         schema = props.get(name, {}) if isinstance(props, dict) else {}
     description = schema.get("description") if isinstance(schema, dict) else None
-    return f" ({description})" if description else ""
+    return f" ({clip(str(description), PROBLEM_CHARS)})" if description else ""
+
+
+def _problem(error: ValidationError) -> str:
+    """jsonschema's message, with the offending value shown as a preview, then clipped."""
+    message = error.message
+    instance = error.instance
+    if isinstance(instance, (str, dict, list)) and len(repr(instance)) > PREVIEW_CHARS:
+        message = message.replace(repr(instance), preview(instance))
+    return clip(message, PROBLEM_CHARS)
 
 
 def check_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> None:
     """Raise 422 ``invalid_arguments`` naming each problem and what a valid value looks like."""
+    allowed = ", ".join(sorted(spec.input_schema.get("properties", {})))
+    too_long = _too_long(arguments, spec.max_argument_chars)
+    if too_long is not None:
+        field, length, is_key = too_long
+        what = "key" if is_key else "value"
+        problem = (
+            f"the {what} is {length} characters long; at most {spec.max_argument_chars} "
+            "are accepted"
+        )
+        raise InvalidArguments(
+            f"Arguments for tool {spec.tool_id!r} are invalid: {field}: {problem}. "
+            f"Accepted arguments: {allowed or 'none'}. Fix them and call again.",
+            errors=[{"field": field, "problem": problem}],
+        )
     if spec.validator.is_valid(arguments):
         return
-    errors = sorted(spec.validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-    problems = [{"field": _field(e), "problem": e.message + _hint(spec, e)} for e in errors[:10]]
+    found = islice(spec.validator.iter_errors(arguments), _ERRORS_READ)
+    errors = sorted(found, key=lambda e: [str(p) for p in e.absolute_path])
+    problems = [
+        {"field": _field(e), "problem": _problem(e) + _hint(spec, e)} for e in errors[:MAX_PROBLEMS]
+    ]
     summary = "; ".join(f"{p['field']}: {p['problem']}" for p in problems)
-    allowed = ", ".join(sorted(spec.input_schema.get("properties", {})))
     raise InvalidArguments(
         f"Arguments for tool {spec.tool_id!r} are invalid: {summary}. "
         f"Accepted arguments: {allowed or 'none'}. Fix them and call again.",

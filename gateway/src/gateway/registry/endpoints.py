@@ -63,10 +63,13 @@ async def register_tool(manifest: Manifest, runtime: RuntimeDep, caller: CallerD
 
     The manifest is checked against `manifests/schema.json` (422 `invalid_manifest`
     listing every problem), its description is embedded for routing, and every
-    gateway replica sees it within a second. In strict auth mode the caller needs
-    a registry admin role, the manifest must declare `permission`
-    (422 `permission_required`), and it may not point at link-local or metadata
-    addresses (403 `egress_denied`). An existing `tool_id` is a 409 `tool_exists`.
+    gateway replica sees it within a second. The caller needs a registry admin
+    role (`REGISTRY_ADMIN_ROLES`; in permissive mode a claimed role counts, sent as
+    `X-User-Id` / `X-User-Roles`). In strict auth mode the manifest must declare
+    `permission` (422 `permission_required`) and may only point at public
+    addresses or `EGRESS_ALLOWLIST` (403 `egress_denied`). A secret named in
+    `endpoint.auth.key` must be bound to the URL's host (403 `secret_not_bound`).
+    An existing `tool_id` is a 409 `tool_exists`.
     """
     runtime.auth.require_registry_admin(caller)
     change = await runtime.registry_service.register(manifest)
@@ -100,13 +103,16 @@ async def list_tools(
 async def read_tool(
     tool_id: str, runtime: RuntimeDep, caller: CallerDep, response: Response
 ) -> ToolRead:
-    """One tool: its manifest exactly as registered, its version (also the `ETag`) and
-    where it came from. A tool the caller may not use is a 404, as if it did not exist."""
+    """One tool: what a caller needs to use it, its version (also the `ETag`) and where
+    it came from. Registry admins also get `manifest`, exactly as registered (endpoint
+    URLs and secret names are an operator's business, not a caller's). A tool the
+    caller may not use is a 404, as if it did not exist."""
     tool = runtime.registry.get(tool_id)
-    if tool is None or not can_use(caller, tool.spec).allowed:
+    admin = runtime.auth.is_registry_admin(caller)
+    if tool is None or not (admin or can_use(caller, tool.spec).allowed):
         raise ToolNotFound(tool_id)
     response.headers["ETag"] = f'"{tool.version}"'
-    return ToolRead.of(tool)
+    return ToolRead.of(tool, with_manifest=admin)
 
 
 @router.put("/{tool_id}", response_model=ToolChanged)

@@ -16,11 +16,18 @@ from functools import cache
 from importlib import resources
 from typing import Any, Literal
 
-from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError
+from jsonschema.protocols import Validator
 from limits import RateLimitItem, parse
 
+from gateway.executor.tasks import DEFAULT_STREAM_NAME, DEFAULT_STREAM_PREFIX, stream_key
 from gateway.registry.errors import InvalidManifest
+from gateway.registry.patterns import (
+    check_schema,
+    external_refs,
+    pattern_problems,
+    schema_validator,
+)
 
 Permission = Literal["public", "user", "admin"]
 IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "PUT", "DELETE"})
@@ -37,8 +44,8 @@ def manifest_schema() -> dict[str, Any]:
 
 
 @cache
-def _manifest_validator() -> Draft202012Validator:
-    return Draft202012Validator(manifest_schema())
+def _manifest_validator() -> Validator:
+    return schema_validator(manifest_schema())
 
 
 @dataclass(frozen=True)
@@ -77,8 +84,12 @@ class PythonTarget:
 
 @dataclass(frozen=True)
 class QueueTarget:
-    stream: str | None
+    """``stream`` is the Redis key, always ``<TASK_STREAM_PREFIX><name>``; ``name`` is what
+    the manifest said (``default`` when it said nothing)."""
+
+    stream: str
     target: HttpTarget | PythonTarget
+    name: str = DEFAULT_STREAM_NAME
     type: Literal["queue"] = "queue"
 
 
@@ -122,7 +133,8 @@ class ToolSpec:
     max_response_bytes: int
     requires_approval: bool
     manifest: dict[str, Any] = field(repr=False)
-    validator: Draft202012Validator = field(repr=False, compare=False)
+    validator: Validator = field(repr=False, compare=False)
+    max_argument_chars: int = 65_536
 
     @property
     def endpoint_type(self) -> str:
@@ -143,6 +155,8 @@ class ManifestDefaults:
     breaker_failure_threshold: int = 5
     breaker_reset_timeout_ms: int = 10000
     python_packages: tuple[str, ...] = ()
+    max_argument_chars: int = 65_536
+    task_stream_prefix: str = DEFAULT_STREAM_PREFIX
 
 
 def _specific(error: ValidationError) -> list[ValidationError]:
@@ -171,14 +185,22 @@ def _specific(error: ValidationError) -> list[ValidationError]:
     return [leaf for sub in chosen for leaf in _specific(sub)]
 
 
+def _message(error: ValidationError | SchemaError, limit: int = 300) -> str:
+    """jsonschema's message without a long offending value echoed back whole."""
+    message = error.message
+    if len(message) > limit and isinstance(error.instance, str):
+        message = message.replace(repr(error.instance), repr(error.instance[:80]) + "…")
+    return message if len(message) <= limit else message[:limit] + "…"
+
+
 def schema_errors(raw: Any) -> list[str]:
     """Human-readable problems of ``raw`` against the manifest schema."""
     errors = sorted(_manifest_validator().iter_errors(raw), key=lambda e: list(e.path))
     messages = []
     for error in errors:
         for detail in _specific(error):
-            where = "/".join(str(p) for p in detail.absolute_path) or "(manifest)"
-            messages.append(f"{where}: {detail.message}")
+            where = "/".join(str(p)[:100] for p in detail.absolute_path) or "(manifest)"
+            messages.append(f"{where}: {_message(detail)}")
     return messages
 
 
@@ -231,7 +253,13 @@ def _target(raw: dict[str, Any], defaults: ManifestDefaults) -> HttpTarget | Pyt
 
 def _endpoint(raw: dict[str, Any], defaults: ManifestDefaults) -> Endpoint:
     if raw["type"] == "queue":
-        return QueueTarget(stream=raw.get("stream"), target=_target(raw["target"], defaults))
+        # The schema allows only a short name (no `:`), so the key stays under the prefix.
+        name = raw.get("stream") or DEFAULT_STREAM_NAME
+        return QueueTarget(
+            stream=stream_key(defaults.task_stream_prefix, name),
+            target=_target(raw["target"], defaults),
+            name=name,
+        )
     return _target(raw, defaults)
 
 
@@ -245,14 +273,34 @@ def _scope(manifest: dict[str, Any]) -> tuple[str, ...]:
     return tuple(top if top is not None else inner or ())
 
 
-def _check_arguments_schema(manifest: dict[str, Any], endpoint: Endpoint) -> Draft202012Validator:
+def _check_arguments_schema(manifest: dict[str, Any], endpoint: Endpoint) -> Validator:
     input_schema = manifest["input_schema"]
     try:
-        Draft202012Validator.check_schema(input_schema)
-    except SchemaError as exc:
-        where = "/".join(str(p) for p in exc.path)
+        return _arguments_validator(input_schema, endpoint)
+    except RecursionError:
+        raise InvalidManifest("input_schema is nested too deeply.") from None
+
+
+def _arguments_validator(input_schema: dict[str, Any], endpoint: Endpoint) -> Validator:
+    # Before the meta-schema check, so a refused pattern is named by its own path.
+    problems = [
+        f"{where}: {problem}"
+        for where, problem in pattern_problems(input_schema, ("input_schema",))
+    ]
+    problems += [
+        f"{where}: only references inside input_schema (`#...`) are allowed"
+        for where in external_refs(input_schema, ("input_schema",))
+    ]
+    if problems:
         raise InvalidManifest(
-            f"input_schema is not a valid JSON Schema at {where or '(root)'}: {exc.message}"
+            "input_schema cannot be used: " + "; ".join(problems[:10]), problems=problems
+        )
+    try:
+        check_schema(input_schema)
+    except SchemaError as exc:
+        where = "/".join(str(p)[:100] for p in exc.path)
+        raise InvalidManifest(
+            f"input_schema is not a valid JSON Schema at {where or '(root)'}: {_message(exc)}"
         ) from exc
     target = endpoint.target if isinstance(endpoint, QueueTarget) else endpoint
     if isinstance(target, HttpTarget):
@@ -263,7 +311,7 @@ def _check_arguments_schema(manifest: dict[str, Any], endpoint: Endpoint) -> Dra
                 "endpoint.url uses path parameters that input_schema does not declare: "
                 + ", ".join(missing)
             )
-    return Draft202012Validator(input_schema)
+    return schema_validator(input_schema)
 
 
 def compile_manifest(
@@ -329,4 +377,5 @@ def compile_manifest(
         requires_approval=manifest.get("requires_approval", False),
         manifest=manifest,
         validator=validator,
+        max_argument_chars=defaults.max_argument_chars,
     )

@@ -65,15 +65,17 @@ class ToolRead(ToolSummary):
     revision: int
     source: Literal["api", "file"]
     updated_at: datetime
-    manifest: dict[str, Any] = Field(description="The manifest exactly as registered.")
+    manifest: dict[str, Any] | None = Field(
+        None, description="The manifest exactly as registered (registry admins only)."
+    )
 
     @classmethod
-    def of(cls, tool: RegisteredTool) -> ToolRead:
+    def of(cls, tool: RegisteredTool, *, with_manifest: bool = False) -> ToolRead:
         summary = ToolSummary.of(tool)
         return cls(
             **summary.model_dump(),
             revision=tool.revision,
             source=tool.source,
             updated_at=tool.updated_at,
-            manifest=tool.spec.manifest,
+            manifest=tool.spec.manifest if with_manifest else None,
         )

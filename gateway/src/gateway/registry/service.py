@@ -18,6 +18,7 @@ import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from gateway.auth.egress import EgressPolicy
+from gateway.executor.secrets import ToolSecrets
 from gateway.registry import repository
 from gateway.registry.cache import RegistryCache
 from gateway.registry.errors import StaleRevision, ToolExists, ToolIdMismatch, ToolNotFound
@@ -45,7 +46,8 @@ class Change:
 
 
 class ManifestCompiler:
-    """Validates a manifest as this gateway's mode requires: schema, permission, egress."""
+    """Validates a manifest as this gateway's mode requires: schema, permission, egress,
+    and where its secret may be sent."""
 
     def __init__(
         self,
@@ -53,11 +55,13 @@ class ManifestCompiler:
         defaults: ManifestDefaults,
         strict: bool,
         egress: EgressPolicy,
+        secrets: ToolSecrets,
         resolve_url: Callable[[str], str],
     ) -> None:
         self._defaults = defaults
         self._strict = strict
         self._egress = egress
+        self._secrets = secrets
         self._resolve_url = resolve_url
 
     def __call__(self, manifest: Any) -> ToolSpec:
@@ -67,6 +71,9 @@ class ManifestCompiler:
             self._egress.check_url(self._resolve_url(target.url))
             if target.auth.token_endpoint:
                 self._egress.check_url(target.auth.token_endpoint)
+            if target.auth.key is not None:
+                receiver = target.auth.token_endpoint or target.url
+                self._secrets.check_binding(target.auth.key, receiver, strict=self._strict)
         return spec
 
 

@@ -4,7 +4,8 @@ With no LLM, the schema is the only guide, so each parameter is filled by the
 strongest evidence its schema allows, in this order:
 
 1. ``pattern``: the pattern itself (unanchored) searched in the query
-   (``^SKU\\d{7}$`` finds ``SKU2024001``);
+   (``^SKU\\d{7}$`` finds ``SKU2024001``), by RE2 like every manifest-supplied
+   regex (linear time: a crafted pattern cannot stall the router);
 2. ``enum``: a value of the enum named in the query;
 3. ``format``: dates, emails, URLs;
 4. numbers for ``integer`` / ``number``: the number next to a mention of the
@@ -26,6 +27,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from gateway.registry.patterns import PatternError, compile_pattern, search
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")  # "6cm" counts, "SKU2024001" does not
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”|「([^」]+)」|‘([^’]+)’")
@@ -166,12 +169,11 @@ class ArgumentExtractor:
         kind = spec.get("type", "string")
         if "pattern" in spec:
             try:
-                match = re.search(_unanchored(spec["pattern"]), query)
-            except re.error:
-                match = None
-            if match:
-                return match.group(0)
-            return None
+                program = compile_pattern(_unanchored(str(spec["pattern"])))
+            except PatternError:
+                return None
+            match = search(program, query)
+            return match.group(0) if match else None
         if "enum" in spec:
             for option in sorted(spec["enum"], key=lambda o: -len(str(o))):
                 if re.search(rf"(?<!\w){re.escape(str(option))}(?!\w)", query, re.IGNORECASE):

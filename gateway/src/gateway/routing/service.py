@@ -24,7 +24,6 @@ from typing import Any
 import structlog
 from opentelemetry import trace
 
-from gateway.auth.schemas import Caller
 from gateway.auth.service import can_use
 from gateway.registry.cache import RegistryCache
 from gateway.routing.cache import RouteCache, scope_of
@@ -32,6 +31,7 @@ from gateway.routing.context import PastCall, previous_arguments
 from gateway.routing.extract import ArgumentExtractor, Extraction
 from gateway.routing.index import Candidate, ToolIndex, VectorCache
 from gateway.routing.rerank import rerank
+from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder
 from reach_common.llm.types import LLMProvider
 

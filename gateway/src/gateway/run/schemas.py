@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from gateway.auth.schemas import UserContext
 from gateway.invoke.schemas import InvokeEnvelope
+from reach_common.auth.caller import UserContext
 
 
 class RunUserContext(UserContext):

@@ -42,8 +42,10 @@ class RunService:
             body["tool_id"] = None
             return InvokeOutcome(exc.status_code, body, dict(exc.headers))
         namespaces = {user_context.domain} if user_context and user_context.domain else None
-        who = caller.user_id or "anonymous"
-        recent = await self.context.recent(who, request.session_id)
+        # Session context belongs to a caller: in strict mode to a verified one (anonymous
+        # callers get none, or every anonymous client would share one ``session_id``).
+        who = caller.user_id or (None if self.auth.strict else "anonymous")
+        recent = await self.context.recent(who, request.session_id) if who else []
         decision = await self.router.route(
             request.user_query, caller, namespaces=namespaces, recent=recent
         )
@@ -72,7 +74,7 @@ class RunService:
             caller=caller,
             client_ip=client_ip,
         )
-        if outcome.body.get("success"):
+        if who and outcome.body.get("success"):
             await self.context.remember(
                 who,
                 request.session_id,

@@ -8,8 +8,9 @@ import re
 from fastapi import APIRouter, Request
 from sqlalchemy import text
 
+from gateway.deps import CallerDep, RuntimeDep
 from gateway.traces.schemas import TraceRead
-from gateway.traces.service import build_trace
+from gateway.traces.service import build_trace, may_read
 from reach_common.db import SessionDep
 from reach_common.errors import NotFound
 
@@ -24,14 +25,21 @@ _SPANS = text(
 
 
 @router.get("/traces/{trace_id}", response_model=TraceRead, response_model_by_alias=True)
-async def read_trace(trace_id: str, request: Request, session: SessionDep) -> TraceRead:
+async def read_trace(
+    trace_id: str, request: Request, session: SessionDep, runtime: RuntimeDep, caller: CallerDep
+) -> TraceRead:
     """The span tree of one request across gateway, agent, retriever and shop.
 
     Each span has its service, name, start, `duration_ms`, status and attributes;
     `phases` sums the time spent in route, auth, validate, execute, dns, connect
     and response, the first place to look when a call is slow. The trace id is
     the `trace_id` of any envelope or the `X-Trace-Id` response header. Spans of
-    other services arrive within about a second. Unknown id: 404 `trace_not_found`.
+    other services arrive within about a second.
+
+    A trace is readable by the caller recorded on it (`enduser.id`, set from the
+    verified credential, or in permissive mode the claimed identity) and by the
+    `OPS_ROLES` and registry admins. Anyone else, and an unknown id, get the same
+    404 `trace_not_found`.
     """
     trace_id = trace_id.lower()
     if not _TRACE_ID.match(trace_id):
@@ -41,6 +49,6 @@ async def read_trace(trace_id: str, request: Request, session: SessionDep) -> Tr
     # This process's finished spans may still sit in the batch processor.
     await asyncio.to_thread(request.state.telemetry.flush, 2000)
     rows = [dict(r) for r in (await session.execute(_SPANS, {"trace_id": trace_id})).mappings()]
-    if not rows:
+    if not rows or not may_read(caller, rows, ops=runtime.auth.is_ops(caller)):
         raise NotFound(f"No spans recorded for trace {trace_id}.", reason="trace_not_found")
     return build_trace(trace_id, rows)

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from gateway.traces.schemas import Phases, SpanNode, TraceRead
+from reach_common.auth.authenticator import ENDUSER_ATTRIBUTE
+from reach_common.auth.caller import Caller
 
 PHASE_SPANS = {
     "route": "gateway.route",
@@ -58,3 +60,23 @@ def build_trace(trace_id: str, rows: Sequence[dict[str, Any]]) -> TraceRead:
         phases=phases(rows),
         spans=roots,
     )
+
+
+def may_read(caller: Caller, rows: list[dict[str, Any]], *, ops: bool) -> bool:
+    """Operators read every trace; anyone else only a trace recorded entirely as theirs.
+
+    Every span that names a caller must name this one: a client that joins someone
+    else's trace id (by sending its ``traceparent``) adds its own name and so makes
+    the trace unreadable to both, never readable to itself. A trace that names no
+    caller (anonymous requests) is for operators only.
+    """
+    if ops:
+        return True
+    if not caller.authenticated:
+        return False
+    owners = {
+        str(row["attributes"][ENDUSER_ATTRIBUTE])
+        for row in rows
+        if isinstance(row.get("attributes"), dict) and ENDUSER_ATTRIBUTE in row["attributes"]
+    }
+    return owners == {caller.user_id}

@@ -9,6 +9,8 @@ import httpx
 from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
+from gateway.deps import CallerDep, RuntimeDep
+
 router = APIRouter(tags=["upstreams"])
 
 
@@ -40,12 +42,15 @@ async def _probe(http: httpx.AsyncClient, name: str, base_url: str) -> UpstreamS
 
 
 @router.get("/upstreams", response_model=UpstreamsRead)
-async def list_upstreams(request: Request) -> UpstreamsRead:
+async def list_upstreams(request: Request, runtime: RuntimeDep, caller: CallerDep) -> UpstreamsRead:
     """Probe each upstream service's `/healthz` and report what the gateway sees.
+
+    For operators only (`OPS_ROLES` or a registry admin role): it names internal URLs.
 
     Calls run in the request's trace, so `GET /traces/{trace_id}` shows the
     gateway's outbound hops next to the upstreams' own spans.
     """
+    runtime.auth.require_ops(caller, "Reading the upstreams")
     settings = request.state.settings
     targets = {
         "shop": settings.shop_url,

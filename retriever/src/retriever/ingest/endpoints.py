@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Response
 
-from retriever.deps import IngestorDep, SessionmakerDep, SettingsDep
+from retriever.deps import IngestorDep, SessionmakerDep, SettingsDep, WriterDep
 from retriever.ingest.schemas import IngestRequest, IngestResponse
 from retriever.ingest.validation import check_document
 
@@ -16,7 +16,14 @@ router = APIRouter(tags=["ingest"])
     response_model=IngestResponse,
     responses={
         201: {"description": "A new source was stored."},
-        413: {"description": "`text_too_large` or `metadata_too_large`."},
+        401: {"description": "`unauthenticated`: no caller (or `invalid_credential`)."},
+        403: {"description": "`insufficient_permission`: no role of RETRIEVER_WRITER_ROLES."},
+        413: {
+            "description": (
+                "`text_too_large`, `metadata_too_large`, or `payload_too_large` (a body over "
+                "MAX_BODY_BYTES)."
+            )
+        },
         422: {"description": "`empty_text`, `invalid_text` or `invalid_source`."},
     },
 )
@@ -26,6 +33,7 @@ async def ingest_document(
     ingestor: IngestorDep,
     sessionmaker: SessionmakerDep,
     settings: SettingsDep,
+    _caller: WriterDep,
 ) -> IngestResponse:
     """Index one document under a source name.
 
@@ -34,6 +42,7 @@ async def ingest_document(
     embedded, and indexed for BM25. A source sent again with the same text and
     metadata is skipped (`unchanged`, nothing written); with new content its old
     chunks are replaced in one transaction (`replaced`). A new source answers 201.
+    Needs a caller with one of RETRIEVER_WRITER_ROLES.
     """
     document = check_document(body.source, body.text, body.metadata, settings)
     [outcome] = await ingestor.ingest(sessionmaker, [document])

@@ -6,7 +6,7 @@ import time
 
 from fastapi import APIRouter
 
-from retriever.deps import SearcherDep, SettingsDep
+from retriever.deps import ReaderDep, SearcherDep, SettingsDep
 from retriever.search.errors import InvalidSources
 from retriever.search.schemas import (
     BranchRanks,
@@ -25,6 +25,7 @@ router = APIRouter(tags=["search"])
     response_model=RetrieveResponse,
     responses={
         400: {"description": "`llm_unavailable`: hyde or multi_query without an LLM."},
+        401: {"description": "`unauthenticated` (strict mode) or `invalid_credential`."},
         404: {"description": "`source_not_found`: a name in `sources` is unknown."},
         413: {"description": "`query_too_long`."},
         422: {
@@ -36,7 +37,7 @@ router = APIRouter(tags=["search"])
     },
 )
 async def retrieve(
-    body: RetrieveRequest, searcher: SearcherDep, settings: SettingsDep
+    body: RetrieveRequest, searcher: SearcherDep, settings: SettingsDep, _caller: ReaderDep
 ) -> RetrieveResponse:
     """The chunks that best match a query, best first, each with its per-branch scores.
 

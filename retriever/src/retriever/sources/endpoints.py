@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import structlog
 from fastapi import APIRouter, Path, Query, Request
 
 from reach_common.db import SessionDep
-from retriever.deps import SettingsDep
+from retriever.deps import ReaderDep, SettingsDep, WriterDep
 from retriever.sources import repository
 from retriever.sources.errors import SourceNotFound
 from retriever.sources.schemas import (
@@ -28,8 +28,15 @@ log = structlog.get_logger(__name__)
 router = APIRouter(tags=["sources"])
 
 
-@router.get("/status", response_model=StatusRead)
-async def index_status(request: Request, session: SessionDep, settings: SettingsDep) -> StatusRead:
+_READ_ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"description": "`unauthenticated` (strict mode) or `invalid_credential`."}
+}
+
+
+@router.get("/status", response_model=StatusRead, responses=_READ_ERRORS)
+async def index_status(
+    request: Request, session: SessionDep, settings: SettingsDep, _caller: ReaderDep
+) -> StatusRead:
     """What the index holds: documents, chunks, terms, on-disk sizes, the embedding
     model, the BM25 and chunking settings, the LLM used for rewriting, and when the
     last ingest happened."""
@@ -58,9 +65,10 @@ async def index_status(request: Request, session: SessionDep, settings: Settings
     )
 
 
-@router.get("/sources", response_model=SourceList)
+@router.get("/sources", response_model=SourceList, responses=_READ_ERRORS)
 async def list_sources(
     session: SessionDep,
+    _caller: ReaderDep,
     limit: Annotated[int, Query(ge=1, le=1000, description="Sources per page.")] = 100,
     offset: Annotated[int, Query(ge=0, description="Sources to skip.")] = 0,
 ) -> SourceList:
@@ -86,23 +94,34 @@ async def list_sources(
 @router.delete(
     "/sources/{source:path}",
     response_model=SourceDeleted,
-    responses={404: {"description": "`source_not_found`."}},
+    responses={
+        401: {"description": "`unauthenticated`: no caller (or `invalid_credential`)."},
+        403: {"description": "`insufficient_permission`: no role of RETRIEVER_WRITER_ROLES."},
+        404: {"description": "`source_not_found`."},
+    },
 )
 async def delete_source(
     source: Annotated[
         str, Path(description="The source name, percent-encoded (a `/` may stay as is).")
     ],
     session: SessionDep,
+    caller: WriterDep,
 ) -> SourceDeleted:
     """Remove a source and its chunks; BM25 statistics (chunk count, lengths, term
     frequencies) are updated in the same transaction. Unknown source: 404
-    `source_not_found`."""
+    `source_not_found`. Needs a caller with one of RETRIEVER_WRITER_ROLES."""
     if "\x00" in source:
         raise SourceNotFound(source)
     removed = await storage.delete_source(session, source)
     if removed is None:
         raise SourceNotFound(source)
-    log.info("source_deleted", source=removed.name, chunks=removed.chunk_count)
+    log.info(
+        "source_deleted",
+        source=removed.name,
+        chunks=removed.chunk_count,
+        user_id=caller.user_id,
+        via=caller.via,
+    )
     return SourceDeleted(
         source=removed.name,
         chunks=removed.chunk_count,

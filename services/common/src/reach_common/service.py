@@ -19,13 +19,20 @@ import uvicorn
 from fastapi import FastAPI
 from redis.asyncio import BlockingConnectionPool, Redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from reach_common import health
+from reach_common.auth.authenticator import Authenticator
 from reach_common.db import create_engine, create_sessionmaker
 from reach_common.embedded import ensure_urls
 from reach_common.errors import install_error_handlers
 from reach_common.logs import configure_logging
-from reach_common.middleware import TraceIdHeaderMiddleware, UnhandledErrorMiddleware
+from reach_common.middleware import (
+    BodyLimitMiddleware,
+    TraceIdHeaderMiddleware,
+    TrustedHostMiddleware,
+    UnhandledErrorMiddleware,
+)
 from reach_common.settings import CommonSettings
 from reach_common.telemetry import Telemetry, setup_telemetry
 
@@ -42,6 +49,7 @@ class ServiceResources:
     sessionmaker: async_sessionmaker[AsyncSession]
     redis: Redis
     http: httpx.AsyncClient
+    authenticator: Authenticator
 
     def state(self) -> dict[str, Any]:
         """The lifespan state FastAPI hands to every request as ``request.state``."""
@@ -52,6 +60,7 @@ class ServiceResources:
             "sessionmaker": self.sessionmaker,
             "redis": self.redis,
             "http": self.http,
+            "authenticator": self.authenticator,
         }
 
 
@@ -74,9 +83,17 @@ async def service_resources(app: FastAPI) -> AsyncIterator[ServiceResources]:
     telemetry.instrument_redis(redis)
     http = httpx.AsyncClient(timeout=httpx.Timeout(30.0, connect=5.0))
     telemetry.instrument_httpx(http)
+    sessionmaker = create_sessionmaker(engine)
+    authenticator = Authenticator.from_settings(settings, sessionmaker)
+    if not authenticator.strict:
+        log.warning(
+            "auth_mode_permissive",
+            note="claimed identities (user_context, X-User-Id/X-User-Roles) are trusted; "
+            "set AUTH_MODE=strict anywhere others can reach this service",
+        )
     try:
         yield ServiceResources(
-            settings, telemetry, engine, create_sessionmaker(engine), redis, http
+            settings, telemetry, engine, sessionmaker, redis, http, authenticator
         )
     finally:
         await http.aclose()
@@ -111,6 +128,12 @@ def build_app(
     )
     app.state.telemetry.instrument_app(app)
     app.add_middleware(UnhandledErrorMiddleware)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.allowed_hosts)
+    if settings.trusted_proxies:
+        # The client address behind a proxy, from X-Forwarded-For: believed only when the
+        # connection comes from one of TRUSTED_PROXIES (uvicorn itself is told to trust none).
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     app.add_middleware(TraceIdHeaderMiddleware)  # outermost: the 500 gets it too
     install_error_handlers(app)
     app.include_router(health.router)
@@ -129,6 +152,8 @@ def run_service(settings: CommonSettings, factory: str) -> None:
             port=settings.port,
             log_config=None,
             access_log=False,
+            # build_app applies TRUSTED_PROXIES; uvicorn's own default trusts loopback.
+            proxy_headers=False,
         )
     finally:
         if servers is not None:

@@ -7,8 +7,25 @@ a default that runs locally. Nothing reads a config file at import time.
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import json
+from typing import Annotated, Any
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from reach_common.auth.settings import AuthSettings
+
+StringList = Annotated[list[str], NoDecode]
+
+
+def string_list(value: Any) -> Any:
+    """A JSON list or a comma-separated string, as people write both in env files."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return value
 
 
 class BaseServiceSettings(BaseSettings):
@@ -19,6 +36,30 @@ class BaseServiceSettings(BaseSettings):
     port: int = Field(8000, description="Port the HTTP server listens on.")
     log_level: str = Field("INFO", description="DEBUG, INFO, WARNING or ERROR.")
     log_format: str = Field("console", description="'console' for people, 'json' for machines.")
+    allowed_hosts: StringList = Field(
+        default_factory=lambda: ["localhost", "127.0.0.1", "::1"],
+        description=(
+            "Host header values this service answers (comma-separated; `*.example.com` "
+            "matches subdomains, `*` anything). Others get 400 `invalid_host`: a web page "
+            "cannot reach a local service by DNS rebinding. Compose and k8s add their "
+            "service names."
+        ),
+    )
+    max_body_bytes: int = Field(
+        1_048_576, ge=1, description="Largest request body accepted (413 `payload_too_large`)."
+    )
+    trusted_proxies: StringList = Field(
+        default_factory=list,
+        description=(
+            "Addresses or CIDRs of reverse proxies whose X-Forwarded-For is believed; the "
+            "client address (rate limits of anonymous callers) is taken from it only then."
+        ),
+    )
+
+    @field_validator("allowed_hosts", "trusted_proxies", mode="before")
+    @classmethod
+    def _split_shell_lists(cls, value: Any) -> Any:
+        return string_list(value)
 
 
 class DatabaseSettings(BaseSettings):
@@ -67,6 +108,7 @@ class EmbedderSettings(BaseSettings):
 
 class CommonSettings(
     BaseServiceSettings,
+    AuthSettings,
     DatabaseSettings,
     RedisSettings,
     TelemetrySettings,

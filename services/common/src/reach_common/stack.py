@@ -1,7 +1,8 @@
 """``make run``: the whole Reach stack on one machine, with no Docker.
 
 1. Start the embedded PostgreSQL and Redis (or use ``DATABASE_URL`` / ``REDIS_URL``).
-2. Migrate the database to head.
+2. Migrate the database to head, and mint the API key the gateway's ``rag_*``
+   tools use to call the retriever (a tool secret, bound to the retriever's host).
 3. Start shop, retriever, gateway and agent as child processes, each in its
    own process group, with their output prefixed by name.
 4. Wait until every ``/readyz`` answers 200, then print the URLs.
@@ -13,6 +14,7 @@ left running. Data stays in ``REACH_DATA_DIR`` (``.reach/``) for the next run.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -25,18 +27,24 @@ from types import FrameType
 from typing import IO
 
 import httpx
+import psycopg
 import typer
 from pydantic import Field
 from rich.console import Console
 from rich.table import Table
 
 from reach_common import migrate
+from reach_common.auth.keys import hash_key, new_key
+from reach_common.db import libpq_url
 from reach_common.embedded import EmbeddedServers
 from reach_common.settings import DatabaseSettings, EmbeddedSettings, RedisSettings
 
 console = Console(highlight=False)
 cli = typer.Typer(add_completion=False, help="Run the Reach stack locally.")
 
+SERVICE_KEY_USER = "svc-gateway-tools"
+SERVICE_KEY_SECRET = "retriever_api_key"  # noqa: S105 - the secret's name, not its value
+SERVICE_KEY_ENV = "REACH_SECRET_RETRIEVER_API_KEY"
 COLOURS = {"shop": "magenta", "retriever": "cyan", "gateway": "green", "agent": "yellow"}
 
 
@@ -76,6 +84,7 @@ class Stack:
             Child("agent", settings.agent_port),
         ]
         self._stopping = threading.Event()
+        self.service_key: str | None = None
 
     def url(self, child: Child) -> str:
         return f"http://{self.settings.host}:{child.port}"
@@ -109,6 +118,11 @@ class Stack:
         # watches manifests/ unless told otherwise.
         env.setdefault("TOOL_AUTO_DISCOVERY", "true")
         env.setdefault("MANIFESTS_DIR", str(Path("manifests").resolve()))
+        if child.name == "gateway" and self.service_key:
+            # The rag_* tools call the retriever with this key (role retriever_writer),
+            # bound to the retriever's host as every tool secret must be.
+            env.setdefault(SERVICE_KEY_ENV, self.service_key)
+            env.setdefault("TOOL_SECRET_HOSTS", json.dumps({SERVICE_KEY_SECRET: ["retriever"]}))
         return env
 
     def start_children(self, database_url: str, redis_url: str) -> None:
@@ -188,6 +202,25 @@ class Stack:
         console.print("stopped: every service and embedded server is down")
 
 
+def mint_service_key(database_url: str) -> str:
+    """A fresh API key for the gateway's calls to the retriever; the last run's is revoked.
+
+    It lives only in this process and the gateway's environment (as a tool secret);
+    the database keeps its hash, like every key.
+    """
+    key_id, key = new_key()
+    with psycopg.connect(libpq_url(database_url)) as conn:
+        conn.execute(
+            "UPDATE auth.api_key SET revoked_at = now() WHERE user_id = %s AND revoked_at IS NULL",
+            (SERVICE_KEY_USER,),
+        )
+        conn.execute(
+            "INSERT INTO auth.api_key (key_id, key_hash, user_id, roles) VALUES (%s, %s, %s, %s)",
+            (key_id, hash_key(key), SERVICE_KEY_USER, ["retriever_writer"]),
+        )
+    return key
+
+
 @cli.command()
 def run() -> None:
     """Start the embedded servers, migrate, run all four services; Ctrl-C stops all."""
@@ -199,6 +232,7 @@ def run() -> None:
         database_url, redis_url = stack.start_backends()
         console.print("migrating the database to head")
         migrate.upgrade(database_url)
+        stack.service_key = mint_service_key(database_url)
         stack.start_children(database_url, redis_url)
         if stack.wait_ready():
             stack.print_urls()

@@ -1,4 +1,4 @@
-"""API keys: ``rk_<key id>_<secret>``, shown once, stored as a sha256 hash.
+"""API keys: ``rk_<key id>_<secret>``, shown once, stored as a sha256 hash in ``auth.api_key``.
 
 The keys are 256-bit random, so a fast hash is enough (no password stretching
 needed) and lets a lookup stay one indexed read. Verified keys are cached in
@@ -16,14 +16,32 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import DateTime, MetaData, String, Text, func, select, update
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from gateway.auth.models import ApiKey
-from gateway.auth.schemas import Caller
+from reach_common.auth.caller import Caller
 
 PREFIX = "rk"
 _CACHE_LIMIT = 10_000
+
+
+class _AuthBase(DeclarativeBase):
+    metadata = MetaData(schema="auth")
+
+
+class ApiKey(_AuthBase):
+    """One API key (migration 0006): every service verifies keys against this table."""
+
+    __tablename__ = "api_key"
+
+    key_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    user_id: Mapped[str] = mapped_column(String(200))
+    roles: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 def hash_key(key: str) -> str:
@@ -45,10 +63,15 @@ class CreatedKey:
     roles: tuple[str, ...]
 
 
+def new_key() -> tuple[str, str]:
+    """A fresh ``(key id, key)``; store only ``hash_key(key)``."""
+    key_id = secrets.token_hex(6)  # hex: never contains the ``_`` separator
+    return key_id, f"{PREFIX}_{key_id}_{secrets.token_urlsafe(32)}"
+
+
 async def create_key(session: AsyncSession, user_id: str, roles: list[str]) -> CreatedKey:
     """Insert a new key and return it; the plain key exists only in the return value."""
-    key_id = secrets.token_hex(6)
-    key = f"{PREFIX}_{key_id}_{secrets.token_urlsafe(32)}"
+    key_id, key = new_key()
     session.add(ApiKey(key_id=key_id, key_hash=hash_key(key), user_id=user_id, roles=roles))
     await session.flush()
     return CreatedKey(key_id=key_id, key=key, user_id=user_id, roles=tuple(roles))

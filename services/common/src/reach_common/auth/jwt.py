@@ -2,7 +2,8 @@
 
 The algorithm is chosen from what is configured, never from what the token
 asks for alone: a token claiming ``none`` or an unconfigured algorithm is
-refused. Issuer and audience are checked when configured; ``exp`` and ``sub``
+refused. Issuer and audience are checked when configured (strict mode refuses to
+start without them, see ``AuthSettings``); ``exp`` and ``sub``
 are required.
 """
 
@@ -12,8 +13,8 @@ from typing import Any
 
 import jwt as pyjwt
 
-from gateway.auth.errors import InvalidCredential
-from gateway.auth.schemas import Caller
+from reach_common.auth.caller import Caller
+from reach_common.auth.errors import InvalidCredential
 
 
 class JwtVerifier:
@@ -37,7 +38,7 @@ class JwtVerifier:
 
     def verify(self, token: str) -> Caller:
         if not self._keys:
-            raise InvalidCredential("This gateway accepts no JWTs; use an API key.")
+            raise InvalidCredential("This service accepts no JWTs; use an API key.")
         try:
             algorithm = pyjwt.get_unverified_header(token).get("alg")
         except pyjwt.InvalidTokenError as exc:
@@ -64,7 +65,7 @@ class JwtVerifier:
             raise InvalidCredential("The JWT has expired.") from exc
         except pyjwt.InvalidIssuerError as exc:
             raise InvalidCredential(
-                "The JWT was issued by an issuer this gateway does not trust."
+                "The JWT was issued by an issuer this service does not trust."
             ) from exc
         except pyjwt.InvalidAudienceError as exc:
             raise InvalidCredential("The JWT is meant for another audience.") from exc

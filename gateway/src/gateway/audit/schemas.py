@@ -1,0 +1,32 @@
+"""Audit log response bodies."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class InvocationRead(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+    id: int
+    trace_id: str | None
+    tool_id: str
+    caller: str | None
+    auth_via: str
+    status: str = Field(description="succeeded, failed, refused (before execution) or accepted.")
+    reason: str | None
+    http_status: int
+    latency_ms: float
+    attempts: int
+    task_id: str | None
+    arguments: dict[str, Any] = Field(description="As called, secret-looking values redacted.")
+    created_at: datetime
+
+
+class InvocationList(BaseModel):
+    invocations: list[InvocationRead]
+    limit: int
+    before_id: int | None
