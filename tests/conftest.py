@@ -11,7 +11,7 @@ re-seeded when its app starts) and an empty Redis database.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +25,10 @@ from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
 from reach_common import migrate
-from reach_common.db import libpq_url
+from reach_common.auth.keys import create_key
+from reach_common.db import create_engine, create_sessionmaker, libpq_url
 from reach_common.embedded import EmbeddedServers
+from reach_common.processes import free_port, running_service
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ("auth", "gateway", "agent", "retriever", "telemetry", "shop")
@@ -104,3 +106,42 @@ AppClientFactory = Callable[[FastAPI], Any]
 @pytest.fixture
 def make_client() -> AppClientFactory:
     return app_client
+
+
+def assert_error(response: httpx.Response, status: int, reason: str) -> dict[str, Any]:
+    """The response is the Reach error envelope with this status and ``reason``."""
+    assert response.status_code == status, response.text[:500]
+    body: dict[str, Any] = response.json()
+    assert body["reason"] == reason, body
+    assert body["message"]
+    assert "trace_id" in body
+    return body
+
+
+KeyMaker = Callable[[str, list[str]], Awaitable[str]]
+
+
+@pytest.fixture
+def make_key(clean_state: Backends) -> KeyMaker:
+    """``await make_key(user_id, roles)``: a real API key in ``auth.api_key``, as an
+    operator creates one; every service verifies it."""
+
+    async def make(user_id: str, roles: list[str]) -> str:
+        engine = create_engine(clean_state.database_url, pool_size=1)
+        try:
+            async with create_sessionmaker(engine).begin() as session:
+                created = await create_key(session, user_id, roles)
+        finally:
+            await engine.dispose()
+        return created.key
+
+    return make
+
+
+@pytest.fixture(scope="module")
+def shop_url(backends: Backends, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The shop as a real process for the module's tests (its data reset first)."""
+    reset_state(backends)
+    env = {"DATABASE_URL": backends.database_url, "REDIS_URL": backends.redis_url}
+    with running_service("shop", free_port(), env, tmp_path_factory.mktemp("shop")) as shop:
+        yield shop.url

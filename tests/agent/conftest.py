@@ -3,7 +3,7 @@ app in process, and recorded model answers served to the real SDKs through respx
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -14,7 +14,6 @@ from fastapi import FastAPI
 
 from agent.app import create_app
 from agent.settings import Settings
-from reach_common.auth.keys import create_key
 from reach_common.db import create_engine, create_sessionmaker
 from shop.app import create_app as create_shop_app
 from shop.seed import seed_if_empty
@@ -101,26 +100,6 @@ def agent(agent_settings: Callable[..., Settings]) -> AgentClient:
             yield client
 
     return open_client
-
-
-KeyMaker = Callable[[str, list[str]], Awaitable[str]]
-
-
-@pytest.fixture
-def make_key(clean_state: Backends) -> KeyMaker:
-    """``await make_key(user_id, roles)``: a real API key in ``auth.api_key``, as the
-    operator would create one; every service (the agent included) verifies it."""
-
-    async def make(user_id: str, roles: list[str]) -> str:
-        engine = create_engine(clean_state.database_url, pool_size=1)
-        try:
-            async with create_sessionmaker(engine).begin() as db:
-                created = await create_key(db, user_id, roles)
-        finally:
-            await engine.dispose()
-        return created.key
-
-    return make
 
 
 @pytest.fixture(params=["anthropic", "openai"])

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.agent.conftest import AgentClient, KeyMaker
+from tests.agent.conftest import AgentClient
 from tests.agent.gateway_stub import GatewayStub
 from tests.agent.wire import ModelScript, unframe
+from tests.conftest import KeyMaker
 
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from tests.agent.conftest import AgentClient, KeyMaker
+from tests.agent.conftest import AgentClient
 from tests.agent.gateway_stub import GatewayStub
 from tests.agent.test_chat_model import parse_sse
+from tests.conftest import KeyMaker
 
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -24,21 +24,13 @@ from gateway.app import create_app
 from gateway.settings import Settings
 from reach_common.db import libpq_url
 from reach_common.embeddings import Embedder
-from tests.conftest import Backends, app_client, reset_state
-from tests.e2e.processes import free_port, service_process
+from tests.conftest import Backends, app_client
+from tests.e2e.processes import free_port
 from tests.gateway.conftest import ADMIN, http_tool, shipped
 from tests.gateway.upstream import Reply, Upstream
 
 REPORT = "http://shop:9000/api/reports/monthly"
 DELAY_SCHEMA = {"type": "object", "properties": {"delay_ms": {"type": "integer"}}}
-
-
-@pytest.fixture(scope="module")
-def shop_url(backends: Backends, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    reset_state(backends)
-    env = {"DATABASE_URL": backends.database_url, "REDIS_URL": backends.redis_url}
-    with service_process("shop", free_port(), env, tmp_path_factory.mktemp("shop")) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

@@ -3,12 +3,14 @@ a loopback upstream and manifest builders."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi import FastAPI
 
@@ -105,3 +107,13 @@ def write_manifest(folder: Path, manifest: dict[str, Any], name: str | None = No
     path = folder / (name or f"{manifest['tool_id']}.json")
     path.write_text(json.dumps(manifest), "utf-8")
     return path
+
+
+async def task_finished(client: httpx.AsyncClient, task_id: str) -> dict[str, Any]:
+    """A queued task's record once it succeeded or failed (bounded polling, ~10 s)."""
+    for _ in range(500):
+        body: dict[str, Any] = (await client.get(f"/tasks/{task_id}", headers=ADMIN)).json()
+        if body.get("status") in ("succeeded", "failed"):
+            return body
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"task {task_id} did not finish")

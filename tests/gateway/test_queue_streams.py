@@ -24,7 +24,7 @@ from gateway.registry.manifest import (
 )
 from gateway.settings import Settings
 from tests.conftest import app_client
-from tests.gateway.conftest import ADMIN, SAMPLE_TOOLS, GatewayFactory, python_tool
+from tests.gateway.conftest import ADMIN, SAMPLE_TOOLS, GatewayFactory, python_tool, task_finished
 
 DEFAULTS = ManifestDefaults(python_packages=(SAMPLE_TOOLS,))
 
@@ -51,17 +51,6 @@ def queue_target(manifest: dict[str, Any], defaults: ManifestDefaults = DEFAULTS
     endpoint = compile_manifest(manifest, defaults).endpoint
     assert isinstance(endpoint, QueueTarget)
     return endpoint
-
-
-async def finished(client: httpx.AsyncClient, task_id: str) -> dict[str, Any]:
-    """The task's record once it succeeded or failed (bounded polling, ~10 s at most)."""
-
-    for _ in range(500):
-        body: dict[str, Any] = (await client.get(f"/tasks/{task_id}")).json()
-        if body.get("status") in ("succeeded", "failed"):
-            return body
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"task {task_id} did not finish")
 
 
 async def invoke(client: httpx.AsyncClient, tool_id: str, **arguments: Any) -> httpx.Response:
@@ -124,7 +113,7 @@ async def test_the_default_and_named_streams_run_their_tasks(make_gateway: Gatew
             ).status_code == 201
         first = await invoke(client, "q_default", a=1, b=2)
         second = await invoke(client, "q_named", a=3, b=4)
-        done = [await finished(client, r.json()["task_id"]) for r in (first, second)]
+        done = [await task_finished(client, r.json()["task_id"]) for r in (first, second)]
         redis = app.state.runtime.redis
         lengths = [
             await redis.xlen("reach:gateway:tasks:default"),
@@ -150,7 +139,9 @@ async def test_a_stream_key_turned_to_another_type_is_set_aside_and_comes_back(
         for manifest in (queue_tool("good", "add", "good"), queue_tool("flaky", "add", "flaky")):
             await client.post("/tools/register", json=manifest, headers=ADMIN)
         # Both streams exist and have their group: the flaky one ran a task.
-        warmup = await finished(client, (await invoke(client, "flaky", a=0, b=1)).json()["task_id"])
+        warmup = await task_finished(
+            client, (await invoke(client, "flaky", a=0, b=1)).json()["task_id"]
+        )
         # Now something else takes the flaky stream's key: reads of it fail with WRONGTYPE.
         await redis.delete("reach:gateway:tasks:flaky")
         await redis.set("reach:gateway:tasks:flaky", "not a stream")
@@ -160,13 +151,13 @@ async def test_a_stream_key_turned_to_another_type_is_set_aside_and_comes_back(
             await asyncio.sleep(0.02)
         set_aside = runtime.worker.set_aside
         good_task = (await invoke(client, "good", a=2, b=2)).json()["task_id"]
-        good = await finished(client, good_task)
+        good = await task_finished(client, good_task)
         refused = await invoke(client, "flaky", a=1, b=1)
         leftover = await redis.keys("reach:gateway:task:*")
         # The operator clears the key: the stream is used again after its backoff.
         await redis.delete("reach:gateway:tasks:flaky")
         back = await invoke(client, "flaky", a=5, b=5)
-        recovered = await finished(client, back.json()["task_id"])
+        recovered = await task_finished(client, back.json()["task_id"])
     assert warmup["status"] == "succeeded"
     assert good["result"] == {"success": True, "output": {"sum": 4}}
     assert set_aside == {"reach:gateway:tasks:flaky"}

@@ -54,15 +54,6 @@ def sql(service_env: dict[str, Any]) -> Callable[..., list[tuple[Any, ...]]]:
     return run
 
 
-def assert_error(response: httpx.Response, status: int, reason: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    body: dict[str, Any] = response.json()
-    assert body["reason"] == reason, body
-    assert body["message"]
-    assert "trace_id" in body
-    return body
-
-
 def assert_index_consistent(sql: Callable[..., list[tuple[Any, ...]]]) -> None:
     """The BM25 tables agree with the chunks: counts, lengths and per-term chunk counts."""
     [(stats_chunks, stats_terms)] = sql(

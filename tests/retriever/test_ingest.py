@@ -13,7 +13,8 @@ import pytest
 from reach_common.embeddings import Embedder
 from retriever.app import build_ingestor, create_app
 from retriever.settings import Settings
-from tests.retriever.conftest import WRITER_HEADERS, assert_error, assert_index_consistent
+from tests.conftest import assert_error
+from tests.retriever.conftest import WRITER_HEADERS, assert_index_consistent
 
 Sql = Callable[..., list[tuple[Any, ...]]]
 

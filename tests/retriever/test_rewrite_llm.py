@@ -20,7 +20,8 @@ from reach_common.embeddings import Embedder
 from retriever.app import create_app
 from retriever.search.rewrite import EXPANSION_PROMPT, HYDE_PROMPT, MULTI_QUERY_PROMPT
 from retriever.settings import Settings
-from tests.retriever.conftest import WRITER_HEADERS, assert_error
+from tests.conftest import assert_error
+from tests.retriever.conftest import WRITER_HEADERS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ANTHROPIC_URL = "http://127.0.0.1:9411"

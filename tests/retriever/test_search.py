@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.retriever.conftest import assert_error
+from tests.conftest import assert_error
 
 DOCS = {
     "pets/cats.md": "# Cats\n\nCats purr when content and sleep most of the day. "

@@ -8,7 +8,8 @@ from urllib.parse import quote
 
 import httpx
 
-from tests.retriever.conftest import assert_error, assert_index_consistent
+from tests.conftest import assert_error
+from tests.retriever.conftest import assert_index_consistent
 
 Sql = Callable[..., list[tuple[Any, ...]]]
 

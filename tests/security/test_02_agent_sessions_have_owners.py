@@ -22,9 +22,9 @@ import psycopg
 
 from reach_common.db import libpq_url
 from tests.agent import conftest as agent_fixtures
-from tests.agent.conftest import AgentClient, KeyMaker
+from tests.agent.conftest import AgentClient
 from tests.agent.gateway_stub import GatewayStub
-from tests.conftest import Backends
+from tests.conftest import Backends, KeyMaker, assert_error
 
 # The agent tests' fixtures: the agent app, the loopback gateway stub, real API keys.
 gateway_server = agent_fixtures.gateway_server
@@ -32,7 +32,6 @@ gateway = agent_fixtures.gateway
 gateway_url = agent_fixtures.gateway_url
 agent_settings = agent_fixtures.agent_settings
 agent = agent_fixtures.agent
-make_key = agent_fixtures.make_key
 
 QUESTION = "SKU2024001 还有多少库存"
 
@@ -48,14 +47,6 @@ def message_count(backends: Backends, session_id: str) -> int:
         ).fetchone()
     assert row is not None
     return int(row[0])
-
-
-def assert_error(response: httpx.Response, status: int, reason: str) -> None:
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert body["reason"] == reason
-    assert body["message"]
-    assert len(body["trace_id"]) == 32
 
 
 def ids(response: httpx.Response) -> list[str]:

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
+from tests.conftest import assert_error
 from tests.gateway import conftest as gateway_fixtures
 from tests.gateway.conftest import ADMIN, GatewayFactory, python_tool
 
@@ -34,14 +33,6 @@ def patterned(tool_id: str, pattern: str) -> dict[str, Any]:
             "required": ["code"],
         },
     )
-
-
-def assert_error(response: httpx.Response, status: int, reason: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text[:500]
-    body: dict[str, Any] = response.json()
-    assert body["reason"] == reason, body
-    assert body["message"]
-    return body
 
 
 async def test_a_catastrophic_pattern_answers_promptly(

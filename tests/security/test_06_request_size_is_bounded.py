@@ -13,8 +13,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
-
+from tests.conftest import assert_error
 from tests.gateway import conftest as gateway_fixtures
 from tests.gateway.conftest import ADMIN, GatewayFactory, python_tool
 
@@ -42,14 +41,6 @@ async def chunked(size: int, chunk: int = MIB) -> AsyncIterator[bytes]:
     for _ in range(size // chunk):
         yield b"a" * chunk
     yield b'"}}'
-
-
-def assert_error(response: httpx.Response, status: int, reason: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text[:500]
-    body: dict[str, Any] = response.json()
-    assert body["reason"] == reason, body
-    assert body["message"]
-    return body
 
 
 async def test_a_huge_body_is_refused_with_413(

@@ -16,13 +16,11 @@ from typing import Any
 import httpx
 import pytest
 
-from reach_common.auth.keys import create_key
-from reach_common.db import create_engine, create_sessionmaker
 from reach_common.embeddings import Embedder
 from retriever.app import create_app
 from retriever.settings import Settings
+from tests.conftest import KeyMaker, assert_error
 from tests.retriever import conftest as retriever_fixtures
-from tests.retriever.conftest import assert_error
 
 Sql = Callable[..., list[tuple[Any, ...]]]
 RetrieverFactory = Callable[..., Any]
@@ -49,22 +47,6 @@ def retriever(
             yield client
 
     return start
-
-
-@pytest.fixture
-def api_key(service_env: dict[str, Any]) -> Callable[..., Any]:
-    """``await api_key(user_id, roles)``: a new key in ``auth.api_key`` of the test database."""
-
-    async def make(user_id: str, roles: list[str]) -> str:
-        engine = create_engine(service_env["database_url"], pool_size=1)
-        try:
-            async with create_sessionmaker(engine).begin() as session:
-                created = await create_key(session, user_id, roles)
-        finally:
-            await engine.dispose()
-        return created.key
-
-    return make
 
 
 def bearer(key: str) -> dict[str, str]:
@@ -105,13 +87,13 @@ CALLS = [
 @pytest.mark.parametrize(("method", "path", "body"), CALLS, ids=[c[1] for c in CALLS])
 async def test_strict_mode_without_a_credential_is_401(
     retriever: RetrieverFactory,
-    api_key: Callable[..., Any],
+    make_key: KeyMaker,
     sql: Sql,
     method: str,
     path: str,
     body: dict[str, Any] | None,
 ) -> None:
-    writer = await api_key("librarian", ["retriever_writer"])
+    writer = await make_key("librarian", ["retriever_writer"])
     async with retriever(auth_mode="strict") as client:
         assert (await ingest(client, "policy.md", DOC, bearer(writer))).status_code == 201
         before = stored(sql)
@@ -139,10 +121,10 @@ async def test_strict_mode_refuses_a_key_that_does_not_verify(
 
 
 async def test_strict_mode_reader_key_reads_but_cannot_write(
-    retriever: RetrieverFactory, api_key: Callable[..., Any], sql: Sql
+    retriever: RetrieverFactory, make_key: KeyMaker, sql: Sql
 ) -> None:
-    writer = bearer(await api_key("librarian", ["retriever_writer"]))
-    reader = bearer(await api_key("analyst", ["ops_viewer"]))
+    writer = bearer(await make_key("librarian", ["retriever_writer"]))
+    reader = bearer(await make_key("analyst", ["ops_viewer"]))
     async with retriever(auth_mode="strict") as client:
         assert (await ingest(client, "policy.md", DOC, writer)).status_code == 201
         before = await sources(client, reader)
@@ -172,9 +154,9 @@ async def test_strict_mode_reader_key_reads_but_cannot_write(
 
 @pytest.mark.parametrize("role", WRITER_ROLES)
 async def test_strict_mode_writer_key_ingests_and_deletes(
-    retriever: RetrieverFactory, api_key: Callable[..., Any], sql: Sql, role: str
+    retriever: RetrieverFactory, make_key: KeyMaker, sql: Sql, role: str
 ) -> None:
-    writer = bearer(await api_key("librarian", [role]))
+    writer = bearer(await make_key("librarian", [role]))
     async with retriever(auth_mode="strict") as client:
         created = await ingest(client, "policy.md", DOC, writer)
         assert created.status_code == 201, created.text
@@ -254,10 +236,10 @@ async def test_permissive_mode_still_refuses_a_key_that_does_not_verify(
 
 
 async def test_writer_roles_come_from_settings(
-    retriever: RetrieverFactory, api_key: Callable[..., Any], sql: Sql
+    retriever: RetrieverFactory, make_key: KeyMaker, sql: Sql
 ) -> None:
-    default_writer = bearer(await api_key("librarian", ["retriever_writer"]))
-    curator = bearer(await api_key("curator", ["kb_curator"]))
+    default_writer = bearer(await make_key("librarian", ["retriever_writer"]))
+    curator = bearer(await make_key("curator", ["kb_curator"]))
     async with retriever(auth_mode="strict", retriever_writer_roles="kb_curator") as client:
         error = assert_error(
             await ingest(client, "policy.md", DOC, default_writer), 403, "insufficient_permission"

@@ -10,14 +10,13 @@ is set aside by the worker, with a backoff, and the other streams keep running.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
-import httpx
 import pytest
 
+from tests.conftest import assert_error
 from tests.gateway import conftest as gateway_fixtures
-from tests.gateway.conftest import ADMIN, SAMPLE_TOOLS, GatewayFactory, python_tool
+from tests.gateway.conftest import ADMIN, SAMPLE_TOOLS, GatewayFactory, python_tool, task_finished
 
 # The gateway tests' fixtures: the shared embedder and the in-process app factory.
 embedder = gateway_fixtures.embedder
@@ -42,24 +41,6 @@ def queue_tool(tool_id: str, stream: str | None) -> dict[str, Any]:
         },
         endpoint=endpoint,
     )
-
-
-def assert_error(response: httpx.Response, status: int, reason: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text[:500]
-    body: dict[str, Any] = response.json()
-    assert body["reason"] == reason, body
-    assert body["message"]
-    return body
-
-
-async def finished(client: httpx.AsyncClient, task_id: str) -> dict[str, Any]:
-    """The task's record once it succeeded or failed: bounded polling (~10 s at most)."""
-    for _ in range(500):
-        body: dict[str, Any] = (await client.get(f"/tasks/{task_id}")).json()
-        if body.get("status") in ("succeeded", "failed"):
-            return body
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"task {task_id} did not finish")
 
 
 @pytest.mark.parametrize(
@@ -101,8 +82,8 @@ async def test_a_wrong_type_key_under_another_stream_name_does_not_stop_good_tas
         also = await client.post(
             "/tools/default_queue/invoke", json={"arguments": {"a": 1, "b": 1}}
         )
-        done = await finished(client, accepted.json()["task_id"])
-        done_default = await finished(client, also.json()["task_id"])
+        done = await task_finished(client, accepted.json()["task_id"])
+        done_default = await task_finished(client, also.json()["task_id"])
         refused = await client.post(
             "/tools/broken_queue/invoke", json={"arguments": {"a": 1, "b": 1}}
         )

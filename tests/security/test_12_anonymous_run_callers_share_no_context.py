@@ -3,7 +3,7 @@ the same client-chosen ``session_id``, so one stranger's SKU filled another's fo
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -12,20 +12,11 @@ from gateway.app import create_app
 from gateway.settings import Settings
 from reach_common.auth.keys import create_key
 from reach_common.embeddings import Embedder
-from tests.conftest import REPO_ROOT, Backends, app_client, reset_state
-from tests.e2e.processes import free_port, service_process
+from tests.conftest import REPO_ROOT, Backends, app_client
 from tests.gateway.conftest import shipped
 
 SEED = "SKU2024001 还有多少库存"
 FOLLOW_UP = "那这个 SKU 最近卖得怎么样"
-
-
-@pytest.fixture(scope="module")
-def shop_url(backends: Backends, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    reset_state(backends)
-    env = {"DATABASE_URL": backends.database_url, "REDIS_URL": backends.redis_url}
-    with service_process("shop", free_port(), env, tmp_path_factory.mktemp("shop")) as url:
-        yield url
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ import pytest
 from reach_common.db import libpq_url
 from shop.app import create_app
 from shop.settings import Settings
+from tests.conftest import assert_error
 
 SEEDED_ORDERS = 5
 NEW_ORDER = {"sku": "SKU2024001", "quantity": 3, "customer": "Ada Lovelace"}
@@ -39,15 +40,6 @@ def count(service_env: dict[str, Any]) -> Any:
         return int(row[0])
 
     return _count
-
-
-def assert_error(response: httpx.Response, status: int, reason: str) -> dict[str, Any]:
-    assert response.status_code == status, response.text
-    body: dict[str, Any] = response.json()
-    assert body["reason"] == reason
-    assert body["message"]
-    assert "trace_id" in body
-    return body
 
 
 async def available(client: httpx.AsyncClient, sku: str = "SKU2024001") -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +16,7 @@ from gateway.app import create_app
 from gateway.settings import Settings
 from reach_common.db import libpq_url
 from reach_common.embeddings import Embedder
-from tests.conftest import REPO_ROOT, Backends, app_client, reset_state
-from tests.e2e.processes import free_port, service_process
+from tests.conftest import REPO_ROOT, Backends, app_client
 from tests.fixtures.llm import HTTPCore2Mocker  # noqa: F401 - registers respx's httpcore2 mocker
 from tests.gateway.conftest import ADMIN
 
@@ -27,14 +26,6 @@ SEED = {
     "user_context": {"user_id": "user_123", "roles": ["ops_admin"]},
 }
 PAYLOADS = Path(__file__).parent / "payloads"
-
-
-@pytest.fixture(scope="module")
-def shop_url(backends: Backends, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    reset_state(backends)
-    env = {"DATABASE_URL": backends.database_url, "REDIS_URL": backends.redis_url}
-    with service_process("shop", free_port(), env, tmp_path_factory.mktemp("shop")) as url:
-        yield url
 
 
 def settings_for(backends: Backends, shop_url: str, **overrides: Any) -> Settings:
