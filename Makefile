@@ -8,7 +8,7 @@ MEMBERS := -e services/common -e services/shop -e gateway -e agent -e retriever
 STAMP := $(VENV)/.synced
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-agent images clean
+.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-agent images clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -25,11 +25,14 @@ run: $(STAMP) ## Run the whole stack (embedded Postgres + Redis unless DATABASE_
 test: $(STAMP) ## Run unit and integration tests against real Postgres and Redis
 	$(PY) -m pytest
 
-lint: $(STAMP) ## ruff check and format check
-	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+lint: $(STAMP) ## ruff check, format check and the import-linter contracts
+	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/lint-imports
 
 typecheck: $(STAMP) ## mypy --strict over every package
 	$(VENV)/bin/mypy
+
+manifest-schema: $(STAMP) ## Regenerate manifests/schema.json from the manifest model
+	$(PY) -m gateway manifest-schema > manifests/schema.json
 
 db-upgrade: $(STAMP) ## Migrate the database to head
 	$(PY) -m reach_common.stack db-upgrade

@@ -7,7 +7,8 @@ The agent runs as a real process (uvicorn, real Postgres and Redis: embedded
 in a temporary folder unless DATABASE_URL / REDIS_URL are set). Its model is
 a loopback server replaying recorded vendor payloads (FIXTURES_DIR, default
 ``tests/fixtures/llm``) in the vendor's wire format, so the real SDK parses
-real streams; the gateway is a loopback stub whose tools answer at once.
+real streams; the gateway is :class:`EchoGateway`, a loopback stand-in whose
+tool answers at once (the real gateway's overhead is ``make bench-gateway``'s).
 Model and tool time are therefore near zero, and what a turn costs is the
 agent's own work: HTTP, the session lock, history load, two streamed model
 calls through the SDK, one gateway call, and three transactions.
@@ -22,6 +23,7 @@ concurrency run's lost and misordered messages (non-zero fails the run).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import signal
@@ -37,6 +39,10 @@ from typing import Annotated, Any
 import httpx
 import numpy as np
 import typer
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -46,7 +52,6 @@ from agent.sessions.repository import NewMessage  # noqa: E402
 from reach_common import migrate  # noqa: E402
 from reach_common.db import create_engine, create_sessionmaker  # noqa: E402
 from reach_common.embedded import EmbeddedServers  # noqa: E402
-from tests.agent.gateway_stub import GatewayStub  # noqa: E402
 from tests.agent.servers import ServerThread  # noqa: E402
 from tests.agent.wire import ModelScript, replay_app  # noqa: E402
 from tests.e2e.processes import free_port, wait_until_ready  # noqa: E402
@@ -58,6 +63,46 @@ VENDOR_ENV = {
 }
 ROUNDS = {"anthropic": ("stream_tool_use.sse",), "openai": ("stream_tool_calls.sse",)}
 MESSAGES_PER_TURN = 4  # user, assistant tool call, tool result, answer
+
+
+class EchoGateway:
+    """What the agent uses of the gateway, and nothing else: ``GET /tools/list`` lists the
+    shipped ``inventory_query`` (the tool the recorded answers call) and every
+    ``POST /tools/{id}/invoke`` answers at once with its arguments.
+
+    The real gateway would add its own routing, auth and tool time to every turn; this
+    benchmark measures the agent's overhead alone. ``busy_s`` is the time spent inside
+    tool calls, printed so a reader can see it is negligible.
+    """
+
+    def __init__(self) -> None:
+        manifest = json.loads((REPO / "manifests" / "inventory_query.json").read_text("utf-8"))
+        fields = ("tool_id", "name", "description", "input_schema", "idempotent")
+        self.tools = [{key: manifest[key] for key in fields} | {"requires_approval": False}]
+        self.busy_s = 0.0
+
+    def app(self) -> Starlette:
+        async def list_tools(_: Request) -> JSONResponse:
+            return JSONResponse({"revision": 1, "tools": self.tools})
+
+        async def invoke(request: Request) -> JSONResponse:
+            started = time.perf_counter()
+            body = await request.json()
+            tool_id = request.path_params["tool_id"]
+            output = {"echo": body.get("arguments", {})}
+            self.busy_s += time.perf_counter() - started
+            return JSONResponse({"success": True, "tool_id": tool_id, "output": output})
+
+        async def health(_: Request) -> JSONResponse:
+            return JSONResponse({"status": "ok"})
+
+        return Starlette(
+            routes=[
+                Route("/tools/list", list_tools),
+                Route("/tools/{tool_id}/invoke", invoke, methods=["POST"]),
+                Route("/healthz", health),
+            ]
+        )
 
 
 def pct(samples: list[float], q: float) -> float:
@@ -221,7 +266,7 @@ def main(
     assert redis_url
     migrate.upgrade(database_url)
     scripts = {v: ModelScript(v, rounds=ROUNDS[v], keep_requests=False) for v in VENDOR_ENV}
-    stub = GatewayStub(echo_all=True)
+    stub = EchoGateway()
     log = workdir / "agent.log"
     ok = False
     try:

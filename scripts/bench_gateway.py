@@ -10,8 +10,15 @@ under saturation) and fixed rate (the same callers paced to ``--rate`` calls/s,
 below saturation: the latency a call gains by going through the gateway).
 Prints p50, p99 and req/s for each target, and the gateway's overhead.
 
+``--transport both`` (the default) starts two gateways, one per tool-call HTTP
+client (``TOOL_HTTP_CLIENT=h11`` and ``httpx``), and drives them in the same
+alternating rounds, so one run compares the clients under the same machine
+load: the gateway process's CPU ms per call and the p50 via the gateway, per
+round, and the median of the per-round ratios httpx / h11.
+
     make bench-gateway
     python scripts/bench_gateway.py --requests 4000 --concurrency 32
+    python scripts/bench_gateway.py --transport httpx
 """
 
 from __future__ import annotations
@@ -22,10 +29,11 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import httpx
@@ -37,6 +45,8 @@ from reach_common.processes import free_port, running_service
 
 ROOT = Path(__file__).resolve().parents[1]
 SKU = "SKU2024001"
+CLIENTS = ("h11", "httpx")
+SHOP = "shop direct"
 
 
 @contextmanager
@@ -108,13 +118,23 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[index]
 
 
-def register(gateway: str) -> None:
+def register(gateways: list[str]) -> None:
     manifest = json.loads((ROOT / "manifests" / "inventory_query.json").read_text("utf-8"))
     manifest["rate_limit"] = "100000000/minute"
     # Permissive mode: a claimed registry admin may register.
     admin = {"X-User-Id": "bench-admin", "X-User-Roles": "admin"}
-    response = httpx.post(gateway + "/tools/register", json=manifest, headers=admin, timeout=30)
+    response = httpx.post(gateways[0] + "/tools/register", json=manifest, headers=admin, timeout=30)
     response.raise_for_status()
+    version = response.json()["version"]
+    for gateway in gateways:  # the others hear of it through the registry channel
+        deadline = time.monotonic() + 30
+        while True:
+            tool = httpx.get(gateway + "/tools/inventory_query", headers=admin, timeout=30)
+            if tool.status_code == 200 and tool.json().get("version") == version:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{gateway} does not list the registered tool")
+            time.sleep(0.1)
 
 
 class CpuMeter:
@@ -123,6 +143,11 @@ class CpuMeter:
     def __init__(self, pids: dict[str, int]) -> None:
         self._processes = {name: psutil.Process(pid) for name, pid in pids.items()}
         self.spent: dict[str, dict[str, float]] = {}
+        self.rounds: dict[str, list[dict[str, float]]] = {}  # target -> per round, per process
+
+    def fresh(self) -> CpuMeter:
+        """A meter of the same processes with nothing counted yet."""
+        return CpuMeter({name: process.pid for name, process in self._processes.items()})
 
     def _now(self) -> dict[str, float]:
         return {n: sum(p.cpu_times()[:2]) for n, p in self._processes.items()}
@@ -134,6 +159,7 @@ class CpuMeter:
         spent = self.spent.setdefault(target, {})
         for name in after:
             spent[name] = spent.get(name, 0.0) + after[name] - before[name]
+        self.rounds.setdefault(target, []).append({n: after[n] - before[n] for n in after})
         return result
 
     def per_call_ms(self, target: str, calls: int) -> str:
@@ -141,25 +167,30 @@ class CpuMeter:
         return ", ".join(f"{n} {s / calls * 1000:.2f}" for n, s in sorted(spent.items()))
 
 
-async def run(args: argparse.Namespace, shop: str, gateway: str, cpu: CpuMeter) -> None:
+async def run(args: argparse.Namespace, shop: str, gateways: dict[str, str], cpu: CpuMeter) -> None:
     body = {"arguments": {"sku": SKU}, "user_context": {"user_id": "bench", "roles": []}}
 
     async def direct(client: httpx.AsyncClient) -> httpx.Response:
         return await client.get(f"{shop}/api/inventory/{SKU}")
 
-    async def through(client: httpx.AsyncClient) -> httpx.Response:
-        return await client.post(f"{gateway}/tools/inventory_query/invoke", json=body)
+    def through(gateway: str) -> Call:
+        async def call(client: httpx.AsyncClient) -> httpx.Response:
+            return await client.post(f"{gateway}/tools/inventory_query/invoke", json=body)
 
-    for call in (direct, through):  # warm connections and caches
+        return call
+
+    targets: list[tuple[str, Call]] = [(SHOP, direct)]
+    targets += [(name, through(url)) for name, url in gateways.items()]
+    for _, call in targets:  # warm connections and caches
         await load(call, args.warmup, args.concurrency)
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, load average "
-        f"{os.getloadavg()[0]:.1f}, Python {platform.python_version()}; shop, gateway, "
-        "Postgres, Redis and this client share it"
+        f"{os.getloadavg()[0]:.1f}, Python {platform.python_version()}; shop, "
+        f"{'the gateways' if len(gateways) > 1 else 'gateway'}, Postgres, Redis and this "
+        "client share it"
     )
-    targets = (("shop direct", direct), ("via gateway", through))
-    # Rounds alternate the two targets, so a burst of other work on the machine
-    # lands on both rather than on whichever ran at the time.
+    # Rounds alternate the targets, so a burst of other work on the machine
+    # lands on all of them rather than on whichever ran at the time.
     per_round = max(1, args.requests // args.rounds)
     closed: dict[str, list[Result]] = {name: [] for name, _ in targets}
     for _ in range(args.rounds):
@@ -174,16 +205,55 @@ async def run(args: argparse.Namespace, shop: str, gateway: str, cpu: CpuMeter) 
     calls = per_round * args.rounds
     for name, _ in targets:
         print(f"CPU ms per call, {name}: {cpu.per_call_ms(name, calls)}")
+    if len(gateways) > 1:
+        compare(closed, cpu, per_round)
     rate = args.rate or round(0.5 * min(rps for _, rps, _ in merged.values()))
     fixed: dict[str, list[Result]] = {name: [] for name, _ in targets}
+    fixed_cpu = cpu.fresh()
     for _ in range(args.rounds):
         for name, call in targets:
-            fixed[name].append(await paced(call, per_round, args.concurrency, rate))
+            work = paced(call, per_round, args.concurrency, rate)
+            fixed[name].append(await fixed_cpu.measure(name, work))
     report(
         f"fixed rate: {per_round * args.rounds} calls per target at {rate} req/s over "
         f"{args.concurrency} callers ({args.rounds} alternating rounds)",
         {name: merge(results) for name, results in fixed.items()},
     )
+    for name, _ in targets:
+        print(f"CPU ms per call, {name}: {fixed_cpu.per_call_ms(name, calls)}")
+    if len(gateways) > 1:
+        compare(fixed, fixed_cpu, per_round)
+
+
+def compare(rounds: dict[str, list[Result]], cpu: CpuMeter, per_round: int) -> None:
+    """The two tool-call clients, round by round: gateway CPU per call and p50 via the
+    gateway, and the medians of the per-round ratios httpx / h11."""
+    a, b = (gateway_target(kind) for kind in CLIENTS)
+    print("\nh11 vs httpx, per round (gateway process CPU ms per call; p50 ms via the gateway):")
+    print(
+        f"{'round':<7}{'cpu h11':>9}{'cpu httpx':>11}{'ratio':>7}{'p50 h11':>9}{'p50 httpx':>11}{'ratio':>7}"
+    )
+    cpu_ratios: list[float] = []
+    p50_ratios: list[float] = []
+    for n, (ra, rb) in enumerate(zip(rounds[a], rounds[b], strict=True)):
+        pa, pb = percentile(ra[0], 50), percentile(rb[0], 50)
+        ca = cpu.rounds[a][n][a] / per_round * 1000
+        cb = cpu.rounds[b][n][b] / per_round * 1000
+        p50_ratios.append(pb / pa)
+        cpu_ratios.append(cb / ca)
+        print(f"{n + 1:<7}{ca:>9.3f}{cb:>11.3f}{cb / ca:>7.2f}{pa:>9.2f}{pb:>11.2f}{pb / pa:>7.2f}")
+    print(
+        f"httpx / h11, median of rounds: CPU per call {spread(cpu_ratios)}, "
+        f"p50 {spread(p50_ratios)}"
+    )
+
+
+def spread(ratios: list[float]) -> str:
+    return f"{statistics.median(ratios):.2f} (rounds {min(ratios):.2f}–{max(ratios):.2f})"
+
+
+def gateway_target(kind: str) -> str:
+    return f"gateway {kind}"
 
 
 def merge(results: list[Result]) -> Result:
@@ -201,10 +271,16 @@ def report(title: str, results: dict[str, Result]) -> None:
         p50, p99 = percentile(latencies, 50), percentile(latencies, 99)
         summary[name] = (p50, p99)
         print(f"{name:<14}{p50:>10.2f}{p99:>10.2f}{rate:>10.0f}{errors:>8}")
-    d50 = summary["via gateway"][0] - summary["shop direct"][0]
-    d99 = summary["via gateway"][1] - summary["shop direct"][1]
-    verdict = "met" if d50 <= 5 else "missed"
-    print(f"overhead: p50 {d50:+.2f} ms, p99 {d99:+.2f} ms (target p50 <= 5 ms: {verdict})")
+    for name in summary:
+        if name == SHOP:
+            continue
+        d50 = summary[name][0] - summary[SHOP][0]
+        d99 = summary[name][1] - summary[SHOP][1]
+        verdict = "met" if d50 <= 5 else "missed"
+        print(
+            f"overhead, {name}: p50 {d50:+.2f} ms, p99 {d99:+.2f} ms "
+            f"(target p50 <= 5 ms: {verdict})"
+        )
 
 
 def main() -> None:
@@ -213,6 +289,12 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=32, help="Concurrent callers.")
     parser.add_argument("--warmup", type=int, default=300, help="Warm-up calls per target.")
     parser.add_argument("--rounds", type=int, default=5, help="Alternating rounds per run.")
+    parser.add_argument(
+        "--transport",
+        choices=[*CLIENTS, "both"],
+        default="both",
+        help="The gateways' tool-call HTTP client (TOOL_HTTP_CLIENT); both: one gateway each.",
+    )
     parser.add_argument(
         "--rate",
         type=float,
@@ -232,12 +314,20 @@ def main() -> None:
             "REDIS_URL": servers.redis.url,
             "LOG_LEVEL": "WARNING",
         }
-        with service("shop", env, data_dir) as (shop, shop_pid):
+        kinds = CLIENTS if args.transport == "both" else (args.transport,)
+        with service("shop", env, data_dir) as (shop, shop_pid), ExitStack() as gateways:
             gateway_env = {**env, "SHOP_URL": shop, "CALLER_RATE_LIMIT": "100000000/minute"}
-            with service("gateway", gateway_env, data_dir) as (gateway, gateway_pid):
-                register(gateway)
-                cpu = CpuMeter({"gateway": gateway_pid, "shop": shop_pid})
-                asyncio.run(run(args, shop, gateway, cpu))
+            urls: dict[str, str] = {}
+            pids = {"shop": shop_pid}
+            for kind in kinds:
+                name = gateway_target(kind) if len(kinds) > 1 else "via gateway"
+                log_dir = data_dir / kind
+                log_dir.mkdir()
+                urls[name], pids[name] = gateways.enter_context(
+                    service("gateway", {**gateway_env, "TOOL_HTTP_CLIENT": kind}, log_dir)
+                )
+            register(list(urls.values()))
+            asyncio.run(run(args, shop, urls, CpuMeter(pids)))
     finally:
         servers.stop()
         shutil.rmtree(data_dir, ignore_errors=True)

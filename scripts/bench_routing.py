@@ -165,7 +165,7 @@ async def run_bench(
                     f"registered {len(all_tools)} tools in {time.perf_counter() - started:.1f} s "
                     f"({sum(1 for k, v in ids.items() if k != v)} ids mapped)"
                 )
-                router = app.state.router
+                router = app.state.runtime.router
                 await router.registry.refresh()
                 index = await router.index()
                 report_coarse(index, router.embedder, queries, ids, tools)

@@ -1,5 +1,6 @@
-"""Agent test fixtures: a loopback gateway (contract stub over the real shop), the agent
-app in process, and recorded model answers served to the real SDKs through respx."""
+"""Agent test fixtures: the real gateway on a loopback port (shipped manifests, real shop)
+behind a recording tap, the agent app in process, and recorded model answers served to the
+real SDKs through respx."""
 
 from __future__ import annotations
 
@@ -14,16 +15,20 @@ from fastapi import FastAPI
 
 from agent.app import create_app
 from agent.settings import Settings
+from gateway.app import create_app as create_gateway_app
+from gateway.settings import Settings as GatewaySettings
 from reach_common.db import create_engine, create_sessionmaker
+from reach_common.embeddings import Embedder
 from shop.app import create_app as create_shop_app
 from shop.seed import seed_if_empty
 from shop.settings import Settings as ShopSettings
-from tests.agent.gateway_stub import GatewayStub
 from tests.agent.servers import ServerThread
+from tests.agent.tap import GatewayTap
 from tests.agent.wire import ModelScript
-from tests.conftest import Backends, app_client
+from tests.conftest import REPO_ROOT, Backends, app_client
 from tests.fixtures.llm import HTTPCore2Mocker
 
+MANIFESTS = REPO_ROOT / "manifests"
 VENDOR_URLS = {
     "anthropic": "https://api.anthropic.com/v1/messages",
     "openai": "https://api.openai.com/v1/chat/completions",
@@ -36,8 +41,14 @@ assert HTTPCore2Mocker.name == "httpcore2"  # registers respx's httpcore2 mocker
 
 
 @pytest.fixture(scope="session")
-def gateway_server(backends: Backends) -> Iterator[tuple[GatewayStub, str]]:
-    stub = GatewayStub()
+def embedder() -> Embedder:
+    """One model for every gateway (and retriever) app of the session."""
+    return Embedder()
+
+
+@pytest.fixture(scope="session")
+def shop_server(backends: Backends) -> Iterator[str]:
+    """The real shop app on a loopback port, for the whole session (re-seeded per test)."""
     shop = create_shop_app(
         ShopSettings(
             database_url=backends.database_url,
@@ -46,28 +57,61 @@ def gateway_server(backends: Backends) -> Iterator[tuple[GatewayStub, str]]:
             otel_span_store=False,
         )
     )
-    with ServerThread(stub.app(shop)) as server:
-        yield stub, server.url
+    with ServerThread(shop) as server:
+        yield server.url
+
+
+@pytest.fixture
+def gateway_overrides() -> dict[str, Any]:
+    """Extra gateway settings; a module overrides this fixture to change them."""
+    return {}
+
+
+def gateway_settings(backends: Backends, shop_url: str, **overrides: Any) -> GatewaySettings:
+    """The real gateway serving the shipped manifests, its shop tools calling ``shop_url``."""
+    values: dict[str, Any] = {
+        "database_url": backends.database_url,
+        "redis_url": backends.redis_url,
+        "log_level": "WARNING",
+        "shop_url": shop_url,
+        "tool_auto_discovery": True,
+        "manifests_dir": str(MANIFESTS),
+        "caller_rate_limit": None,
+        "audit_flush_ms": 20,
+        "gc_freeze": False,
+        "otel_span_store": False,
+        **overrides,
+    }
+    return GatewaySettings(**values)
 
 
 @pytest.fixture
 async def gateway(
-    gateway_server: tuple[GatewayStub, str], clean_state: Backends
-) -> AsyncIterator[GatewayStub]:
-    """The stub gateway, reset, with the shop's demo data in place."""
-    stub, _ = gateway_server
-    stub.reset()
+    clean_state: Backends,
+    shop_server: str,
+    embedder: Embedder,
+    gateway_overrides: dict[str, Any],
+) -> AsyncIterator[GatewayTap]:
+    """The real gateway (fresh for each test, after the state was cleaned) behind a tap that
+    records what the agent sent; the shop's demo data in place."""
     engine = create_engine(clean_state.database_url, pool_size=1)
     try:
         await seed_if_empty(create_sessionmaker(engine))
     finally:
         await engine.dispose()
-    return stub
+    settings = gateway_settings(clean_state, shop_server, **gateway_overrides)
+    tap = GatewayTap(create_gateway_app(settings, embedder=embedder))
+    with ServerThread(tap) as server:
+        tap.url = server.url
+        try:
+            yield tap
+        finally:
+            tap.release()
 
 
 @pytest.fixture
-def gateway_url(gateway_server: tuple[GatewayStub, str]) -> str:
-    return gateway_server[1]
+def gateway_url(gateway: GatewayTap) -> str:
+    return gateway.url
 
 
 @pytest.fixture

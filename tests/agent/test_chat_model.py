@@ -8,15 +8,17 @@ shop's data, never from the recordings.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from tests.agent.conftest import AgentClient
-from tests.agent.gateway_stub import GatewayStub
+from tests.agent.tap import GatewayTap
 from tests.agent.wire import ModelScript, unframe
 from tests.conftest import KeyMaker
 
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
+AS_U1 = {"X-User-Id": "u1", "X-User-Roles": "ops_admin"}  # the same claim, as headers
 
 
 def tool_results_sent(body: dict[str, Any], vendor: str) -> list[dict[str, Any]]:
@@ -47,7 +49,7 @@ def _tool_results(body: dict[str, Any], vendor: str) -> list[dict[str, Any]]:
 
 async def test_turn_runs_tool_rounds_and_answers(
     agent: AgentClient,
-    gateway: GatewayStub,
+    gateway: GatewayTap,
     model: ModelScript,
     vendor: str,
     llm_settings: dict[str, Any],
@@ -89,11 +91,15 @@ async def test_turn_runs_tool_rounds_and_answers(
 
     # Tools went through the gateway with the caller's identity and the trace.
     invokes = [r for r in gateway.requests if r["path"].endswith("/invoke")]
-    assert len(invokes) == 3
+    assert [r["path"] for r in invokes] == [
+        "/tools/inventory_query/invoke",
+        "/tools/inventory_query/invoke",
+        "/tools/sales_query/invoke",
+    ]
     for invoke in invokes:
         assert invoke["body"]["user_context"] == CALLER
         assert invoke["headers"]["traceparent"].split("-")[1] == body["trace_id"]
-    listing = next(r for r in gateway.requests if r["path"] == "/tools/list")
+    listing = gateway.to("/tools/list")[0]
     assert listing["headers"]["x-user-id"] == "u1"
     assert listing["headers"]["x-user-roles"] == "ops_admin"
 
@@ -126,25 +132,50 @@ def parse_sse(text: str) -> list[tuple[str, dict[str, Any]]]:
 
 
 async def test_parallel_tool_calls_run_concurrently(
-    agent: AgentClient, gateway: GatewayStub, model: ModelScript, llm_settings: dict[str, Any]
+    agent: AgentClient, gateway: GatewayTap, model: ModelScript, llm_settings: dict[str, Any]
 ) -> None:
     model.rounds = model.rounds[1:]  # type: ignore[index]  # the parallel round only
-    gateway.delays.update(inventory_query=0.4, sales_query=0.4)
+    # Both calls wait in the tap until both have arrived: run one after the other, the
+    # second would never arrive while the first waits.
+    stock, sales = "/tools/inventory_query/invoke", "/tools/sales_query/invoke"
+    gateway.hold(stock)
+    gateway.hold(sales)
     async with agent(**llm_settings) as client:
-        response = await client.post("/chat", json={"message": "stock and sales of SKU2024001?"})
+        turn = asyncio.create_task(
+            client.post(
+                "/chat",
+                json={"message": "stock and sales of SKU2024001?", "user_context": CALLER},
+            )
+        )
+        try:
+            await gateway.arrived(stock)
+            await gateway.arrived(sales)
+            held = (gateway.held(stock), gateway.held(sales))
+        finally:
+            gateway.release()
+            response = await turn
+    assert held == (1, 1)
     assert response.status_code == 200, response.text
     body = response.json()
     assert [c["tool_id"] for c in body["tool_calls"]] == ["inventory_query", "sales_query"]
     assert body["rounds"] == 1
-    assert gateway.max_in_flight == 2
+    assert not any(c["is_error"] for c in body["tool_calls"])
+    assert body["tool_calls"][0]["result"]["available"] == 156
+    assert gateway.max_in_flight >= 2
 
 
 async def test_streaming_turn_sends_events_in_order(
-    agent: AgentClient, gateway: GatewayStub, model: ModelScript, llm_settings: dict[str, Any]
+    agent: AgentClient, gateway: GatewayTap, model: ModelScript, llm_settings: dict[str, Any]
 ) -> None:
     async with agent(**llm_settings) as client:
         response = await client.post(
-            "/chat", json={"session_id": "s-sse", "message": "SKU2024001?", "stream": True}
+            "/chat",
+            json={
+                "session_id": "s-sse",
+                "message": "SKU2024001?",
+                "user_context": CALLER,
+                "stream": True,
+            },
         )
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/event-stream")
@@ -173,20 +204,21 @@ async def test_streaming_turn_sends_events_in_order(
 
 async def test_error_event_mid_stream_fails_the_turn_and_keeps_the_session_valid(
     agent: AgentClient,
-    gateway: GatewayStub,
+    gateway: GatewayTap,
     model: ModelScript,
     vendor: str,
     llm_settings: dict[str, Any],
 ) -> None:
     model.fail_with = FIXTURE_NAMES[vendor]["midstream_error"]
     async with agent(**llm_settings) as client:
-        failed = await client.post("/chat", json={"session_id": "s-err", "message": "SKU2024001?"})
+        question = {"session_id": "s-err", "message": "SKU2024001?", "user_context": CALLER}
+        failed = await client.post("/chat", json=question)
         assert failed.status_code == 503
         assert failed.json()["reason"] == "llm_overloaded"
         assert failed.json()["trace_id"]
 
         streamed = await client.post(
-            "/chat", json={"session_id": "s-err", "message": "again?", "stream": True}
+            "/chat", json={**question, "message": "again?", "stream": True}
         )
         events = parse_sse(streamed.text)
         assert events[-1][0] == "error"
@@ -194,10 +226,10 @@ async def test_error_event_mid_stream_fails_the_turn_and_keeps_the_session_valid
         assert len(events[-1][1]["trace_id"]) == 32
 
         model.fail_with = None  # the vendor recovers; the stored history must still be valid
-        ok = await client.post("/chat", json={"session_id": "s-err", "message": "SKU2024001?"})
+        ok = await client.post("/chat", json=question)
         assert ok.status_code == 200, ok.text
         assert ok.json()["rounds"] == 2
-        session = (await client.get("/sessions/s-err")).json()
+        session = (await client.get("/sessions/s-err", headers=AS_U1)).json()
     roles = [m["role"] for m in session["messages"]]
     assert roles[:2] == ["user", "user"]  # the failed turns left their question only
     assert roles[-1] == "assistant"
@@ -205,20 +237,22 @@ async def test_error_event_mid_stream_fails_the_turn_and_keeps_the_session_valid
 
 async def test_max_tool_rounds_ends_with_a_final_call_without_tools(
     agent: AgentClient,
-    gateway: GatewayStub,
+    gateway: GatewayTap,
     model: ModelScript,
     vendor: str,
     llm_settings: dict[str, Any],
 ) -> None:
     model.always_tools = True
     async with agent(**llm_settings, max_tool_rounds=2) as client:
-        response = await client.post("/chat", json={"session_id": "s-max", "message": "dig deep"})
+        response = await client.post(
+            "/chat", json={"session_id": "s-max", "message": "dig deep", "user_context": CALLER}
+        )
         assert response.status_code == 200, response.text
         body = response.json()
         assert body["rounds"] == 2
         assert body["stop_reason"] == "max_tool_rounds"
         assert body["reply"]
-        session = (await client.get("/sessions/s-max")).json()
+        session = (await client.get("/sessions/s-max", headers=AS_U1)).json()
     assert len(model.requests) == 3
     final = model.requests[-1]
     if vendor == "anthropic":  # the history has tool blocks, so tools stay declared, unusable
@@ -236,14 +270,16 @@ async def test_max_tool_rounds_ends_with_a_final_call_without_tools(
 
 async def test_tool_errors_and_bad_arguments_go_back_to_the_model(
     agent: AgentClient,
-    gateway: GatewayStub,
+    gateway: GatewayTap,
     model: ModelScript,
     vendor: str,
     llm_settings: dict[str, Any],
 ) -> None:
     model.rounds = (FIXTURE_NAMES[vendor]["invalid_sku"], FIXTURE_NAMES[vendor]["truncated"])
     async with agent(**llm_settings) as client:
-        response = await client.post("/chat", json={"message": "stock of 2024001?"})
+        response = await client.post(
+            "/chat", json={"message": "stock of 2024001?", "user_context": CALLER}
+        )
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["stop_reason"] == "end_turn"
@@ -263,29 +299,34 @@ async def test_tool_errors_and_bad_arguments_go_back_to_the_model(
 
 async def test_credential_is_forwarded_and_limits_the_tools_offered(
     agent: AgentClient,
-    gateway: GatewayStub,
+    gateway: GatewayTap,
     model: ModelScript,
     vendor: str,
     llm_settings: dict[str, Any],
     make_key: KeyMaker,
 ) -> None:
     key = await make_key("ops-1", ["ops_admin"])
-    gateway.credentials[key] = {"ops_admin"}
+    model.rounds = model.rounds[:1]  # type: ignore[index]  # inventory_query: a public tool
     async with agent(**llm_settings) as client:
         anonymous = await client.post("/chat", json={"message": "SKU2024001?"})
+        anonymous_requests = len(model.requests)
         admin = await client.post(
             "/chat",
             json={"message": "SKU2024001?"},
             headers={"Authorization": f"Bearer {key}"},
         )
-    assert anonymous.status_code == admin.status_code == 200
+    assert anonymous.status_code == 200, anonymous.text
+    assert admin.status_code == 200, admin.text
 
     def offered(body: dict[str, Any]) -> set[str]:
         tools = body.get("tools", [])
         return {t["name"] if vendor == "anthropic" else t["function"]["name"] for t in tools}
 
-    assert "order_query" not in offered(model.requests[0])
-    assert "order_query" in offered(model.requests[3])
+    # Anonymous callers get the public tools only; the key's ops_admin role adds the rest.
+    assert offered(model.requests[0]) == {"inventory_query"}
+    assert {"order_query", "sales_query", "order_create", "rag_retrieve"} <= offered(
+        model.requests[anonymous_requests]
+    )
     admin_invokes = [
         r for r in gateway.requests if r["headers"].get("authorization") == f"Bearer {key}"
     ]
@@ -294,13 +335,18 @@ async def test_credential_is_forwarded_and_limits_the_tools_offered(
 
 async def test_a_failed_turn_resumes_on_retry_and_cannot_be_resumed_once_superseded(
     agent: AgentClient,
-    gateway: GatewayStub,
+    gateway: GatewayTap,
     model: ModelScript,
     vendor: str,
     llm_settings: dict[str, Any],
 ) -> None:
     failing = FIXTURE_NAMES[vendor]["midstream_error"]
-    request = {"session_id": "s-resume", "message": "SKU2024001?", "message_id": "m-1"}
+    request = {
+        "session_id": "s-resume",
+        "message": "SKU2024001?",
+        "message_id": "m-1",
+        "user_context": CALLER,
+    }
     async with agent(**llm_settings) as client:
         model.fail_with = failing
         failed = await client.post("/chat", json=request)
@@ -315,7 +361,7 @@ async def test_a_failed_turn_resumes_on_retry_and_cannot_be_resumed_once_superse
         superseded = await client.post(
             "/chat", json={**request, "message": "later?", "message_id": "m-2"}
         )
-        session = (await client.get("/sessions/s-resume")).json()
+        session = (await client.get("/sessions/s-resume", headers=AS_U1)).json()
     assert failed.status_code == 503
     assert resumed.status_code == 200, resumed.text
     assert resumed.json()["replayed"] is False
@@ -330,13 +376,12 @@ async def test_a_failed_turn_resumes_on_retry_and_cannot_be_resumed_once_superse
 
 async def test_strict_mode_forwards_the_callers_own_key_and_no_claimed_identity(
     agent: AgentClient,
-    gateway: GatewayStub,
+    gateway: GatewayTap,
     model: ModelScript,
     llm_settings: dict[str, Any],
     make_key: KeyMaker,
 ) -> None:
     key = await make_key("ops-2", ["ops_admin"])
-    gateway.credentials[key] = {"ops_admin"}
     async with agent(**llm_settings, auth_mode="strict") as client:
         response = await client.post(
             "/chat",

@@ -1,9 +1,9 @@
-"""Offline mode: no model; the gateway's /run routes and runs the tool, the agent answers."""
+"""Offline mode: no model; the real gateway's /run routes and runs the tool, the agent answers."""
 
 from __future__ import annotations
 
 from tests.agent.conftest import AgentClient
-from tests.agent.gateway_stub import GatewayStub
+from tests.agent.tap import GatewayTap
 from tests.agent.test_chat_model import parse_sse
 from tests.conftest import KeyMaker
 
@@ -11,10 +11,9 @@ CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 
 
 async def test_offline_turn_answers_from_the_tool_and_names_it(
-    agent: AgentClient, gateway: GatewayStub, make_key: KeyMaker
+    agent: AgentClient, gateway: GatewayTap, make_key: KeyMaker
 ) -> None:
     key = await make_key("u1", ["ops_admin"])
-    gateway.credentials[key] = {"ops_admin"}
     auth = {"Authorization": f"Bearer {key}"}
     async with agent() as client:
         response = await client.post(
@@ -39,7 +38,7 @@ async def test_offline_turn_answers_from_the_tool_and_names_it(
     assert call["arguments"] == {"sku": "SKU2024001"}
     assert call["result"]["available"] == 156
     assert not call["is_error"]
-    (run,) = [r for r in gateway.requests if r["path"] == "/run"]
+    (run,) = gateway.to("/run")
     assert run["body"] == {
         "session_id": "s-off",
         "user_query": "SKU2024001 还有多少库存",
@@ -51,15 +50,25 @@ async def test_offline_turn_answers_from_the_tool_and_names_it(
 
 
 async def test_offline_follow_up_reuses_the_session(
-    agent: AgentClient, gateway: GatewayStub
+    agent: AgentClient, gateway: GatewayTap
 ) -> None:
     async with agent() as client:
         first = await client.post(
-            "/chat", json={"session_id": "s-follow", "message": "SKU2024001 还有多少库存"}
+            "/chat",
+            json={
+                "session_id": "s-follow",
+                "message": "SKU2024001 还有多少库存",
+                "user_context": CALLER,
+            },
         )
         second = await client.post(
             "/chat",
-            json={"session_id": "s-follow", "message": "那这个 SKU 最近卖得怎么样", "stream": True},
+            json={
+                "session_id": "s-follow",
+                "message": "那这个 SKU 最近卖得怎么样",
+                "user_context": CALLER,
+                "stream": True,
+            },
         )
     assert first.status_code == second.status_code == 200
     events = parse_sse(second.text)
@@ -69,12 +78,12 @@ async def test_offline_follow_up_reuses_the_session(
     assert result["arguments"]["sku"] == "SKU2024001"
     assert result["result"]["total_quantity"] > 0
     assert events[-1][1]["session_id"] == "s-follow"
-    runs = [r["body"]["session_id"] for r in gateway.requests if r["path"] == "/run"]
+    runs = [r["body"]["session_id"] for r in gateway.to("/run")]
     assert runs == ["s-follow", "s-follow"]
 
 
 async def test_offline_answers_plainly_when_no_tool_matches(
-    agent: AgentClient, gateway: GatewayStub
+    agent: AgentClient, gateway: GatewayTap
 ) -> None:
     async with agent() as client:
         response = await client.post("/chat", json={"message": "tell me a joke"})
@@ -87,31 +96,67 @@ async def test_offline_answers_plainly_when_no_tool_matches(
     assert "offline mode" in body["reply"]
 
 
-async def test_offline_reports_a_refused_tool(agent: AgentClient, gateway: GatewayStub) -> None:
+async def test_offline_reports_a_refused_or_failed_tool_with_its_reason(
+    agent: AgentClient, gateway: GatewayTap
+) -> None:
     async with agent() as client:
+        # No SKU in the message and none earlier in the session: the gateway routes to
+        # sales_query and refuses the call for its missing argument.
         refused = await client.post(
             "/chat",
-            json={"message": "where is order SO20240715001?", "user_context": {"user_id": "u3"}},
+            json={
+                "session_id": "s-nosku",
+                "message": "那这个 SKU 最近卖得怎么样",
+                "user_context": CALLER,
+            },
         )
-        allowed = await client.post(
-            "/chat", json={"message": "where is order SO20240715001?", "user_context": CALLER}
+        # A SKU the shop does not know: the tool runs and fails.
+        failed = await client.post(
+            "/chat", json={"message": "SKU9999999 还有多少库存", "user_context": CALLER}
         )
-    assert refused.status_code == allowed.status_code == 200
+    assert refused.status_code == failed.status_code == 200
     body = refused.json()
     (call,) = body["tool_calls"]
-    assert call["tool_id"] == "order_query"
+    assert call["tool_id"] == "sales_query"
     assert call["is_error"]
-    assert call["result"]["error"]["reason"] == "insufficient_permission"
-    assert "order_query" in body["reply"]
-    assert "insufficient_permission" in body["reply"]
+    assert call["result"]["error"]["reason"] == "invalid_arguments"
+    assert "'sku'" in call["result"]["error"]["message"]
+    assert "sales_query" in body["reply"]
+    assert "invalid_arguments" in body["reply"]
     assert body["stop_reason"] == "end_turn"
+    (broken,) = failed.json()["tool_calls"]
+    assert (broken["tool_id"], broken["arguments"]) == ("inventory_query", {"sku": "SKU9999999"})
+    assert broken["is_error"]
+    assert broken["result"]["error"]["reason"] == "tool_error"
+    assert "SKU9999999" in broken["result"]["error"]["message"]
+    assert "tool_error" in failed.json()["reply"]
+
+
+async def test_offline_routes_only_to_tools_the_caller_may_use(
+    agent: AgentClient, gateway: GatewayTap
+) -> None:
+    question = "where is order SO20240715001?"
+    async with agent() as client:
+        stranger = await client.post(
+            "/chat", json={"message": question, "user_context": {"user_id": "u3"}}
+        )
+        allowed = await client.post("/chat", json={"message": question, "user_context": CALLER})
+    assert stranger.status_code == allowed.status_code == 200
+    # order_query needs ops_admin or order_manager: u3 is never routed to it.
+    assert "order_query" not in [c["tool_id"] for c in stranger.json()["tool_calls"]]
+    assert "SF1234567890" not in stranger.text
     (ok,) = allowed.json()["tool_calls"]
+    assert (ok["tool_id"], ok["arguments"]) == ("order_query", {"order_id": "SO20240715001"})
     assert not ok["is_error"]
     assert ok["result"]["tracking"] == "SF1234567890"
+    assert [r["body"]["user_context"] for r in gateway.to("/run")] == [
+        {"user_id": "u3", "roles": []},
+        CALLER,
+    ]
 
 
 async def test_offline_with_the_gateway_down_is_a_503(
-    agent: AgentClient, gateway: GatewayStub
+    agent: AgentClient, gateway: GatewayTap
 ) -> None:
     async with agent(gateway_url="http://127.0.0.1:9") as client:
         response = await client.post(

@@ -1,88 +1,60 @@
-"""Contract tests: the agent's gateway client against the real gateway, and the stub against both.
+"""Contract tests: the agent's gateway client against the real gateway.
 
-The gateway runs in process with the shipped manifests; its tools call the
-real shop on a loopback port. The same calls go to the test stub, and the
-replies must have the same shape, so the stub other agent tests rely on
-cannot drift from the real contract.
+The gateway serves the shipped manifests on a loopback port and its tools call
+the real shop; every shape the agent relies on is checked against what the
+gateway really answers, so the agent cannot drift from the contract unnoticed.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
 
 from agent.clients.gateway import GatewayClient, GatewayUnavailable
 from agent.clients.schemas import Caller
-from shop.app import create_app as create_shop_app
-from shop.settings import Settings as ShopSettings
-from tests.agent.gateway_stub import GatewayStub
-from tests.agent.servers import ServerThread
-from tests.conftest import REPO_ROOT, Backends, app_client
+from tests.agent.tap import GatewayTap
 
 ADMIN = Caller({"user_id": "u1", "roles": ["ops_admin"]})
+STRANGER = Caller({"user_id": "u3", "roles": []})
 
 
 @pytest.fixture
-def shop_url(clean_state: Backends) -> Iterator[str]:
-    shop = create_shop_app(
-        ShopSettings(
-            database_url=clean_state.database_url,
-            redis_url=clean_state.redis_url,
-            log_level="WARNING",
-            otel_span_store=False,
-        )
-    )
-    with ServerThread(shop) as server:
-        yield server.url
+async def client(gateway: GatewayTap) -> AsyncIterator[GatewayClient]:
+    async with httpx.AsyncClient() as http:
+        yield GatewayClient(http, gateway.url, timeout_s=10)
 
 
-@pytest.fixture
-async def real_gateway(service_env: dict[str, Any], shop_url: str) -> AsyncIterator[GatewayClient]:
-    from gateway.app import create_app
-    from gateway.settings import Settings
-
-    app = create_app(
-        Settings(
-            **service_env,
-            shop_url=shop_url,
-            tool_auto_discovery=True,
-            manifests_dir=str(REPO_ROOT / "manifests"),
-            otel_span_store=False,
-        )
-    )
-    paths = set(app.openapi()["paths"])
-    if not {"/tools/list", "/tools/{tool_id}/invoke"} <= paths:
-        pytest.skip("the gateway does not serve /tools/list and /tools/{id}/invoke yet")
-    async with app_client(app) as http:
-        yield GatewayClient(http, "http://localhost", timeout_s=10)
-
-
-@pytest.fixture
-def stub_gateway(gateway: GatewayStub, gateway_url: str) -> Iterator[GatewayClient]:
-    client = httpx.AsyncClient()
-    return GatewayClient(client, gateway_url, timeout_s=10)
-
-
-async def check_contract(client: GatewayClient) -> dict[str, Any]:
-    """The calls the agent makes, with what it relies on in each reply."""
+async def test_listing_says_what_the_agent_needs_of_each_tool(client: GatewayClient) -> None:
     tools = {t.tool_id: t for t in await client.list_tools(ADMIN)}
-    assert {"inventory_query", "sales_query"} <= set(tools)
+    assert {"inventory_query", "sales_query", "order_query", "order_create"} <= set(tools)
     stock = tools["inventory_query"]
     assert stock.description
     assert stock.input_schema["required"] == ["sku"]
     # The write-tool policy reads these two fields of the listing.
     assert not stock.writes  # listed idempotent and without approval
     assert tools["order_create"].writes  # listed idempotent: false
+    # The listing follows the caller: order_query needs ops_admin or order_manager.
+    visible = {t.tool_id for t in await client.list_tools(STRANGER)}
+    assert "order_query" not in visible
+    assert "inventory_query" in visible
+    anonymous = {t.tool_id for t in await client.list_tools(Caller())}
+    assert anonymous == {"inventory_query"}  # the only public tool
 
+
+async def test_invoke_outcomes(client: GatewayClient, gateway: GatewayTap) -> None:
     ok = await client.invoke("inventory_query", {"sku": "SKU2024001"}, ADMIN, idempotency_key="k1")
     assert ok.success
     assert ok.status_code == 200
     assert ok.error is None
     assert ok.tool_id == "inventory_query"
     assert (ok.output["available"], ok.output["locked"]) == (156, 12)
+    assert ok.trace_id is not None
+    assert len(ok.trace_id) == 32
+    (sent,) = gateway.invoked("inventory_query")
+    assert sent["body"] == {"arguments": {"sku": "SKU2024001"}, "user_context": ADMIN.user_context}
+    assert sent["headers"]["idempotency-key"] == "k1"
 
     bad = await client.invoke("inventory_query", {"sku": "2024001"}, ADMIN)
     assert not bad.success
@@ -91,28 +63,41 @@ async def check_contract(client: GatewayClient) -> dict[str, Any]:
     assert bad.error.reason == "invalid_arguments"
     assert bad.error.message
 
+    # A tool the caller may not use answers exactly like one that does not exist.
+    refused = await client.invoke("order_query", {"order_id": "SO20240715001"}, STRANGER)
+    assert not refused.success
+    assert refused.status_code == 404
+    assert refused.error is not None
+    assert refused.error.reason == "tool_not_found"
+    assert "ops_admin" not in refused.error.message
+
+    failed = await client.invoke("inventory_query", {"sku": "SKU9999999"}, ADMIN)
+    assert not failed.success
+    assert failed.status_code == 502
+    assert failed.error is not None
+    assert failed.error.reason == "tool_error"
+
     missing = await client.invoke("no_such_tool", {}, ADMIN)
     assert not missing.success
     assert missing.status_code == 404
     assert missing.error is not None
     assert missing.error.reason == "tool_not_found"
-    return {"ok": ok.model_dump(), "bad": bad.model_dump()}
+    assert missing.error.message.replace("no_such_tool", "order_query") == refused.error.message
 
 
-async def test_client_against_the_real_gateway(real_gateway: GatewayClient) -> None:
-    await check_contract(real_gateway)
+async def test_run_routes_and_answers_in_the_same_envelope(client: GatewayClient) -> None:
+    routed = await client.run("s-contract", "SKU2024001 还有多少库存", ADMIN)
+    assert routed.success
+    assert routed.status_code == 200
+    assert routed.tool_id == "inventory_query"
+    assert routed.arguments == {"sku": "SKU2024001"}
+    assert routed.output["available"] == 156
 
-
-async def test_stub_speaks_the_same_contract(
-    real_gateway: GatewayClient, stub_gateway: GatewayClient
-) -> None:
-    real = await check_contract(real_gateway)
-    stub = await check_contract(stub_gateway)
-    for case in ("ok", "bad"):
-        filled = {k for k, v in real[case].items() if v is not None}
-        assert {k for k, v in stub[case].items() if v is not None} - {"latency_ms"} <= filled | {
-            "latency_ms"
-        }
+    unmatched = await client.run("s-contract", "tell me a joke", ADMIN)
+    assert not unmatched.success
+    assert unmatched.status_code == 404
+    assert unmatched.error is not None
+    assert unmatched.error.reason == "no_matching_tool"
 
 
 async def test_unreachable_gateway() -> None:

@@ -12,19 +12,13 @@ import pytest
 from agent.sessions.repository import BrokenToolPair, NewMessage, check_pairs
 from reach_common.db import libpq_url
 from tests.agent.conftest import AgentClient
-from tests.agent.gateway_stub import GatewayStub
+from tests.agent.tap import GatewayTap
 from tests.agent.wire import ModelScript
 from tests.conftest import Backends
 
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 AS_U1 = {"X-User-Id": "u1", "X-User-Roles": "ops_admin"}  # the same claim, as headers
 AS_ADMIN = {"X-User-Id": "boss", "X-User-Roles": "admin"}
-
-
-async def wait_for(predicate: Any) -> None:
-    async with asyncio.timeout(5):
-        while not predicate():  # noqa: ASYNC110 - the state lives in the stub server thread
-            await asyncio.sleep(0.01)
 
 
 def message_count(backends: Backends, session_id: str) -> int:
@@ -37,9 +31,9 @@ def message_count(backends: Backends, session_id: str) -> int:
 
 
 async def test_two_concurrent_turns_one_answers_one_is_busy(
-    agent: AgentClient, gateway: GatewayStub
+    agent: AgentClient, gateway: GatewayTap
 ) -> None:
-    gateway.delays["inventory_query"] = 1.0
+    gateway.hold("/run")  # the first turn's tool call waits in the tap until released
     async with agent() as client:
         first = asyncio.create_task(
             client.post(
@@ -51,17 +45,23 @@ async def test_two_concurrent_turns_one_answers_one_is_busy(
                 },
             )
         )
-        await wait_for(lambda: any(r["path"] == "/run" for r in gateway.requests))
-        second = await client.post(
-            "/chat",
-            json={
-                "session_id": "s-busy",
-                "message": "SKU2024002 还有多少库存",
-                "user_context": CALLER,
-            },
-        )
-        deleting = await client.delete("/sessions/s-busy", headers=AS_U1)
-        done = await first
+        try:
+            await gateway.arrived("/run")
+            second = await client.post(
+                "/chat",
+                json={
+                    "session_id": "s-busy",
+                    "message": "SKU2024002 还有多少库存",
+                    "user_context": CALLER,
+                },
+            )
+            deleting = await client.delete("/sessions/s-busy", headers=AS_U1)
+            held = gateway.held("/run")
+        finally:
+            gateway.release()
+            done = await first
+        assert held == 1  # both were refused while the first turn's call was in flight
+        assert len(gateway.to("/run")) == 1  # the refused message never reached the gateway
         assert deleting.status_code == 409
         assert deleting.json()["reason"] == "session_busy"
         assert second.status_code == 409
@@ -85,7 +85,7 @@ async def test_two_concurrent_turns_one_answers_one_is_busy(
 
 
 async def test_retry_with_the_same_message_id_replays_the_answer(
-    agent: AgentClient, gateway: GatewayStub, clean_state: Backends
+    agent: AgentClient, gateway: GatewayTap, clean_state: Backends
 ) -> None:
     request = {
         "session_id": "s-idem",
@@ -115,7 +115,7 @@ async def test_retry_with_the_same_message_id_replays_the_answer(
 
 
 async def test_session_api_lists_reads_and_deletes_with_cascade(
-    agent: AgentClient, gateway: GatewayStub, clean_state: Backends
+    agent: AgentClient, gateway: GatewayTap, clean_state: Backends
 ) -> None:
     async with agent() as client:
         await client.post(
@@ -167,7 +167,7 @@ async def test_session_api_lists_reads_and_deletes_with_cascade(
 
 
 async def test_a_session_belongs_to_its_user(
-    agent: AgentClient, gateway: GatewayStub, clean_state: Backends
+    agent: AgentClient, gateway: GatewayTap, clean_state: Backends
 ) -> None:
     async with agent() as client:
         await client.post(
@@ -209,7 +209,7 @@ async def test_a_session_belongs_to_its_user(
     ],
 )
 async def test_bad_chat_requests_get_a_clear_4xx(
-    agent: AgentClient, gateway: GatewayStub, body: dict[str, Any], status: int, reason: str
+    agent: AgentClient, gateway: GatewayTap, body: dict[str, Any], status: int, reason: str
 ) -> None:
     async with agent() as client:
         response = await client.post("/chat", json=body)
@@ -224,7 +224,7 @@ async def test_bad_chat_requests_get_a_clear_4xx(
 
 
 async def test_gateway_down_is_a_clear_503(
-    agent: AgentClient, gateway: GatewayStub, model: ModelScript, llm_settings: dict[str, Any]
+    agent: AgentClient, gateway: GatewayTap, model: ModelScript, llm_settings: dict[str, Any]
 ) -> None:
     async with agent(**llm_settings, gateway_url="http://127.0.0.1:9") as client:
         response = await client.post("/chat", json={"session_id": "s-down", "message": "hi"})
@@ -237,7 +237,7 @@ async def test_gateway_down_is_a_clear_503(
 
 async def test_history_budget_summarises_whole_turns(
     agent: AgentClient,
-    gateway: GatewayStub,
+    gateway: GatewayTap,
     model: ModelScript,
     vendor: str,
     llm_settings: dict[str, Any],
@@ -246,10 +246,14 @@ async def test_history_budget_summarises_whole_turns(
         for n in range(3):
             response = await client.post(
                 "/chat",
-                json={"session_id": "s-budget", "message": f"question {n} about SKU2024001"},
+                json={
+                    "session_id": "s-budget",
+                    "message": f"question {n} about SKU2024001",
+                    "user_context": CALLER,
+                },
             )
             assert response.status_code == 200, response.text
-        session = (await client.get("/sessions/s-budget")).json()
+        session = (await client.get("/sessions/s-budget", headers=AS_U1)).json()
     # The model wrote a summary (a non-streamed call) and the window moved to a turn start.
     summaries = [r for r in model.requests if not r.get("stream")]
     assert summaries

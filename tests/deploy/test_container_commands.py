@@ -29,6 +29,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
 from reach_common.db import libpq_url
+from reach_common.processes import stop_process
 from tests.conftest import Backends
 from tests.deploy import files
 from tests.e2e.processes import free_port
@@ -81,13 +82,7 @@ def container(service: str, backends: Backends, log_dir: Path) -> Iterator[tuple
         try:
             yield process.pid, port
         finally:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=25)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            stop_process(process, grace_s=25)  # docker stop: SIGTERM, then SIGKILL
 
 
 def healthy(service: str, port: int) -> bool:
@@ -99,6 +94,17 @@ def healthy(service: str, port: int) -> bool:
         check=False,
     )
     return result.returncode == 0
+
+
+def accepted_from(pid: int, port: int, client_ip: str) -> bool:
+    """The process ``pid`` holds an accepted connection from ``client_ip`` on ``port``."""
+    return any(
+        c.status == psutil.CONN_ESTABLISHED
+        and c.laddr.port == port
+        and c.raddr
+        and c.raddr.ip == client_ip
+        for c in psutil.Process(pid).net_connections(kind="tcp")
+    )
 
 
 def ready(port: int) -> bool:
@@ -140,15 +146,24 @@ def test_service_commands_start_pass_their_checks_and_stop_on_sigterm(
             assert readiness.status_code == 200, service
             assert readiness.json() == {"status": "ok", "checks": {"postgres": "ok", "redis": "ok"}}
         # SIGTERM (docker stop, a pod's deletion) drains: a request in flight
-        # when it arrives still gets its answer. The report takes 1.5 s.
-        shop_port = running["shop"][1]
-        with ThreadPoolExecutor(max_workers=1) as pool:
+        # when it arrives still gets its answer. The report takes 1.5 s. The request
+        # comes from its own loopback address, so the shop's accepted connection for it
+        # can be seen (bounded polling) before the signal is sent.
+        shop_pid, shop_port = running["shop"]
+        client_ip = "127.0.0.2"
+        slow_client = httpx.Client(
+            transport=httpx.HTTPTransport(local_address=client_ip), timeout=20
+        )
+        with slow_client, ThreadPoolExecutor(max_workers=1) as pool:
             in_flight = pool.submit(
-                httpx.get,
+                slow_client.get,
                 f"http://127.0.0.1:{shop_port}/api/reports/monthly?delay_ms=1500",
-                timeout=20,
             )
-            time.sleep(0.5)
+            deadline = time.monotonic() + 10
+            while not accepted_from(shop_pid, shop_port, client_ip):
+                assert time.monotonic() < deadline, "the shop never accepted the request"
+                assert not in_flight.done(), in_flight.result()
+                time.sleep(0.01)
             for pid, _ in running.values():
                 os.kill(pid, signal.SIGTERM)
             report = in_flight.result()

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from reach_common.processes import free_port, running_service, wait_until_ready
+from reach_common.processes import free_port, running_service, stop_process, wait_until_ready
 
-__all__ = ["free_port", "service_process", "wait_until_ready"]
+__all__ = ["free_port", "service_process", "stop_process", "wait_until_ready"]
 
 
 @contextmanager

@@ -31,10 +31,11 @@ def start_stack(data_dir: Path, ports: dict[str, int], log: Path) -> subprocess.
     )
 
 
-def wait_all_ready(ports: dict[str, int], stack: subprocess.Popen[bytes], timeout: float) -> float:
-    started = time.monotonic()
+def wait_all_ready(ports: dict[str, int], stack: subprocess.Popen[bytes], timeout: float) -> None:
+    """Poll every /readyz until all answer 200; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
     pending = dict(ports)
-    while pending and time.monotonic() - started < timeout:
+    while pending and time.monotonic() < deadline:
         assert stack.poll() is None, "the stack exited before it was ready"
         for name, port in list(pending.items()):
             try:
@@ -44,7 +45,6 @@ def wait_all_ready(ports: dict[str, int], stack: subprocess.Popen[bytes], timeou
                 pass
         time.sleep(0.2)
     assert not pending, f"not ready within {timeout}s: {sorted(pending)}"
-    return time.monotonic() - started
 
 
 def processes_of(stack: subprocess.Popen[bytes], data_dir: Path) -> list[psutil.Process]:
@@ -64,6 +64,14 @@ def alive(proc: psutil.Process) -> bool:
         return False
 
 
+def still_alive(procs: list[psutil.Process], timeout: float = 15) -> list[psutil.Process]:
+    """The processes still running once all are gone or ``timeout`` passed (bounded polling)."""
+    deadline = time.monotonic() + timeout
+    while (left := [p for p in procs if alive(p)]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
 def interrupt(stack: subprocess.Popen[bytes]) -> int:
     stack.send_signal(signal.SIGINT)
     return stack.wait(timeout=45)
@@ -77,7 +85,7 @@ def test_run_ready_stop_clean_and_keep_data(tmp_path: Path) -> None:
 
     stack = start_stack(data_dir, ports, log)
     try:
-        elapsed = wait_all_ready(ports, stack, timeout=60)
+        wait_all_ready(ports, stack, timeout=60)
         order = httpx.post(
             f"http://127.0.0.1:{ports['shop']}/api/orders",
             json={"sku": "SKU2024001", "quantity": 2, "customer": "lifecycle-test"},
@@ -89,10 +97,7 @@ def test_run_ready_stop_clean_and_keep_data(tmp_path: Path) -> None:
     finally:
         code = interrupt(stack)
     assert code == 0, log.read_text()[-3000:]
-    time.sleep(0.5)
-    leftovers = [p for p in procs if alive(p)]
-    assert leftovers == [], log.read_text()[-3000:]
-    assert elapsed < 60
+    assert still_alive(procs) == [], log.read_text()[-3000:]
 
     stack = start_stack(data_dir, ports, log)
     try:
@@ -103,5 +108,4 @@ def test_run_ready_stop_clean_and_keep_data(tmp_path: Path) -> None:
         assert interrupt(stack) == 0
     assert again.status_code == 200, again.text
     assert again.json()["customer"] == "lifecycle-test"
-    time.sleep(0.5)
-    assert [p for p in procs if alive(p)] == []
+    assert still_alive(procs) == []

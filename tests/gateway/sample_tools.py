@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import time
+import threading
 from typing import Any
+
+# What the slow tools went through, so tests can tell without timing them.
+SLOW_CANCELLED = threading.Event()  # `slow` was cancelled before it finished
+RELEASE_BLOCKED = threading.Event()  # set it to let `blocking` return early
+BLOCKED_RETURNED = threading.Event()  # `blocking` returned
 
 
 def add(a: int, b: int) -> dict[str, int]:
@@ -16,12 +21,18 @@ async def echo(**arguments: Any) -> dict[str, Any]:
 
 
 async def slow(seconds: float) -> dict[str, float]:
-    await asyncio.sleep(seconds)
+    try:
+        await asyncio.sleep(seconds)
+    except asyncio.CancelledError:
+        SLOW_CANCELLED.set()
+        raise
     return {"slept": seconds}
 
 
 def blocking(seconds: float) -> dict[str, float]:
-    time.sleep(seconds)
+    """Blocks its thread for ``seconds``, or until ``RELEASE_BLOCKED`` is set."""
+    RELEASE_BLOCKED.wait(seconds)
+    BLOCKED_RETURNED.set()
     return {"slept": seconds}
 
 

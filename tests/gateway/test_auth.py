@@ -14,11 +14,12 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from gateway.auth.errors import EgressDenied
 from gateway.auth.service import can_use, visible_tools
+from gateway.catalog.egress import EgressDenied
+from gateway.catalog.spec import ManifestDefaults
 from gateway.registry.cache import RegisteredTool
 from gateway.registry.errors import InvalidManifest
-from gateway.registry.manifest import ManifestDefaults, compile_manifest
+from gateway.registry.manifest import compile_manifest
 from reach_common.auth.caller import Caller
 from reach_common.auth.keys import create_key
 from tests.conftest import REPO_ROOT, Backends, app_client

@@ -8,8 +8,7 @@ import ipaddress
 import pytest
 from opentelemetry import trace
 
-from gateway.auth.egress import EgressPolicy, IPAddress, literal_ip
-from gateway.auth.errors import EgressDenied
+from gateway.catalog.egress import EgressDenied, EgressPolicy, IPAddress, literal_ip
 from gateway.executor.resolver import HostResolver
 
 TRACER = trace.get_tracer(__name__)

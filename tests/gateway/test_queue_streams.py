@@ -9,19 +9,16 @@ from typing import Any
 import httpx
 import pytest
 
-from gateway.executor import worker as worker_module
-from gateway.executor.tasks import (
+from gateway.catalog.spec import (
     DEFAULT_STREAM_PREFIX,
     STREAM_NAME_PATTERN,
-    stream_key,
-)
-from gateway.registry.errors import InvalidManifest
-from gateway.registry.manifest import (
     ManifestDefaults,
     QueueTarget,
-    compile_manifest,
-    manifest_schema,
+    stream_key,
 )
+from gateway.executor import worker as worker_module
+from gateway.registry.errors import InvalidManifest
+from gateway.registry.manifest import compile_manifest, manifest_schema
 from gateway.settings import Settings
 from tests.conftest import app_client
 from tests.gateway.conftest import ADMIN, SAMPLE_TOOLS, GatewayFactory, python_tool, task_finished

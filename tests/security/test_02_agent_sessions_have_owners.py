@@ -9,8 +9,9 @@ health checks needs a credential, and the agent forwards the caller's own
 credential to the gateway, never a claimed identity.
 
 The agent runs in process in offline mode (no model needed here) against the
-loopback gateway stub over the real shop; API keys are real rows in
-``auth.api_key``, verified by the shared auth kit.
+real gateway (shipped manifests, on a loopback port) over the real shop; API keys
+are real rows in ``auth.api_key``, verified by the shared auth kit at the agent
+and at the gateway.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import psycopg
 from reach_common.db import libpq_url
 from tests.agent import conftest as agent_fixtures
 from tests.agent.conftest import AgentClient
-from tests.agent.gateway_stub import GatewayStub
+from tests.agent.tap import GatewayTap
 from tests.conftest import Backends, KeyMaker, assert_error
 
-# The agent tests' fixtures: the agent app, the loopback gateway stub, real API keys.
-gateway_server = agent_fixtures.gateway_server
+# The agent tests' fixtures: the agent app, the real gateway behind its recording tap.
+shop_server = agent_fixtures.shop_server
+gateway_overrides = agent_fixtures.gateway_overrides
 gateway = agent_fixtures.gateway
 gateway_url = agent_fixtures.gateway_url
 agent_settings = agent_fixtures.agent_settings
@@ -55,7 +57,7 @@ def ids(response: httpx.Response) -> list[str]:
 
 
 async def test_strict_mode_keeps_each_session_to_its_owner(
-    agent: AgentClient, gateway: GatewayStub, make_key: KeyMaker, clean_state: Backends
+    agent: AgentClient, gateway: GatewayTap, make_key: KeyMaker, clean_state: Backends
 ) -> None:
     alice = await make_key("alice", ["ops_admin"])
     bob = await make_key("bob", [])
@@ -69,6 +71,7 @@ async def test_strict_mode_keeps_each_session_to_its_owner(
             headers=bearer(alice),
         )
         assert started.status_code == 200, started.text
+        assert started.json()["tool_calls"][0]["result"]["available"] == 156
         gateway_calls = len(gateway.requests)
         stored = message_count(clean_state, "s-alice")
 
@@ -147,14 +150,14 @@ async def test_strict_mode_keeps_each_session_to_its_owner(
     assert_error(after_delete, 404, "session_not_found")
 
     # The gateway got Alice's own credential and no claimed identity.
-    (run,) = [r for r in gateway.requests if r["path"] == "/run"]
+    (run,) = gateway.to("/run")
     assert run["headers"]["authorization"] == f"Bearer {alice}"
     assert "x-user-id" not in run["headers"]
     assert run["body"]["user_context"] == {}
 
 
 async def test_strict_mode_needs_a_credential_everywhere_but_health(
-    agent: AgentClient, gateway: GatewayStub, make_key: KeyMaker, clean_state: Backends
+    agent: AgentClient, gateway: GatewayTap, make_key: KeyMaker, clean_state: Backends
 ) -> None:
     alice = await make_key("alice", [])
     claim = {"X-User-Id": "alice", "X-User-Roles": "admin"}
@@ -184,7 +187,7 @@ async def test_strict_mode_needs_a_credential_everywhere_but_health(
 
 
 async def test_permissive_mode_keeps_claimed_users_apart(
-    agent: AgentClient, gateway: GatewayStub, clean_state: Backends
+    agent: AgentClient, gateway: GatewayTap, clean_state: Backends
 ) -> None:
     as_u1 = {"X-User-Id": "u1"}
     as_u2 = {"X-User-Id": "u2"}
@@ -213,5 +216,5 @@ async def test_permissive_mode_keeps_claimed_users_apart(
     assert u1_read.status_code == 200, u1_read.text
     assert u1_read.json()["user_id"] == "u1"
     # Permissive mode forwards the claimed identity (the gateway trusts it there too).
-    (run,) = [r for r in gateway.requests if r["path"] == "/run"]
+    (run,) = gateway.to("/run")
     assert run["body"]["user_context"] == {"user_id": "u1", "roles": []}

@@ -19,13 +19,13 @@ import httpx
 import pytest
 from opentelemetry import trace
 
-from gateway.auth.egress import EgressPolicy, IPAddress
-from gateway.auth.errors import EgressDenied
+from gateway.catalog.egress import EgressDenied, EgressPolicy, IPAddress
+from gateway.catalog.spec import HttpTarget, ManifestDefaults
 from gateway.executor.credentials import OutboundCredentials
 from gateway.executor.http import CallStats, HttpExecutor
 from gateway.executor.resolver import HostResolver
 from gateway.executor.transport import LeanHttpClient
-from gateway.registry.manifest import HttpTarget, ManifestDefaults, compile_manifest
+from gateway.registry.manifest import compile_manifest
 from tests.conftest import app_client
 from tests.gateway import conftest as gateway_fixtures
 from tests.gateway.conftest import GatewayFactory, http_tool

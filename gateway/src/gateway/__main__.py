@@ -3,6 +3,7 @@
 python -m gateway                      # serve (embedded Postgres/Redis if no URLs)
 python -m gateway keys create --user u1 --roles ops_admin
 python -m gateway keys revoke <key id>
+python -m gateway manifest-schema > manifests/schema.json
 """
 
 from __future__ import annotations
@@ -35,6 +36,14 @@ def serve() -> None:
     from reach_common.service import run_service  # the key commands need none of the server
 
     run_service(Settings(), "gateway.app:create_app")
+
+
+@cli.command("manifest-schema")
+def manifest_schema() -> None:
+    """Print the tool manifest's JSON Schema, generated from its model (manifests/schema.json)."""
+    from gateway.registry.manifest_model import manifest_schema_text
+
+    typer.echo(manifest_schema_text(), nl=False)
 
 
 async def _create(database_url: str, user: str, roles: list[str]) -> CreatedKey:

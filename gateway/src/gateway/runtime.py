@@ -1,31 +1,53 @@
-"""Everything a gateway process holds for its lifetime, built in the app's lifespan.
+"""Everything a gateway process holds for its lifetime, and how it is put together.
 
-Endpoints reach it as ``request.state.runtime``. The router (``routing/``) and
-``POST /run`` use ``registry`` (the in-memory view; rebuild an index when its
-``revision`` changes, see ``RegistryCache.add_listener``), ``auth``
-(``gateway.auth.service.can_use`` / ``visible_tools`` for candidates) and
-``invoke`` (the shared call pipeline).
+:func:`build_runtime` is the composition root: the only place the registry,
+router, auth, executor, limits, audit and queue worker are created and
+connected, each by a small builder below. The app's lifespan calls it and
+hands the result to requests (``gateway.api.deps``). Domain packages never
+import this module: they receive what they need through their constructors.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from pathlib import Path
 
-from redis.asyncio import Redis
+from limits import parse
+from opentelemetry import trace
+from redis.asyncio import BlockingConnectionPool, Redis
 
 from gateway.audit.writer import AuditWriter
 from gateway.auth.service import AuthService
+from gateway.catalog.egress import EgressPolicy
+from gateway.catalog.secrets import ToolSecrets
+from gateway.catalog.spec import ManifestDefaults
+from gateway.executor.breaker import Breakers
+from gateway.executor.credentials import OutboundCredentials
+from gateway.executor.http import HttpExecutor
+from gateway.executor.python import PythonExecutor
+from gateway.executor.resolver import HostResolver
 from gateway.executor.service import Executor
 from gateway.executor.tasks import TaskStore
+from gateway.executor.transport import create_tool_client
 from gateway.executor.worker import TaskWorker
 from gateway.invoke.service import InvokeService
 from gateway.ratelimit.service import RateLimiter
 from gateway.registry.cache import RegistryCache
 from gateway.registry.discovery import ManifestDiscovery
-from gateway.registry.service import RegistryService
+from gateway.registry.service import ManifestCompiler, RegistryService
 from gateway.registry.sync import RegistrySync
+from gateway.routing.cache import RouteCache
+from gateway.routing.context import SessionContext
+from gateway.routing.service import Router, RouterSettings
+from gateway.run.service import RunService
 from gateway.settings import Settings
+from gateway.upstreams.urls import UpstreamUrls
 from reach_common.embeddings import Embedder
+from reach_common.llm.factory import create_provider
+from reach_common.service import ServiceResources
 
 
 @dataclass
@@ -44,3 +66,234 @@ class GatewayRuntime:
     worker: TaskWorker | None
     audit: AuditWriter
     invoke: InvokeService
+    router: Router
+    run: RunService
+
+
+@dataclass(frozen=True)
+class _Registry:
+    cache: RegistryCache
+    service: RegistryService
+    sync: RegistrySync
+    discovery: ManifestDiscovery | None
+
+
+def _redis(settings: Settings) -> Redis:
+    # The gateway's own client: a blocking pool makes a burst of calls wait for a
+    # connection instead of failing with "Too many connections" (the default pool).
+    # Not instrumented: a span per rate-limit check would cost more than it tells;
+    # the gateway.rate_limit span times it.
+    assert settings.redis_url
+    pool = BlockingConnectionPool.from_url(
+        settings.redis_url,
+        decode_responses=True,
+        max_connections=settings.redis_max_connections,
+        timeout=5,
+    )
+    return Redis.from_pool(pool)
+
+
+def _secrets(settings: Settings) -> ToolSecrets:
+    return ToolSecrets(
+        environ=os.environ,
+        directory=Path(settings.tool_secrets_dir) if settings.tool_secrets_dir else None,
+        bindings=settings.tool_secret_hosts,
+    )
+
+
+def _compiler(
+    settings: Settings, egress: EgressPolicy, secrets: ToolSecrets, urls: UpstreamUrls
+) -> ManifestCompiler:
+    return ManifestCompiler(
+        defaults=ManifestDefaults(
+            timeout_ms=settings.default_timeout_ms,
+            max_response_bytes=settings.max_response_bytes,
+            breaker_failure_threshold=settings.breaker_failure_threshold,
+            breaker_reset_timeout_ms=settings.breaker_reset_timeout_ms,
+            python_packages=tuple(settings.python_tool_packages),
+            max_argument_chars=settings.max_argument_chars,
+            task_stream_prefix=settings.task_stream_prefix,
+        ),
+        strict=settings.auth_mode == "strict",
+        egress=egress,
+        secrets=secrets,
+        resolve_url=urls,
+    )
+
+
+async def _registry(
+    settings: Settings,
+    resources: ServiceResources,
+    redis: Redis,
+    embedder: Embedder,
+    compiler: ManifestCompiler,
+    stack: AsyncExitStack,
+) -> _Registry:
+    """The in-memory registry, loaded; replicas kept in step; manifests/ loaded if asked."""
+    cache = RegistryCache(resources.sessionmaker, compiler)
+    sync = RegistrySync(redis, settings.registry_channel, cache, settings.registry_poll_s)
+    service = RegistryService(
+        sessionmaker=resources.sessionmaker,
+        cache=cache,
+        embedder=embedder,
+        publish=sync.publish,
+        compiler=compiler,
+    )
+    await cache.refresh(force=True)
+    discovery = None
+    if settings.tool_auto_discovery:
+        discovery = ManifestDiscovery(Path(settings.manifests_dir), service)
+        await discovery.load_all()
+        discovery.start()
+        stack.push_async_callback(discovery.stop)
+    sync.start()
+    stack.push_async_callback(sync.stop)
+    return _Registry(cache, service, sync, discovery)
+
+
+def _executor(
+    settings: Settings,
+    resources: ServiceResources,
+    redis: Redis,
+    egress: EgressPolicy,
+    secrets: ToolSecrets,
+    urls: UpstreamUrls,
+    tracer: trace.Tracer,
+    stack: AsyncExitStack,
+) -> Executor:
+    tool_http = create_tool_client(settings.tool_http_client)  # TOOL_HTTP_CLIENT
+    stack.push_async_callback(tool_http.aclose)
+    return Executor(
+        http=HttpExecutor(
+            client=tool_http,
+            # Token endpoints are called rarely: the shared, instrumented httpx client.
+            credentials=OutboundCredentials(redis=redis, http=resources.http, secrets=secrets),
+            resolver=HostResolver(egress),
+            resolve_url=urls,
+            tracer=tracer,
+        ),
+        python=PythonExecutor(settings.python_tool_packages),
+        breakers=Breakers(),
+        tracer=tracer,
+    )
+
+
+def _router(
+    settings: Settings, registry: RegistryCache, embedder: Embedder, redis: Redis
+) -> Router:
+    return Router(
+        registry,
+        embedder,
+        RouteCache(
+            redis, threshold=settings.route_cache_threshold, ttl_s=settings.route_cache_ttl_s
+        ),
+        provider=create_provider(settings),
+        settings=RouterSettings(
+            top_k=settings.route_top_k,
+            threshold=settings.route_threshold,
+            alpha=settings.route_alpha,
+        ),
+    )
+
+
+def _audit(settings: Settings, resources: ServiceResources, stack: AsyncExitStack) -> AuditWriter:
+    audit = AuditWriter(
+        resources.engine,
+        batch_size=settings.audit_batch_size,
+        queue_size=settings.audit_queue_size,
+        flush_ms=settings.audit_flush_ms,
+    )
+    audit.start()
+    stack.push_async_callback(audit.stop)  # runs after the worker stops: its rows get written
+    return audit
+
+
+def _auth(settings: Settings, resources: ServiceResources) -> AuthService:
+    return AuthService(
+        authenticator=resources.authenticator,
+        registry_admin_roles=settings.registry_admin_roles,
+        ops_roles=settings.ops_roles,
+        anonymous_registry_writes=settings.allow_anonymous_registry_writes,
+    )
+
+
+def _worker(
+    settings: Settings,
+    redis: Redis,
+    registry: RegistryCache,
+    executor: Executor,
+    tasks: TaskStore,
+    audit: AuditWriter,
+    tracer: trace.Tracer,
+    stack: AsyncExitStack,
+) -> TaskWorker | None:
+    if not settings.task_worker:
+        return None
+    worker = TaskWorker(
+        redis=redis,
+        registry=registry,
+        executor=executor,
+        tasks=tasks,
+        audit=audit,
+        tracer=tracer,
+        default_stream=settings.task_stream,
+    )
+    worker.start()
+    stack.push_async_callback(worker.stop)
+    return worker
+
+
+async def build_runtime(
+    settings: Settings,
+    resources: ServiceResources,
+    shared_embedder: Embedder | None,
+    stack: AsyncExitStack,
+) -> GatewayRuntime:
+    """Build and start every part; ``stack`` stops them in reverse order.
+    ``shared_embedder``: a model loaded once for several apps (tests)."""
+    embedder = shared_embedder
+    if embedder is None:
+        embedder = await asyncio.to_thread(Embedder, threads=settings.embedder_threads)
+    tracer = resources.telemetry.tracer("gateway")
+    redis = _redis(settings)
+    stack.push_async_callback(redis.aclose)
+    strict = settings.auth_mode == "strict"
+    egress = EgressPolicy(enforce=strict, allowlist=settings.egress_allowlist)
+    secrets = _secrets(settings)
+    urls = UpstreamUrls.from_settings(
+        shop_url=settings.shop_url,
+        retriever_url=settings.retriever_url,
+        agent_url=settings.agent_url,
+        extra=settings.upstream_hosts,
+    )
+    compiler = _compiler(settings, egress, secrets, urls)
+    registry = await _registry(settings, resources, redis, embedder, compiler, stack)
+    executor = _executor(settings, resources, redis, egress, secrets, urls, tracer, stack)
+    audit = _audit(settings, resources, stack)
+    auth = _auth(settings, resources)
+    limiter = RateLimiter(
+        redis, parse(settings.caller_rate_limit) if settings.caller_rate_limit else None
+    )
+    tasks = TaskStore(redis, ttl_s=settings.task_ttl_s)
+    worker = _worker(settings, redis, registry.cache, executor, tasks, audit, tracer, stack)
+    invoke = InvokeService(
+        registry=registry.cache,
+        auth=auth,
+        limiter=limiter,
+        executor=executor,
+        tasks=tasks,
+        audit=audit,
+        tracer=tracer,
+        default_stream=settings.task_stream,
+    )
+    router = _router(settings, registry.cache, embedder, redis)
+    await router.start()
+    stack.push_async_callback(router.stop)
+    context = SessionContext(
+        redis, max_calls=settings.session_context_calls, ttl_s=settings.session_context_ttl_s
+    )
+    run = RunService(router=router, invoke=invoke, auth=auth, context=context)
+    return GatewayRuntime(
+        settings, redis, embedder, registry.cache, registry.service, registry.sync,
+        registry.discovery, auth, executor, limiter, tasks, worker, audit, invoke, router, run,
+    )  # fmt: skip

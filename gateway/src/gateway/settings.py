@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator
 
-from gateway.executor.tasks import DEFAULT_STREAM_NAME, DEFAULT_STREAM_PREFIX, stream_key
+from gateway.catalog.spec import DEFAULT_STREAM_NAME, DEFAULT_STREAM_PREFIX, stream_key
 from gateway.routing.settings import RoutingSettings
 from reach_common.settings import CommonSettings, LLMSettings, StringList, string_list
 
@@ -104,6 +104,13 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
     default_timeout_ms: int = Field(10000, ge=1, description="timeout_ms when a manifest has none.")
     max_response_bytes: int = Field(
         1_048_576, ge=1, description="Largest tool response accepted, in bytes."
+    )
+    tool_http_client: Literal["h11", "httpx"] = Field(
+        "h11",
+        description=(
+            "Client for `http` tools: `h11` (lean, less CPU per call) or `httpx`; "
+            "`make bench-gateway` compares them."
+        ),
     )
     python_tool_packages: StringList = Field(
         default_factory=lambda: ["gateway.pytools"],

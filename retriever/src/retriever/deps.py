@@ -18,6 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from reach_common.auth.authenticator import AuthenticatorDep, CallerDep
 from reach_common.auth.caller import Caller
 from reach_common.auth.errors import InsufficientPermission, Unauthenticated
+from reach_common.embeddings import Embedder
+from reach_common.llm.types import LLMProvider
 from retriever.ingest.service import Ingestor
 from retriever.search.service import Searcher
 from retriever.settings import Settings
@@ -38,6 +40,16 @@ def get_searcher(request: Request) -> Searcher:
     return searcher
 
 
+def get_embedder(request: Request) -> Embedder:
+    embedder: Embedder = request.state.embedder
+    return embedder
+
+
+def get_provider(request: Request) -> LLMProvider | None:
+    provider: LLMProvider | None = request.state.provider
+    return provider
+
+
 def get_sessionmaker(request: Request) -> async_sessionmaker[AsyncSession]:
     sessionmaker: async_sessionmaker[AsyncSession] = request.state.sessionmaker
     return sessionmaker
@@ -47,6 +59,8 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 IngestorDep = Annotated[Ingestor, Depends(get_ingestor)]
 SearcherDep = Annotated[Searcher, Depends(get_searcher)]
 SessionmakerDep = Annotated[async_sessionmaker[AsyncSession], Depends(get_sessionmaker)]
+EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
+ProviderDep = Annotated[LLMProvider | None, Depends(get_provider)]
 
 
 def _how_to_authenticate(strict: bool) -> str:

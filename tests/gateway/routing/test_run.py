@@ -95,9 +95,13 @@ async def test_without_session_the_follow_up_names_the_missing_parameter(
     assert response.status_code == 422
     body = response.json()
     assert body["success"] is False
-    assert body["error"]["reason"] == "invalid_arguments"
+    assert body["reason"] == body["error"]["reason"] == "invalid_arguments"
     assert "'sku'" in body["error"]["message"]
     assert "SKU" in body["error"]["message"]
+    # The route the router got to comes back with the failure: the tool, and why.
+    assert body["tool_id"] == "sales_query"
+    assert body["route"]["candidates"][0]["tool_id"] == "sales_query"
+    assert len(body["trace_id"]) == 32
 
 
 async def test_a_cached_route_is_not_served_to_a_caller_with_fewer_rights(
@@ -179,8 +183,11 @@ async def test_nothing_fits_answers_no_matching_tool(gateway: httpx.AsyncClient)
     assert response.status_code == 404
     body = response.json()
     assert body["success"] is False
-    assert body["error"]["reason"] == "no_matching_tool"
+    assert body["reason"] == body["error"]["reason"] == "no_matching_tool"
     assert "Best candidates" in body["error"]["message"]
+    assert body["tool_id"] is None
+    assert body["route"]["why"] == "below threshold"
+    assert body["route"]["candidates"]
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
 from agent.chat.service import PreparedTurn, prepare_turn
 from agent.deps import ChatDepsDep, claimed_context, forwarded, require_caller
 from reach_common.auth.authenticator import AuthenticatorDep
-from reach_common.errors import ReachError, current_trace_id
+from reach_common.errors import InternalError, ReachError, current_trace_id, error_body
 
 router = APIRouter(tags=["chat"])
 log = structlog.get_logger(__name__)
@@ -60,18 +60,18 @@ async def _stream(turn: PreparedTurn) -> AsyncIterator[ServerSentEvent]:
                 id=str(number),
             )
     except ReachError as exc:
-        body = {"reason": exc.reason, "message": exc.message, **exc.details}
-        yield _error_event(body, turn.trace_id, number + 1)
+        yield _error_event(exc, turn.trace_id, number + 1)
     except Exception:  # the stream's task boundary: report, never leak a traceback
         log.exception("chat_stream_failed", session_id=turn.session_id)
-        body = {"reason": "internal_error", "message": "The turn failed unexpectedly."}
-        yield _error_event(body, turn.trace_id, number + 1)
+        yield _error_event(
+            InternalError("The turn failed unexpectedly."), turn.trace_id, number + 1
+        )
 
 
-def _error_event(body: dict[str, Any], trace_id: str | None, number: int) -> ServerSentEvent:
-    return ServerSentEvent(
-        data=json.dumps({**body, "trace_id": trace_id}, default=str), event="error", id=str(number)
-    )
+def _error_event(exc: ReachError, trace_id: str | None, number: int) -> ServerSentEvent:
+    """The stream's last event: the body an HTTP error would have had."""
+    body = error_body(exc, trace_id=trace_id)
+    return ServerSentEvent(data=json.dumps(body, default=str), event="error", id=str(number))
 
 
 @router.post(

@@ -11,6 +11,12 @@ sent and the gateway's spans join the agent's trace. The caller's own
 logged; the agent has no credential of its own to lend. The claimed
 ``user_context`` (and its ``X-User-*`` header form) goes along only when the
 chat layer put one in the :class:`Caller`, which it does in permissive mode only.
+
+Every gateway error body has ``reason`` and ``message`` at its top level (the
+tool-call envelope also nests them, with details, under ``error``);
+:func:`gateway_error` reads them, the one parser for all of them. A failure the
+client meets itself (no connection, a timeout, an unreadable reply) is one of
+the errors below, reported the same way.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import structlog
 from pydantic import ValidationError
 
 from agent.clients.schemas import Caller, GatewayError, GatewayTool, ToolOutcome
-from reach_common.errors import ServiceUnavailable
+from reach_common.errors import ReachError, RemoteError, ServiceUnavailable
 
 log = structlog.get_logger(__name__)
 
@@ -32,6 +38,22 @@ RUN_QUERY_MAX_CHARS = 4000  # POST /run refuses longer queries
 
 class GatewayUnavailable(ServiceUnavailable):
     reason = "gateway_unavailable"
+
+
+class GatewayTimeout(GatewayUnavailable):
+    status_code = 504
+    reason = "gateway_timeout"
+
+
+class BadGatewayReply(ReachError):
+    status_code = 502
+    reason = "bad_gateway_reply"
+
+
+class GatewayRefused(RemoteError):
+    """An error body the gateway answered with (its status, ``reason``, ``message``)."""
+
+    reason = "gateway_error"  # when the body is not a Reach error body
 
 
 class GatewayClient:
@@ -75,7 +97,7 @@ class GatewayClient:
                 f"The gateway could not be reached to list tools ({type(exc).__name__})."
             ) from exc
         if response.status_code != 200:
-            error = _error_of(response)
+            error = gateway_error(response)
             raise GatewayUnavailable(
                 f"The gateway refused to list tools: {error.reason}: {error.message}",
                 gateway_status=response.status_code,
@@ -134,12 +156,10 @@ class GatewayClient:
                 self._base + path, json=body, headers=headers, timeout=self._timeout
             )
         except httpx.TimeoutException:
-            return _failure(504, "gateway_timeout", "The gateway did not answer in time.", tool_id)
+            return _failure(GatewayTimeout("The gateway did not answer in time."), tool_id)
         except httpx.HTTPError as exc:
             return _failure(
-                503,
-                "gateway_unavailable",
-                f"The gateway could not be reached ({type(exc).__name__}).",
+                GatewayUnavailable(f"The gateway could not be reached ({type(exc).__name__})."),
                 tool_id,
             )
         payload = _json(response)
@@ -151,13 +171,12 @@ class GatewayClient:
         if response.status_code == 202:
             data.setdefault("task_id", payload.get("task_id"))
             data.setdefault("output", payload)
-        if not ok:
-            data["error"] = _error_of(response).model_dump()
+        data["error"] = None if ok else GatewayError.of(gateway_error(response))
         try:
             return ToolOutcome.model_validate(data)
         except ValidationError:
             return _failure(
-                502, "bad_gateway_reply", "The gateway answered in an unexpected shape.", tool_id
+                BadGatewayReply("The gateway answered in an unexpected shape."), tool_id
             )
 
 
@@ -168,20 +187,13 @@ def _json(response: httpx.Response) -> Any:
         return None
 
 
-def _error_of(response: httpx.Response) -> GatewayError:
-    """The gateway's error: ``{"error": {reason, message}}`` (the /run envelope) or top-level."""
-    body = _json(response)
-    if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        if isinstance(inner, dict) and isinstance(inner.get("reason"), str):
-            return GatewayError(reason=inner["reason"], message=str(inner.get("message", "")))
-    return GatewayError(reason="gateway_error", message=f"HTTP {response.status_code}")
+def gateway_error(response: httpx.Response) -> GatewayRefused:
+    """The error a gateway answer reports, from the ``reason`` and ``message`` at the top
+    level of its body: the one shape of every gateway error."""
+    return GatewayRefused.from_body(_json(response), response.status_code)
 
 
-def _failure(status: int, reason: str, message: str, tool_id: str | None) -> ToolOutcome:
+def _failure(exc: ReachError, tool_id: str | None) -> ToolOutcome:
     return ToolOutcome(
-        success=False,
-        status_code=status,
-        tool_id=tool_id,
-        error=GatewayError(reason=reason, message=message),
+        success=False, status_code=exc.status_code, tool_id=tool_id, error=GatewayError.of(exc)
     )

@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reach_common.errors import ReachError, RemoteError
+
 
 @dataclass(frozen=True)
 class Caller:
@@ -54,10 +56,17 @@ class GatewayTool(BaseModel):
 
 
 class GatewayError(BaseModel):
+    """Why a call failed: the ``reason`` and ``message`` of the gateway's error body, or of
+    the client's own error when the gateway could not answer."""
+
     model_config = ConfigDict(extra="ignore")
 
     reason: str
     message: str = ""
+
+    @classmethod
+    def of(cls, exc: ReachError) -> GatewayError:
+        return cls(reason=exc.reason, message=exc.message)
 
 
 class ToolOutcome(BaseModel):
@@ -80,3 +89,9 @@ class ToolOutcome(BaseModel):
     route: dict[str, Any] | None = None
     latency_ms: float | None = None
     trace_id: str | None = None
+
+    def failure(self) -> RemoteError:
+        """This failed call as a :class:`ReachError` with the gateway's status and reason,
+        to raise or render (``error_body``) like any other error."""
+        error = self.error or GatewayError(reason="tool_error", message=f"HTTP {self.status_code}")
+        return RemoteError(error.message, reason=error.reason, status_code=self.status_code)

@@ -21,6 +21,7 @@ from agent.clients.gateway import GatewayClient, GatewayUnavailable
 from agent.clients.schemas import Caller, ToolOutcome
 from agent.react.events import TurnEvent
 from agent.sessions.service import TurnStore
+from reach_common.errors import error_body
 from reach_common.llm.types import Message, ToolCall
 
 _MAX_VALUE_CHARS = 200
@@ -82,8 +83,7 @@ async def offline_turn(
         yield TurnEvent("tool_call", {**call_data, "round": 1})
         result: Any = outcome.output
         if not outcome.success:
-            failure = outcome.error.model_dump() if outcome.error else {"reason": "tool_error"}
-            result = {"error": failure}
+            result = {"error": error_body(outcome.failure())}
         content = json.dumps(result, ensure_ascii=False, default=str)
         with anyio.CancelScope(shield=True):
             await store.save_round(

@@ -25,7 +25,8 @@ from opentelemetry import trace
 
 from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller, GatewayTool, ToolOutcome
-from agent.react.policy import CONFIRMATION_MESSAGE, CONFIRMATION_REQUIRED
+from agent.react.errors import ConfirmationRequired, UnknownTool, UnreadableArguments
+from reach_common.errors import ReachError, error_body
 from reach_common.llm.types import Message, ToolCall, ToolSpec
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
@@ -101,8 +102,10 @@ class ToolRunner:
         ``confirmation_required`` unless ``writes_allowed``."""
         return list(await asyncio.gather(*(self._run(call, writes_allowed) for call in calls)))
 
-    def _error(self, call: ToolCall, reason: str, message: str, started: float) -> ToolResult:
-        error = {"reason": reason, "message": message}
+    def _error(self, call: ToolCall, exc: ReachError, started: float) -> ToolResult:
+        """``exc`` as the call's result: ``{"error": <error body>}``, the body every Reach
+        error has, so the model reads the agent's own refusals and the gateway's alike."""
+        error = error_body(exc)
         return ToolResult(
             call=call,
             tool_id=self.tool_id(call.name),
@@ -120,28 +123,14 @@ class ToolRunner:
         started = time.perf_counter()
         tool = self._by_name.get(call.name)
         if tool is None:
-            known = ", ".join(sorted(self._by_name)) or "none"
-            return self._error(
-                call, "unknown_tool", f"There is no tool {call.name!r}. Tools: {known}.", started
-            )
+            return self._error(call, UnknownTool(call.name, self._by_name), started)
         if tool.writes and not writes_allowed:
             trace.get_current_span().add_event(
                 "agent.write_refused", {"tool.id": tool.tool_id, "tool.call_id": call.id}
             )
-            return self._error(
-                call,
-                CONFIRMATION_REQUIRED,
-                CONFIRMATION_MESSAGE.format(tool_id=tool.tool_id),
-                started,
-            )
+            return self._error(call, ConfirmationRequired(tool.tool_id), started)
         if call.raw_arguments is not None:
-            return self._error(
-                call,
-                "invalid_arguments",
-                "The arguments were not a complete JSON object, so the tool was not run: "
-                f"{call.raw_arguments[:200]!r}. Send the call again with a JSON object.",
-                started,
-            )
+            return self._error(call, UnreadableArguments(call.raw_arguments), started)
         with self._tracer.start_as_current_span(
             "agent.tool", attributes={"tool.id": tool.tool_id, "tool.call_id": call.id}
         ) as span:
@@ -160,13 +149,7 @@ class ToolRunner:
         self, call: ToolCall, tool_id: str, outcome: ToolOutcome, started: float
     ) -> ToolResult:
         if not outcome.success:
-            error = outcome.error
-            failed = self._error(
-                call,
-                error.reason if error else "tool_error",
-                error.message if error else f"HTTP {outcome.status_code}",
-                started,
-            )
+            failed = self._error(call, outcome.failure(), started)
             # An error message can quote the tool's own output: it counts as output.
             return replace(failed, from_gateway=True)
         if outcome.task_id is not None and outcome.status_code == 202:

@@ -1,4 +1,4 @@
-"""One writer per session: a Redis lock with a TTL, renewed while the turn runs.
+"""One writer per session: redis-py's ``Lock`` with a TTL, renewed while the turn runs.
 
 A second turn on a busy session is refused at once (409 ``session_busy``)
 rather than queued, so a client never waits behind a turn it cannot see. The
@@ -12,22 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import secrets
 
 import structlog
 from redis.asyncio import Redis
-from redis.exceptions import RedisError
+from redis.exceptions import LockError, LockNotOwnedError, RedisError
 
 log = structlog.get_logger(__name__)
-
-_RELEASE = """
-if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-return 0
-"""
-_RENEW = """
-if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end
-return 0
-"""
 
 
 def lock_key(session_id: str) -> str:
@@ -40,14 +30,15 @@ async def is_locked(redis: Redis, session_id: str) -> bool:
 
 class SessionLock:
     def __init__(self, redis: Redis, session_id: str, ttl_s: float) -> None:
-        self._redis = redis
         self.key = lock_key(session_id)
-        self._ttl_ms = max(int(ttl_s * 1000), 100)
-        self._token = secrets.token_hex(16)
+        self._ttl_s = max(ttl_s, 0.1)
+        # thread_local=False: the turn's tasks (heartbeat, release) share the token.
+        self._lock = redis.lock(self.key, timeout=self._ttl_s, blocking=False, thread_local=False)
         self._heartbeat: asyncio.Task[None] | None = None
 
     async def acquire(self) -> bool:
-        return bool(await self._redis.set(self.key, self._token, nx=True, px=self._ttl_ms))
+        """Take the lock if it is free; never waits."""
+        return bool(await self._lock.acquire())
 
     def start_heartbeat(self) -> None:
         """Renew the lock every third of its TTL until :meth:`release`."""
@@ -56,15 +47,14 @@ class SessionLock:
 
     async def _renew_forever(self) -> None:
         while True:
-            await asyncio.sleep(self._ttl_ms / 3000)
+            await asyncio.sleep(self._ttl_s / 3)
             try:
-                renewed = await self._redis.eval(_RENEW, 1, self.key, self._token, self._ttl_ms)
-            except RedisError as exc:  # keep trying: the TTL covers a short outage
-                log.warning("session_lock_renew_failed", key=self.key, error=type(exc).__name__)
-                continue
-            if not renewed:
+                await self._lock.reacquire()  # the TTL starts over
+            except LockNotOwnedError:
                 log.warning("session_lock_lost", key=self.key)
                 return
+            except RedisError as exc:  # keep trying: the TTL covers a short outage
+                log.warning("session_lock_renew_failed", key=self.key, error=type(exc).__name__)
 
     async def release(self) -> None:
         if self._heartbeat is not None:
@@ -72,4 +62,6 @@ class SessionLock:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._heartbeat
             self._heartbeat = None
-        await self._redis.eval(_RELEASE, 1, self.key, self._token)
+        # Expired and perhaps taken by another turn meanwhile: theirs now, nothing to free.
+        with contextlib.suppress(LockError):
+            await self._lock.release()

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol, TypeVar
 
 from gateway.auth.schemas import Decision
-from gateway.registry.manifest import ToolSpec
+from gateway.catalog.spec import ToolSpec
 from reach_common.auth.authenticator import Authenticator
 from reach_common.auth.caller import Caller, UserContext
 from reach_common.auth.errors import InsufficientPermission, Unauthenticated

@@ -5,18 +5,22 @@ it opens: calls fail at once with ``tool_unavailable`` for ``reset_timeout_ms``.
 Then it is half-open: exactly one call (the probe) goes through; success closes
 the breaker, failure opens it again. Each replica judges on its own, as a
 replica that cannot reach a tool is the one that should stop trying.
+
+Time comes from ``clock`` (``time.monotonic`` unless a test drives its own).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Literal
 
+from gateway.catalog.spec import BreakerPolicy
 from gateway.executor.errors import ToolUnavailable
-from gateway.registry.manifest import BreakerPolicy
 
 State = Literal["closed", "open", "half_open"]
+Clock = Callable[[], float]
 
 
 @dataclass
@@ -27,9 +31,10 @@ class CircuitBreaker:
     failures: int = 0
     opened_at: float = 0.0
     probe_in_flight: bool = False
+    clock: Clock = field(default=time.monotonic, repr=False, compare=False)
 
     def _now(self) -> float:
-        return time.monotonic()
+        return self.clock()
 
     def acquire(self) -> bool:
         """Let a call through (True if it is the half-open probe) or raise ToolUnavailable."""
@@ -66,13 +71,14 @@ class CircuitBreaker:
 class Breakers:
     """tool_id → breaker; a new policy (the manifest changed) starts a fresh breaker."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Clock = time.monotonic) -> None:
         self._breakers: dict[str, CircuitBreaker] = {}
+        self.clock = clock
 
     def for_tool(self, tool_id: str, policy: BreakerPolicy) -> CircuitBreaker:
         breaker = self._breakers.get(tool_id)
         if breaker is None or breaker.policy != policy:
-            breaker = CircuitBreaker(tool_id, policy)
+            breaker = CircuitBreaker(tool_id, policy, clock=self.clock)
             self._breakers[tool_id] = breaker
         return breaker
 

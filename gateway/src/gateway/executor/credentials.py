@@ -20,14 +20,14 @@ import httpx
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from gateway.catalog.secrets import ToolSecrets
+from gateway.catalog.spec import OutboundAuth
 from gateway.executor.errors import ToolFailed
-from gateway.executor.secrets import ToolSecrets
-from gateway.registry.manifest import OutboundAuth
 
 if TYPE_CHECKING:
     from opentelemetry import trace
 
-    from gateway.auth.egress import IPAddress
+    from gateway.catalog.egress import IPAddress
     from gateway.executor.resolver import HostResolver
 
 _TOKEN_PREFIX = "reach:gateway:oauth2:"  # noqa: S105 - a key prefix, not a secret

@@ -8,14 +8,37 @@
 
 ``counts_as_failure`` says whether a failure speaks about the tool's health
 (timeouts, 5xx, connection errors) or only about this call (4xx).
+
+:func:`call_error` is the one place the transport's exceptions and the call's
+deadline become these errors (as httpx maps httpcore's exceptions once):
+
+- ``TimeoutError`` when the call's deadline ran out → ``ToolTimeout``; any
+  other ``TimeoutError`` → ``ToolFailed`` (the tool timed out internally);
+- ``UpstreamConnectError`` → ``ToolFailed`` ("unreachable"), after retries;
+- ``UpstreamProtocolError`` → ``ToolFailed`` ("broke off its answer");
+- ``ResponseTooLarge`` → ``ToolFailed``, not counted against the tool's health.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reach_common.errors import ReachError
+from gateway.executor.transport import ResponseTooLarge, TransportError, UpstreamConnectError
+from reach_common.errors import ReachError, Unprocessable
+
+if TYPE_CHECKING:
+    from gateway.catalog.spec import ToolSpec
+
+# What the tool transports (``transport.py``, ``transport_httpx.py``) raise: one base.
+TRANSPORT_ERRORS = (TransportError,)
+
+
+class InvalidArguments(Unprocessable):
+    """422: the arguments do not fit the tool's schema (or a path parameter is a dot
+    segment); nothing was called."""
+
+    reason = "invalid_arguments"
 
 
 class ToolCallError(ReachError):
@@ -69,3 +92,27 @@ class ToolUnavailable(ToolCallError):
             headers={"Retry-After": str(seconds)},
             retry_after_s=seconds,
         )
+
+
+def call_error(
+    exc: TransportError | TimeoutError, spec: ToolSpec, *, host: str = "", expired: bool = False
+) -> ToolCallError:
+    """What a transport failure, or a ``TimeoutError``, means to the caller of ``spec``.
+
+    ``expired`` says the call's own deadline (``timeout_ms``) ran out; ``host`` is
+    the host a connection was tried to.
+    """
+    tool_id = spec.tool_id
+    if isinstance(exc, TimeoutError):
+        if expired:
+            return ToolTimeout(tool_id, spec.timeout_ms)
+        return ToolFailed(f"Tool {tool_id!r} timed out internally.")
+    if isinstance(exc, ResponseTooLarge):
+        return ToolFailed(
+            f"Tool {tool_id!r} answered more than the {exc.limit}-byte limit; "
+            "ask for less (filters, a smaller page).",
+            counts_as_failure=False,  # the tool is healthy; the request asked too much
+        )
+    if isinstance(exc, UpstreamConnectError):
+        return ToolFailed(f"Tool {tool_id!r} is unreachable: could not connect to {host} ({exc}).")
+    return ToolFailed(f"Tool {tool_id!r} broke off its answer ({exc}).")

@@ -34,20 +34,17 @@ from opentelemetry import propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential_jitter
 
+from gateway.catalog.spec import HttpTarget, ToolSpec
 from gateway.executor.credentials import OutboundCredentials
-from gateway.executor.errors import ToolFailed
+from gateway.executor.errors import TRANSPORT_ERRORS, InvalidArguments, ToolFailed, call_error
 from gateway.executor.resolver import HostResolver
 from gateway.executor.transport import (
     Address,
-    LeanHttpClient,
     RawResponse,
-    ResponseTooLarge,
     Timing,
+    ToolHttpClient,
     UpstreamConnectError,
-    UpstreamProtocolError,
 )
-from gateway.invoke.validation import InvalidArguments
-from gateway.registry.manifest import HttpTarget, ToolSpec
 
 _ERROR_BODY_LIMIT = 2000
 _USER_AGENT = "reach-gateway"
@@ -148,7 +145,7 @@ class HttpExecutor:
     def __init__(
         self,
         *,
-        client: LeanHttpClient,
+        client: ToolHttpClient,
         credentials: OutboundCredentials,
         resolver: HostResolver,
         resolve_url: Callable[[str], str],
@@ -204,10 +201,8 @@ class HttpExecutor:
         except RetryableStatus as exc:
             stats.upstream_status = exc.status_code
             raise upstream_error(spec.tool_id, exc.status_code, exc.body) from None
-        except UpstreamConnectError as exc:
-            raise ToolFailed(
-                f"Tool {spec.tool_id!r} is unreachable: could not connect to {host} ({exc})."
-            ) from exc
+        except TRANSPORT_ERRORS as exc:  # connect errors only once retries are spent
+            raise call_error(exc, spec, host=host) from exc
 
     async def _with_retries(
         self, spec: ToolSpec, attempt: Callable[[], Awaitable[HttpResult]], deadline: float
@@ -294,19 +289,9 @@ class HttpExecutor:
                     connect_to=addresses,  # checked by the resolver: no second DNS answer
                     reuse=spec.idempotent,  # a non-idempotent request never meets a stale socket
                 )
-            except ResponseTooLarge as exc:
-                span.set_status(Status(StatusCode.ERROR, "response too large"))
-                raise ToolFailed(
-                    f"Tool {spec.tool_id!r} answered more than the {exc.limit}-byte limit; "
-                    "ask for less (filters, a smaller page).",
-                    counts_as_failure=False,
-                ) from exc
-            except UpstreamConnectError:
-                span.set_status(Status(StatusCode.ERROR, "connect failed"))
+            except TRANSPORT_ERRORS as exc:  # mapped in ``call``, once retries are decided
+                span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
                 raise
-            except UpstreamProtocolError as exc:
-                span.set_status(Status(StatusCode.ERROR, "broken answer"))
-                raise ToolFailed(f"Tool {spec.tool_id!r} broke off its answer ({exc}).") from exc
             finally:
                 self._phase_spans(timing)
             span.set_attribute("http.response.status_code", response.status)

@@ -17,8 +17,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from gateway.catalog.spec import PythonTarget, ToolSpec
 from gateway.executor.errors import ToolFailed
-from gateway.registry.manifest import PythonTarget, ToolSpec
 
 
 class PythonExecutor:

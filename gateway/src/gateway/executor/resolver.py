@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable
 
 from opentelemetry import trace
 
-from gateway.auth.egress import EgressPolicy, IPAddress, literal_ip
+from gateway.catalog.egress import EgressPolicy, IPAddress, literal_ip
 from gateway.executor.errors import ToolFailed
 
 Lookup = Callable[[str], Awaitable[list[IPAddress]]]

@@ -15,11 +15,11 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
+from gateway.catalog.spec import HttpTarget, PythonTarget, ToolSpec
 from gateway.executor.breaker import Breakers
-from gateway.executor.errors import ToolCallError, ToolFailed, ToolTimeout
+from gateway.executor.errors import ToolCallError, call_error
 from gateway.executor.http import CallStats, HttpExecutor
 from gateway.executor.python import PythonExecutor
-from gateway.registry.manifest import HttpTarget, PythonTarget, ToolSpec
 from reach_common.errors import ReachError
 
 
@@ -125,6 +125,4 @@ class Executor:
                 output = await self.python.call(spec, target, arguments)
                 return Execution(output, None, stats.attempts)
         except TimeoutError as exc:
-            if scope.expired():
-                raise ToolTimeout(spec.tool_id, spec.timeout_ms) from exc
-            raise ToolFailed(f"Tool {spec.tool_id!r} timed out internally.") from exc
+            raise call_error(exc, spec, expired=scope.expired()) from exc

@@ -29,15 +29,6 @@ from reach_common.errors import ServiceUnavailable
 
 _TASK_PREFIX = "reach:gateway:task:"
 STREAM_MAXLEN = 100_000
-DEFAULT_STREAM_PREFIX = "reach:gateway:tasks:"
-DEFAULT_STREAM_NAME = "default"
-#: What a manifest's ``stream`` may be (also in the manifest JSON schema).
-STREAM_NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
-
-
-def stream_key(prefix: str, name: str) -> str:
-    """The Redis key of queue stream ``name``: always under the reserved ``prefix``."""
-    return prefix + name
 
 
 class QueueUnavailable(ServiceUnavailable):

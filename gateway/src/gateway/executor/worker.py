@@ -25,17 +25,21 @@ import structlog
 from opentelemetry import propagate, trace
 from redis.asyncio import Redis
 from redis.exceptions import RedisError, ResponseError
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_fixed
 
 from gateway.audit.redaction import redact
 from gateway.audit.writer import AuditRow, AuditWriter
 from gateway.auth.service import can_use
 from gateway.background import cancel_and_wait
+from gateway.catalog.spec import QueueTarget
+from gateway.executor.errors import ToolFailed
 from gateway.executor.http import CallStats
 from gateway.executor.service import Executor
 from gateway.executor.tasks import TaskStore, caller_from_json
 from gateway.registry.cache import RegistryCache
-from gateway.registry.manifest import QueueTarget
-from reach_common.errors import ReachError
+from gateway.registry.errors import ToolNotFound
+from reach_common.auth.errors import InsufficientPermission
+from reach_common.errors import ReachError, error_body
 
 log = structlog.get_logger(__name__)
 
@@ -120,23 +124,23 @@ class TaskWorker:
                 task.cancel()
 
     async def _run(self) -> None:
-        while True:
-            try:
-                await self._poll()
-            except asyncio.CancelledError:
-                raise
-            except ResponseError as exc:
-                if "NOGROUP" in str(exc):
-                    self._groups.clear()  # the stream was deleted (or Redis flushed)
-                    continue
-                log.warning("task_worker_error", error=str(exc))
-                await asyncio.sleep(1.0)
-            except (RedisError, OSError) as exc:
-                log.warning("task_worker_redis_lost", error=type(exc).__name__)
-                await asyncio.sleep(1.0)
-            except Exception:  # task boundary: the worker must keep serving the queue
-                log.exception("task_worker_failed")
-                await asyncio.sleep(1.0)
+        # Serve the queue for as long as the gateway runs; after a failure (Redis lost,
+        # or anything else), go on in a second. Cancellation (stop) is not retried.
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(Exception),  # task boundary: keep serving
+            wait=wait_fixed(1.0),
+            before_sleep=_log_failure,
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
+                while True:
+                    try:
+                        await self._poll()
+                    except ResponseError as exc:
+                        if "NOGROUP" not in str(exc):
+                            raise
+                        self._groups.clear()  # the stream was deleted (or Redis flushed)
 
     async def _ensure_groups(self, streams: list[str]) -> list[str]:
         """Create the consumer group of each stream; returns the streams that have one.
@@ -243,23 +247,13 @@ class TaskWorker:
         result: dict[str, Any]
         try:
             if tool is None or not isinstance(tool.spec.endpoint, QueueTarget):
-                raise ReachError(
-                    f"Tool {tool_id!r} is no longer registered as a queue tool.",
-                    reason="tool_not_found",
-                    status_code=404,
-                )
+                raise ToolNotFound(tool_id)
             if not can_use(caller, tool.spec).allowed:
-                raise ReachError(
-                    f"The caller may no longer use tool {tool_id!r}.",
-                    reason="insufficient_permission",
-                    status_code=403,
-                )
+                raise InsufficientPermission(f"The caller may no longer use tool {tool_id!r}.")
             if not rerun and not tool.spec.idempotent:
-                raise ReachError(
+                raise ToolFailed(
                     "A worker stopped while running this task; it is not run again because "
-                    f"tool {tool_id!r} is not idempotent.",
-                    reason="tool_error",
-                    status_code=502,
+                    f"tool {tool_id!r} is not idempotent."
                 )
             execution = await self._executor.run(
                 tool.spec,
@@ -271,10 +265,7 @@ class TaskWorker:
             result = {"success": True, "output": execution.output}
             status, reason, http_status = "succeeded", None, 200
         except ReachError as exc:
-            result = {
-                "success": False,
-                "error": {"reason": exc.reason, "message": exc.message, **exc.details},
-            }
+            result = error_body(exc, nested=True, success=False)
             status, reason, http_status = "failed", exc.reason, exc.status_code
         latency_ms = round((time.perf_counter() - started) * 1000, 2)
         await self._tasks.mark(
@@ -297,3 +288,13 @@ class TaskWorker:
                 arguments=redact(arguments, tool.spec.input_schema if tool else None),
             )
         )
+
+
+def _log_failure(state: RetryCallState) -> None:
+    failure = state.outcome.exception() if state.outcome else None
+    if isinstance(failure, ResponseError):
+        log.warning("task_worker_error", error=str(failure))
+    elif isinstance(failure, (RedisError, OSError)):
+        log.warning("task_worker_redis_lost", error=type(failure).__name__)
+    else:
+        log.error("task_worker_failed", exc_info=failure)

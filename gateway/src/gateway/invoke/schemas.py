@@ -24,8 +24,9 @@ class ErrorDetail(BaseModel):
     reason: str = Field(
         examples=["invalid_arguments"],
         description=(
-            "insufficient_permission | unauthenticated | invalid_arguments | tool_not_found | "
-            "tool_timeout | tool_error | tool_unavailable | rate_limited | approval_required"
+            "unauthenticated | invalid_credential | invalid_arguments | tool_not_found | "
+            "tool_timeout | tool_error | tool_unavailable | rate_limited | approval_required | "
+            "egress_denied | secret_unavailable | queue_unavailable"
         ),
     )
     message: str
@@ -39,6 +40,10 @@ class InvokeEnvelope(BaseModel):
     arguments: dict[str, Any] = Field(description="The arguments used, secrets redacted.")
     output: Any = None
     error: ErrorDetail | None = None
+    reason: str | None = Field(
+        None, description="On failure: the same `reason` as `error.reason` (every Reach error)."
+    )
+    message: str | None = Field(None, description="On failure: the same as `error.message`.")
     task_id: str | None = Field(None, description="For queue tools: poll GET /tasks/{task_id}.")
     latency_ms: float
     trace_id: str | None = Field(None, description="Read the call's spans: GET /traces/{id}.")

@@ -21,6 +21,7 @@ from opentelemetry import propagate, trace
 from gateway.audit.redaction import redact
 from gateway.audit.writer import AuditRow, AuditWriter
 from gateway.auth.service import AuthService, can_use, rate_key
+from gateway.catalog.spec import QueueTarget, ToolSpec
 from gateway.executor.http import CallStats
 from gateway.executor.service import Executor
 from gateway.executor.tasks import TaskStore
@@ -28,9 +29,8 @@ from gateway.invoke.validation import check_arguments, preview_arguments
 from gateway.ratelimit.service import RateLimiter
 from gateway.registry.cache import RegistryCache
 from gateway.registry.errors import ToolNotFound
-from gateway.registry.manifest import QueueTarget, ToolSpec
 from reach_common.auth.caller import Caller, UserContext
-from reach_common.errors import ReachError, current_trace_id
+from reach_common.errors import ReachError, current_trace_id, error_body
 
 log = structlog.get_logger(__name__)
 
@@ -223,20 +223,24 @@ class InvokeService:
 
 
 def failure_envelope(
-    tool_id: str, arguments: dict[str, Any], exc: ReachError, latency_ms: float
+    tool_id: str | None,
+    arguments: dict[str, Any],
+    exc: ReachError,
+    latency_ms: float,
+    **extra: Any,
 ) -> dict[str, Any]:
-    error = {"reason": exc.reason, "message": exc.message, **exc.details}
-    return {
-        "success": False,
-        "tool_id": tool_id,
-        "arguments": arguments,
-        "error": error,
-        # Also at the top level, where every other Reach error puts them.
-        "reason": exc.reason,
-        "message": exc.message,
-        "latency_ms": latency_ms,
-        "trace_id": current_trace_id(),
-    }
+    """The envelope of a failed call (``POST /tools/{id}/invoke``, ``POST /run``):
+    ``success: false``, the call's fields, ``error: {reason, message, ...details}`` and,
+    as on every Reach error body, ``reason``, ``message`` and ``trace_id`` at the top."""
+    return error_body(
+        exc,
+        nested=True,
+        success=False,
+        tool_id=tool_id,
+        arguments=arguments,
+        latency_ms=latency_ms,
+        **extra,
+    )
 
 
 def _ms(started: float) -> float:

@@ -15,8 +15,8 @@ from typing import Any
 
 from jsonschema.exceptions import ValidationError
 
-from gateway.registry.manifest import ToolSpec
-from reach_common.errors import Unprocessable
+from gateway.catalog.spec import ToolSpec
+from gateway.executor.errors import InvalidArguments
 
 PREVIEW_CHARS = 80
 PROBLEM_CHARS = 300
@@ -24,10 +24,6 @@ FIELD_CHARS = 120
 MAX_PROBLEMS = 10
 _ERRORS_READ = 50  # a huge invalid array yields an error per item: read a few, not all
 _ELLIPSIS = "…"
-
-
-class InvalidArguments(Unprocessable):
-    reason = "invalid_arguments"
 
 
 def clip(text: str, limit: int) -> str:

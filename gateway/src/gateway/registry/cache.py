@@ -20,9 +20,9 @@ import numpy.typing as npt
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from gateway.catalog.spec import ToolSpec
 from gateway.registry import repository
 from gateway.registry.errors import InvalidManifest
-from gateway.registry.manifest import ToolSpec
 from reach_common.errors import ReachError
 
 log = structlog.get_logger(__name__)

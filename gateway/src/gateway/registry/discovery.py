@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import structlog
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_fixed
 from watchfiles import Change, awatch
 
 from gateway.background import cancel_and_wait
@@ -79,23 +80,31 @@ class ManifestDiscovery:
 
     async def _watch(self) -> None:
         self._folder.mkdir(parents=True, exist_ok=True)
+        # A failed sync must not end discovery: watch again in a second. Cancellation
+        # (stop) is not retried.
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(Exception),
+            wait=wait_fixed(1.0),
+            before_sleep=_log_failure,
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
+                await self._follow()
+
+    async def _follow(self) -> None:
+        """Apply the folder's changes until :meth:`stop`."""
         while not self._stop.is_set():
-            try:
-                watcher = awatch(
-                    self._folder,
-                    stop_event=self._stop,
-                    recursive=False,
-                    debounce=100,
-                    step=20,
-                )
-                self.watching.set()
-                async for changes in watcher:
-                    await self._apply(changes)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # task boundary: a failed sync must not end discovery
-                log.exception("manifest_watch_failed")
-                await asyncio.sleep(1.0)
+            watcher = awatch(
+                self._folder,
+                stop_event=self._stop,
+                recursive=False,
+                debounce=100,
+                step=20,
+            )
+            self.watching.set()
+            async for changes in watcher:
+                await self._apply(changes)
 
     async def _apply(self, changes: set[tuple[Change, str]]) -> None:
         gone: set[str] = set()
@@ -110,3 +119,8 @@ class ManifestDiscovery:
                 log.info("manifest_file_changed", path=path.name, outcome=outcome)
         if gone:
             await self._registry.remove_files(gone=gone)
+
+
+def _log_failure(state: RetryCallState) -> None:
+    failure = state.outcome.exception() if state.outcome else None
+    log.error("manifest_watch_failed", exc_info=failure)

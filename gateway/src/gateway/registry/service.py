@@ -17,18 +17,13 @@ from typing import Any, Literal
 import structlog
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from gateway.auth.egress import EgressPolicy
-from gateway.executor.secrets import ToolSecrets
+from gateway.catalog.egress import EgressPolicy
+from gateway.catalog.secrets import ToolSecrets
+from gateway.catalog.spec import HttpTarget, ManifestDefaults, QueueTarget, ToolSpec
 from gateway.registry import repository
 from gateway.registry.cache import RegistryCache
 from gateway.registry.errors import StaleRevision, ToolExists, ToolIdMismatch, ToolNotFound
-from gateway.registry.manifest import (
-    HttpTarget,
-    ManifestDefaults,
-    QueueTarget,
-    ToolSpec,
-    compile_manifest,
-)
+from gateway.registry.manifest import compile_manifest
 from gateway.registry.models import Tool
 from reach_common.embeddings import Embedder
 

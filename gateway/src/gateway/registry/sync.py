@@ -14,6 +14,7 @@ import contextlib
 import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential
 
 from gateway.background import cancel_and_wait
 from gateway.registry.cache import RegistryCache
@@ -40,21 +41,29 @@ class RegistrySync:
         await cancel_and_wait(self._task)
 
     async def _run(self) -> None:
-        backoff = 0.5
-        while True:
-            try:
+        # Listen for as long as the gateway runs; after a failure, listen again in
+        # 0.5 s, then 1, 2, 4... up to 10 s. Cancellation (stop) is not retried.
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(Exception),  # task boundary: whatever happens
+            wait=wait_exponential(multiplier=0.5, max=10.0),
+            before_sleep=self._lost,
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
                 await self._listen()
-            except asyncio.CancelledError:
-                raise
-            except (RedisError, OSError) as exc:
-                self.listening.clear()
-                log.warning("registry_listener_lost", error=type(exc).__name__, retry_s=backoff)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 10.0)
-            except Exception:  # task boundary: keep following the registry whatever happens
-                self.listening.clear()
-                log.exception("registry_listener_failed")
-                await asyncio.sleep(backoff)
+
+    def _lost(self, state: RetryCallState) -> None:
+        self.listening.clear()
+        failure = state.outcome.exception() if state.outcome else None
+        if isinstance(failure, (RedisError, OSError)):
+            log.warning(
+                "registry_listener_lost",
+                error=type(failure).__name__,
+                retry_s=state.upcoming_sleep,
+            )
+        else:
+            log.error("registry_listener_failed", exc_info=failure, retry_s=state.upcoming_sleep)
 
     async def _listen(self) -> None:
         pubsub = self._redis.pubsub(ignore_subscribe_messages=True)

@@ -10,7 +10,9 @@
                  comes from the session's previous calls
 
 The router decides; it does not execute. ``POST /run`` hands its decision to
-the same invoke pipeline ``POST /tools/{id}/invoke`` uses.
+the same invoke pipeline ``POST /tools/{id}/invoke`` uses. When it cannot
+decide it raises (``routing.errors``): ``NoMatchingTool`` or
+``RoutedArgumentsInvalid``, with the decision so far attached.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from gateway.auth.service import can_use
 from gateway.registry.cache import RegistryCache
 from gateway.routing.cache import RouteCache, scope_of
 from gateway.routing.context import PastCall, previous_arguments
+from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
 from gateway.routing.extract import ArgumentExtractor, Extraction
 from gateway.routing.index import Candidate, ToolIndex, VectorCache
 from gateway.routing.rerank import rerank
@@ -48,8 +51,6 @@ class RouteDecision:
     confidence: float = 0.0
     route_hint: str = "semantic_match"
     candidates: list[Candidate] = field(default_factory=list)
-    reason: str | None = None  # no_matching_tool | invalid_arguments, when it failed
-    message: str = ""
     why: str = ""
 
     def as_route(self) -> dict[str, Any]:
@@ -176,18 +177,19 @@ class Router:
         namespaces: Collection[str] | None = None,
         recent: Sequence[PastCall] = (),
     ) -> RouteDecision:
-        with tracer.start_as_current_span("gateway.route") as span:
-            decision = await self._route(query, caller, namespaces, recent)
-            span.set_attribute("route.hint", decision.route_hint)
-            span.set_attribute("route.tool_id", decision.tool_id or "")
-            span.set_attribute("route.confidence", decision.confidence)
-            span.set_attribute("route.why", decision.why)
-            span.set_attribute(
-                "route.candidates",
-                [f"{c.tool_id}:{c.score:.3f}:{c.confidence:.3f}" for c in decision.candidates],
-            )
-            if decision.reason:
-                span.set_attribute("route.failure", decision.reason)
+        """The tool for ``query`` and its arguments. Raises :class:`NoMatchingTool` or
+        :class:`RoutedArgumentsInvalid`, each with the decision so far."""
+        # A failed route is an answer (404/422), not a crash: no traceback on the span.
+        with tracer.start_as_current_span(
+            "gateway.route", record_exception=False, set_status_on_exception=False
+        ) as span:
+            try:
+                decision = await self._route(query, caller, namespaces, recent)
+            except RouteFailed as exc:
+                _describe(span, exc.decision)
+                span.set_attribute("route.failure", exc.reason)
+                raise
+            _describe(span, decision)
             return decision
 
     async def _route(
@@ -200,11 +202,9 @@ class Router:
         index = await self.index()
         allowed = self.visible(caller, namespaces)
         if not allowed:
-            return RouteDecision(
-                None,
-                reason="no_matching_tool",
-                message="No tool is available to this caller in the requested namespaces.",
-                why="no visible tools",
+            raise NoMatchingTool(
+                "No tool is available to this caller in the requested namespaces.",
+                decision=RouteDecision(None, why="no visible tools"),
             )
         scope = self._scopes.get((index.revision, allowed))
         if scope is None:
@@ -237,7 +237,7 @@ class Router:
             decision = await self._fine_llm(query, candidates, recent)
         else:
             decision = self._fine_offline(query, candidates, previous)
-        if decision.tool_id and not decision.reason:
+        if decision.tool_id:
             await self.cache.put(scope, query, vector, decision.tool_id, decision.confidence)
         return decision
 
@@ -261,16 +261,15 @@ class Router:
     ) -> RouteDecision:
         if not candidates or candidates[0].confidence < self.settings.threshold:
             best = ", ".join(f"{c.tool_id} ({c.confidence:.2f})" for c in candidates[:3])
-            return RouteDecision(
-                None,
-                confidence=candidates[0].confidence if candidates else 0.0,
-                candidates=candidates,
-                reason="no_matching_tool",
-                message=(
-                    f"No tool matches confidently enough (threshold {self.settings.threshold})."
-                    + (f" Best candidates: {best}." if best else "")
+            raise NoMatchingTool(
+                f"No tool matches confidently enough (threshold {self.settings.threshold})."
+                + (f" Best candidates: {best}." if best else ""),
+                decision=RouteDecision(
+                    None,
+                    confidence=candidates[0].confidence if candidates else 0.0,
+                    candidates=candidates,
+                    why="below threshold",
                 ),
-                why="below threshold",
             )
         top = candidates[0]
         filled = self._fill(query, top.tool_id, previous)
@@ -278,70 +277,56 @@ class Router:
         why = f"top-1 confidence {top.confidence:.3f} >= {self.settings.threshold}"
         if filled.from_context:
             why += f"; {', '.join(filled.from_context)} from the session's previous call"
-        if filled.missing:
-            schema = self.registry.tools[top.tool_id].spec.input_schema
-            return RouteDecision(
-                top.tool_id,
-                filled.arguments,
-                top.confidence,
-                hint,
-                candidates,
-                reason="invalid_arguments",
-                message=filled.missing_message(schema),
-                why=why,
-            )
-        error = self._validate(top.tool_id, filled.arguments)
-        if error is not None:
-            return RouteDecision(
-                top.tool_id,
-                filled.arguments,
-                top.confidence,
-                hint,
-                candidates,
-                reason="invalid_arguments",
-                message=f"Invalid arguments: {error}",
-                why=why,
-            )
-        return RouteDecision(
+        decision = RouteDecision(
             top.tool_id, filled.arguments, top.confidence, hint, candidates, why=why
         )
+        if filled.missing:
+            schema = self.registry.tools[top.tool_id].spec.input_schema
+            raise RoutedArgumentsInvalid(filled.missing_message(schema), decision=decision)
+        error = self._validate(top.tool_id, filled.arguments)
+        if error is not None:
+            raise RoutedArgumentsInvalid(f"Invalid arguments: {error}", decision=decision)
+        return decision
 
     async def _fine_llm(
         self, query: str, candidates: list[Candidate], recent: Sequence[PastCall]
     ) -> RouteDecision:
         assert self.provider is not None
         if not candidates:
-            return RouteDecision(None, reason="no_matching_tool", message="No candidate tools.")
+            raise NoMatchingTool("No candidate tools.", decision=RouteDecision(None))
         manifests = [self.registry.tools[c.tool_id].spec.manifest for c in candidates]
         result = await rerank(
             self.provider, query, manifests, recent=recent, validate=self._validate
         )
         scores = {c.tool_id: c for c in candidates}
         if result.tool_id is None:
-            return RouteDecision(
-                None,
-                candidates=candidates,
-                route_hint="llm_rerank",
-                reason="no_matching_tool",
-                message=f"The model found no fitting tool: {result.reason}",
-                why="llm chose none",
+            raise NoMatchingTool(
+                f"The model found no fitting tool: {result.reason}",
+                decision=RouteDecision(
+                    None, candidates=candidates, route_hint="llm_rerank", why="llm chose none"
+                ),
             )
         confidence = scores[result.tool_id].confidence
         why = f"llm chose {result.tool_id} among {len(candidates)} candidates"
-        if result.validation_error is not None:
-            return RouteDecision(
-                result.tool_id,
-                result.arguments,
-                confidence,
-                "llm_rerank",
-                candidates,
-                reason="invalid_arguments",
-                message=f"Invalid arguments after {result.attempts} attempts: "
-                f"{result.validation_error}",
-                why=why,
-            )
-        if result.attempts > 1:
+        if result.attempts > 1 and result.validation_error is None:
             why += " after one validation retry"
-        return RouteDecision(
+        decision = RouteDecision(
             result.tool_id, result.arguments, confidence, "llm_rerank", candidates, why=why
         )
+        if result.validation_error is not None:
+            raise RoutedArgumentsInvalid(
+                f"Invalid arguments after {result.attempts} attempts: {result.validation_error}",
+                decision=decision,
+            )
+        return decision
+
+
+def _describe(span: trace.Span, decision: RouteDecision) -> None:
+    span.set_attribute("route.hint", decision.route_hint)
+    span.set_attribute("route.tool_id", decision.tool_id or "")
+    span.set_attribute("route.confidence", decision.confidence)
+    span.set_attribute("route.why", decision.why)
+    span.set_attribute(
+        "route.candidates",
+        [f"{c.tool_id}:{c.score:.3f}:{c.confidence:.3f}" for c in decision.candidates],
+    )

@@ -14,11 +14,10 @@ from typing import Any
 from gateway.auth.service import AuthService
 from gateway.invoke.service import InvokeOutcome, InvokeService, failure_envelope
 from gateway.routing.context import SessionContext
+from gateway.routing.errors import RouteFailed
 from gateway.routing.service import RouteDecision, Router
 from gateway.run.schemas import RunRequest
 from reach_common.errors import ReachError, current_trace_id
-
-_FAILURE_STATUS = {"no_matching_tool": 404, "invalid_arguments": 422}
 
 
 class RunService:
@@ -38,31 +37,24 @@ class RunService:
         try:
             caller = await self.auth.resolve(headers, user_context)
         except ReachError as exc:
-            body = failure_envelope("", {}, exc, _ms(started))
-            body["tool_id"] = None
+            body = failure_envelope(None, {}, exc, _ms(started))
             return InvokeOutcome(exc.status_code, body, dict(exc.headers))
         namespaces = {user_context.domain} if user_context and user_context.domain else None
         # Session context belongs to a caller: in strict mode to a verified one (anonymous
         # callers get none, or every anonymous client would share one ``session_id``).
         who = caller.user_id or (None if self.auth.strict else "anonymous")
         recent = await self.context.recent(who, request.session_id) if who else []
-        decision = await self.router.route(
-            request.user_query, caller, namespaces=namespaces, recent=recent
-        )
-        route = decision.as_route()
-
-        if decision.reason is not None:
-            failure = ReachError(
-                decision.message,
-                reason=decision.reason,
-                status_code=_FAILURE_STATUS.get(decision.reason, 400),
+        try:
+            decision = await self.router.route(
+                request.user_query, caller, namespaces=namespaces, recent=recent
             )
+        except RouteFailed as exc:
+            tried = exc.decision
             body = failure_envelope(
-                decision.tool_id or "", decision.arguments, failure, _ms(started)
+                tried.tool_id, tried.arguments, exc, _ms(started), route=tried.as_route()
             )
-            body.update(tool_id=decision.tool_id, route=route)
-            return InvokeOutcome(failure.status_code, body, caller=caller)
-
+            return InvokeOutcome(exc.status_code, body, dict(exc.headers), caller)
+        route = decision.as_route()
         assert decision.tool_id is not None
         if request.dry_run:
             return InvokeOutcome(200, self._dry_run_body(decision, route, started), caller=caller)

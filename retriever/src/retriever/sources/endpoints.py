@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import structlog
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Path, Query
 
 from reach_common.db import SessionDep
-from retriever.deps import ReaderDep, SettingsDep, WriterDep
+from retriever.deps import EmbedderDep, ProviderDep, ReaderDep, SettingsDep, WriterDep
 from retriever.sources import repository
 from retriever.sources.errors import SourceNotFound
 from retriever.sources.schemas import (
@@ -35,14 +35,16 @@ _READ_ERRORS: dict[int | str, dict[str, Any]] = {
 
 @router.get("/status", response_model=StatusRead, responses=_READ_ERRORS)
 async def index_status(
-    request: Request, session: SessionDep, settings: SettingsDep, _caller: ReaderDep
+    session: SessionDep,
+    settings: SettingsDep,
+    embedder: EmbedderDep,
+    provider: ProviderDep,
+    _caller: ReaderDep,
 ) -> StatusRead:
     """What the index holds: documents, chunks, terms, on-disk sizes, the embedding
     model, the BM25 and chunking settings, the LLM used for rewriting, and when the
     last ingest happened."""
     status = await repository.index_status(session)
-    embedder = request.state.embedder
-    provider = request.state.provider
     return StatusRead(
         documents=status.sources,
         chunks=status.chunks,

@@ -29,7 +29,7 @@ from typing import Any
 import psutil
 import structlog
 
-from reach_common.processes import free_port
+from reach_common.processes import free_port, stop_process
 
 log = structlog.get_logger(__name__)
 
@@ -122,13 +122,7 @@ class EmbeddedRedis:
         """Stop the server if this object started it; SIGTERM makes Redis save first."""
         if self.process is None:
             return
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, grace_s=10)
         self.process = None
         with contextlib.suppress(OSError):
             self._port_file().unlink()

@@ -6,10 +6,15 @@ import structlog
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from reach_common.errors import current_trace_id, error_body
+from reach_common.errors import (
+    InternalError,
+    InvalidHost,
+    PayloadTooLarge,
+    current_trace_id,
+    error_response,
+)
 
 log = structlog.get_logger(__name__)
 
@@ -71,10 +76,7 @@ class UnhandledErrorMiddleware:
             log.exception("unhandled_error", path=scope.get("path"), error_type=type(exc).__name__)
             if started:  # too late for a clean answer; the connection is dropped
                 raise
-            response = JSONResponse(
-                error_body("internal_error", "An unexpected error occurred; see the trace."),
-                status_code=500,
-            )
+            response = error_response(InternalError("An unexpected error occurred; see the trace."))
             await response(scope, receive, send)
 
 
@@ -107,10 +109,7 @@ class TrustedHostMiddleware:
         if self._allowed(host):
             await self.app(scope, receive, send)
             return
-        response = JSONResponse(
-            error_body("invalid_host", "This service does not answer for that Host header."),
-            status_code=400,
-        )
+        response = error_response(InvalidHost("This service does not answer for that Host header."))
         await response(scope, receive, send)
 
 
@@ -174,13 +173,11 @@ class BodyLimitMiddleware:
         await self.app(scope, replay, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = JSONResponse(
-            error_body(
-                "payload_too_large",
+        response = error_response(
+            PayloadTooLarge(
                 f"The request body is larger than this endpoint accepts ({self.max_bytes} bytes).",
+                headers={"Connection": "close"},
                 max_bytes=self.max_bytes,
-            ),
-            status_code=413,
-            headers={"Connection": "close"},
+            )
         )
         await response(scope, receive, send)

@@ -1,8 +1,12 @@
-"""Run a Reach service as a real process on a loopback port: tests and benchmarks.
+"""Child processes: run a Reach service on a loopback port, and stop children.
 
 Production runs each service as its own process, so end-to-end tests and
 benchmarks do too: ``python -m <service>`` on a free 127.0.0.1 port, ready once
 ``/readyz`` answers 200, stopped with SIGTERM (then SIGKILL) on exit.
+
+:func:`stop_processes` is the one way a child is stopped (services, the
+``make run`` stack's children, the embedded Redis): SIGTERM, a grace period
+to shut down, then SIGKILL.
 """
 
 from __future__ import annotations
@@ -13,8 +17,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +30,42 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def stop_processes(
+    processes: Sequence[subprocess.Popen[bytes]], grace_s: float = 15.0, *, group: bool = False
+) -> None:
+    """Stop children: SIGTERM to each still running, then wait up to ``grace_s`` (all
+    together) for them to exit; SIGKILL whichever has not. ``group``: signal each child's
+    process group (a child started with ``start_new_session=True``, and its own children).
+    """
+    for process in processes:
+        _signal(process, signal.SIGTERM, group)
+    deadline = time.monotonic() + grace_s
+    for process in processes:
+        try:
+            process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            _signal(process, signal.SIGKILL, group)
+            process.wait()
+
+
+def stop_process(
+    process: subprocess.Popen[bytes], grace_s: float = 15.0, *, group: bool = False
+) -> int:
+    """:func:`stop_processes` for one child; returns its exit code."""
+    stop_processes([process], grace_s, group=group)
+    return process.returncode
+
+
+def _signal(process: subprocess.Popen[bytes], signum: signal.Signals, group: bool) -> None:
+    if process.poll() is not None:
+        return
+    with suppress(ProcessLookupError):  # it exited meanwhile
+        if group:
+            os.killpg(process.pid, signum)
+        else:
+            process.send_signal(signum)
 
 
 def wait_until_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
@@ -73,9 +113,4 @@ def running_service(
             wait_until_ready(url, process, ready_timeout)
             yield RunningService(url, process.pid)
         finally:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process)

@@ -37,6 +37,7 @@ from reach_common import migrate
 from reach_common.auth.keys import hash_key, new_key
 from reach_common.db import libpq_url
 from reach_common.embedded import EmbeddedServers
+from reach_common.processes import stop_processes
 from reach_common.settings import DatabaseSettings, EmbeddedSettings, RedisSettings
 
 console = Console(highlight=False)
@@ -55,7 +56,9 @@ class StackSettings(DatabaseSettings, RedisSettings, EmbeddedSettings):
     gateway_port: int = 8080
     agent_port: int = 8081
     ready_timeout_s: float = Field(60.0, description="How long to wait for every /readyz.")
-    stop_grace_s: float = Field(10.0, description="SIGTERM → SIGKILL grace per child.")
+    stop_grace_s: float = Field(
+        10.0, description="SIGTERM → SIGKILL grace for the children to stop."
+    )
 
 
 @dataclass
@@ -184,17 +187,9 @@ class Stack:
         self._stopping.set()
 
     def stop(self) -> None:
-        for child in reversed(self.children):
-            if child.process is not None and child.process.poll() is None:
-                os.killpg(child.process.pid, signal.SIGTERM)
-        for child in reversed(self.children):
-            if child.process is None:
-                continue
-            try:
-                child.process.wait(timeout=self.settings.stop_grace_s)
-            except subprocess.TimeoutExpired:
-                os.killpg(child.process.pid, signal.SIGKILL)
-                child.process.wait()
+        running = [c.process for c in reversed(self.children) if c.process is not None]
+        stop_processes(running, self.settings.stop_grace_s, group=True)
+        for child in self.children:
             if child.pump is not None:
                 child.pump.join(timeout=2)
         if self.servers is not None:

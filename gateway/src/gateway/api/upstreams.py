@@ -6,10 +6,10 @@ import asyncio
 import time
 
 import httpx
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from pydantic import BaseModel
 
-from gateway.deps import CallerDep, RuntimeDep
+from gateway.api.deps import CallerDep, HttpDep, RuntimeDep
 
 router = APIRouter(tags=["upstreams"])
 
@@ -42,7 +42,7 @@ async def _probe(http: httpx.AsyncClient, name: str, base_url: str) -> UpstreamS
 
 
 @router.get("/upstreams", response_model=UpstreamsRead)
-async def list_upstreams(request: Request, runtime: RuntimeDep, caller: CallerDep) -> UpstreamsRead:
+async def list_upstreams(runtime: RuntimeDep, caller: CallerDep, http: HttpDep) -> UpstreamsRead:
     """Probe each upstream service's `/healthz` and report what the gateway sees.
 
     For operators only (`OPS_ROLES` or a registry admin role): it names internal URLs.
@@ -51,13 +51,11 @@ async def list_upstreams(request: Request, runtime: RuntimeDep, caller: CallerDe
     gateway's outbound hops next to the upstreams' own spans.
     """
     runtime.auth.require_ops(caller, "Reading the upstreams")
-    settings = request.state.settings
+    settings = runtime.settings
     targets = {
         "shop": settings.shop_url,
         "retriever": settings.retriever_url,
         "agent": settings.agent_url,
     }
-    results = await asyncio.gather(
-        *(_probe(request.state.http, name, url) for name, url in targets.items())
-    )
+    results = await asyncio.gather(*(_probe(http, name, url) for name, url in targets.items()))
     return UpstreamsRead(upstreams=list(results))

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 
-from gateway.deps import RuntimeDep
+from gateway.api.deps import ClientAddressDep, RuntimeDep
 from gateway.invoke.schemas import InvokeEnvelope, InvokeRequest
 
 router = APIRouter(prefix="/tools", tags=["invoke"])
@@ -34,6 +34,7 @@ async def invoke_tool(
     body: InvokeRequest,
     request: Request,
     runtime: RuntimeDep,
+    client_address: ClientAddressDep,
     idempotency_key: Annotated[
         str | None,
         Header(
@@ -54,14 +55,15 @@ async def invoke_tool(
     per their `retry_policy`). Every call is audited.
 
     The answer is the `/run` envelope: `success`, `tool_id`, `arguments`,
-    `output`, `latency_ms`, `trace_id`; on failure `success: false` and
-    `error: {reason, message}` with the matching HTTP status.
+    `output`, `latency_ms`, `trace_id`; on failure `success: false`,
+    `error: {reason, message, ...details}` and, as on every Reach error, the
+    same `reason` and `message` at the top level, with the matching HTTP status.
     """
     outcome = await runtime.invoke.invoke(
         tool_id,
         body.arguments,
         headers=request.headers,
         user_context=body.user_context,
-        client_ip=request.client.host if request.client else None,
+        client_ip=client_address,
     )
     return JSONResponse(outcome.body, status_code=outcome.status_code, headers=outcome.headers)

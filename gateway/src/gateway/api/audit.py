@@ -6,11 +6,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
+from gateway.api.deps import CallerDep, RuntimeDep, SessionDep
 from gateway.audit import repository
 from gateway.audit.schemas import InvocationList, InvocationRead
-from gateway.deps import CallerDep, RuntimeDep
 from reach_common.auth.errors import Unauthenticated
-from reach_common.db import SessionDep
 
 router = APIRouter(tags=["audit"])
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 import re
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from sqlalchemy import text
 
-from gateway.deps import CallerDep, RuntimeDep
+from gateway.api.deps import CallerDep, RuntimeDep, SessionDep, TelemetryDep
 from gateway.traces.schemas import TraceRead
 from gateway.traces.service import build_trace, may_read
-from reach_common.db import SessionDep
 from reach_common.errors import NotFound
 
 router = APIRouter(tags=["traces"])
@@ -26,7 +25,11 @@ _SPANS = text(
 
 @router.get("/traces/{trace_id}", response_model=TraceRead, response_model_by_alias=True)
 async def read_trace(
-    trace_id: str, request: Request, session: SessionDep, runtime: RuntimeDep, caller: CallerDep
+    trace_id: str,
+    session: SessionDep,
+    runtime: RuntimeDep,
+    caller: CallerDep,
+    telemetry: TelemetryDep,
 ) -> TraceRead:
     """The span tree of one request across gateway, agent, retriever and shop.
 
@@ -47,7 +50,7 @@ async def read_trace(
             f"{trace_id!r} is not a trace id (32 hex characters).", reason="trace_not_found"
         )
     # This process's finished spans may still sit in the batch processor.
-    await asyncio.to_thread(request.state.telemetry.flush, 2000)
+    await asyncio.to_thread(telemetry.flush, 2000)
     rows = [dict(r) for r in (await session.execute(_SPANS, {"trace_id": trace_id})).mappings()]
     if not rows or not may_read(caller, rows, ops=runtime.auth.is_ops(caller)):
         raise NotFound(f"No spans recorded for trace {trace_id}.", reason="trace_not_found")

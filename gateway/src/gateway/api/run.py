@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from gateway.api.deps import ClientAddressDep, RuntimeDep
 from gateway.run.schemas import RunEnvelope, RunRequest
 
 router = APIRouter(tags=["run"])
@@ -22,7 +23,9 @@ router = APIRouter(tags=["run"])
         504: {"model": RunEnvelope, "description": "`tool_timeout`."},
     },
 )
-async def run_query(body: RunRequest, request: Request) -> JSONResponse:
+async def run_query(
+    body: RunRequest, request: Request, runtime: RuntimeDep, client_address: ClientAddressDep
+) -> JSONResponse:
     """Route a natural-language request to one tool and call it.
 
     Only tools the caller may use (and, with `user_context.domain`, only that
@@ -35,10 +38,8 @@ async def run_query(body: RunRequest, request: Request) -> JSONResponse:
     The call then runs exactly as `POST /tools/{id}/invoke` would. The answer
     is that envelope plus `route`: confidence, hint, why, and the candidates
     with their scores. `dry_run: true` returns the route and runs nothing.
+    When routing fails (`no_matching_tool`, `invalid_arguments`) the failure
+    envelope still has `route`, so the candidates show why.
     """
-    outcome = await request.state.run.run(
-        body,
-        headers=request.headers,
-        client_ip=request.client.host if request.client else None,
-    )
+    outcome = await runtime.run.run(body, headers=request.headers, client_ip=client_address)
     return JSONResponse(outcome.body, status_code=outcome.status_code, headers=outcome.headers)

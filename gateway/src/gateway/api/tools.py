@@ -6,8 +6,8 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Header, Query, Response
 
+from gateway.api.deps import CallerDep, RuntimeDep
 from gateway.auth.service import can_use
-from gateway.deps import CallerDep, RuntimeDep
 from gateway.registry.errors import ToolNotFound
 from gateway.registry.schemas import ToolChanged, ToolList, ToolRead, ToolSummary
 from reach_common.errors import BadRequest

@@ -33,10 +33,22 @@ import socket
 from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
-from gateway.auth.errors import EgressDenied
+from reach_common.errors import ReachError
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+class EgressDenied(ReachError):
+    status_code = 403
+    reason = "egress_denied"
+
+    def __init__(self, host: str, why: str) -> None:
+        super().__init__(
+            f"Calls to {host!r} are refused: {why}. Add it to EGRESS_ALLOWLIST if it is meant.",
+            host=host,
+        )
+
 
 METADATA_ADDRESSES = frozenset(
     ipaddress.ip_address(a)

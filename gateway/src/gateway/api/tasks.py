@@ -9,7 +9,7 @@ from typing import Any, Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from gateway.deps import CallerDep, RuntimeDep
+from gateway.api.deps import CallerDep, RuntimeDep
 from reach_common.errors import NotFound
 
 router = APIRouter(tags=["tasks"])

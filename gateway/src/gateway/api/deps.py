@@ -1,0 +1,64 @@
+"""Every dependency a gateway handler takes, as ``Annotated`` aliases.
+
+Handlers take only these (and the request's own parameters): the runtime the
+lifespan built, the caller, the request-scoped database session, and the
+shared outbound HTTP client. Nothing here builds anything; ``gateway.runtime``
+does, once per process.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import httpx
+from fastapi import Depends, Request
+
+from gateway.runtime import GatewayRuntime
+from reach_common.auth.authenticator import context_from_headers
+from reach_common.auth.caller import Caller
+from reach_common.db import SessionDep
+from reach_common.telemetry import Telemetry
+
+__all__ = [
+    "CallerDep",
+    "ClientAddressDep",
+    "HttpDep",
+    "RuntimeDep",
+    "SessionDep",
+    "TelemetryDep",
+]
+
+
+def get_runtime(request: Request) -> GatewayRuntime:
+    runtime: GatewayRuntime = request.state.runtime
+    return runtime
+
+
+def get_http(request: Request) -> httpx.AsyncClient:
+    http: httpx.AsyncClient = request.state.http
+    return http
+
+
+def get_telemetry(request: Request) -> Telemetry:
+    telemetry: Telemetry = request.state.telemetry
+    return telemetry
+
+
+def get_client_address(request: Request) -> str | None:
+    """The client's address (taken from X-Forwarded-For only behind TRUSTED_PROXIES)."""
+    return request.client.host if request.client else None
+
+
+RuntimeDep = Annotated[GatewayRuntime, Depends(get_runtime)]
+HttpDep = Annotated[httpx.AsyncClient, Depends(get_http)]
+TelemetryDep = Annotated[Telemetry, Depends(get_telemetry)]
+ClientAddressDep = Annotated[str | None, Depends(get_client_address)]
+
+
+async def get_caller(request: Request, runtime: RuntimeDep) -> Caller:
+    """The caller of a request without a body: a credential, or in permissive mode the
+    ``X-User-Id`` / ``X-User-Roles`` headers."""
+    return await runtime.auth.resolve(request.headers, context_from_headers(request.headers))
+
+
+CallerDep = Annotated[Caller, Depends(get_caller)]

@@ -1,0 +1,36 @@
+"""How routing can fail. Each failure carries the decision so far (``decision``:
+the tool it got to, its arguments, the candidates with their scores), so
+``POST /run`` can answer with the route even when nothing runs.
+
+- ``NoMatchingTool`` (404, ``no_matching_tool``): no tool fits the request, or
+  none is visible to the caller;
+- ``RoutedArgumentsInvalid`` (422, ``invalid_arguments``, an
+  ``executor.errors.InvalidArguments``): a tool fits, but the arguments read
+  from the request are missing or do not fit its schema.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from gateway.executor.errors import InvalidArguments
+from reach_common.errors import NotFound, ReachError
+
+if TYPE_CHECKING:
+    from gateway.routing.service import RouteDecision
+
+
+class RouteFailed(ReachError):
+    """Base of the router's failures; ``decision`` is what the router got to."""
+
+    def __init__(self, message: str, *, decision: RouteDecision, **details: Any) -> None:
+        super().__init__(message, **details)
+        self.decision = decision
+
+
+class NoMatchingTool(RouteFailed, NotFound):
+    reason = "no_matching_tool"
+
+
+class RoutedArgumentsInvalid(RouteFailed, InvalidArguments):
+    pass
