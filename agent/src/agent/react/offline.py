@@ -74,42 +74,8 @@ async def offline_turn(
     rounds = 0
     if outcome.tool_id:
         rounds = 1
-        call = ToolCall(
-            id=f"run_{uuid.uuid4().hex[:24]}",
-            name=outcome.tool_id,
-            arguments=dict(outcome.arguments or {}),
-        )
-        call_data = {"id": call.id, "tool_id": outcome.tool_id, "arguments": call.arguments}
-        yield TurnEvent("tool_call", {**call_data, "round": 1})
-        result: Any = outcome.output
-        if not outcome.success:
-            result = {"error": error_body(outcome.failure())}
-        content = json.dumps(result, ensure_ascii=False, default=str)
-        with anyio.CancelScope(shield=True):
-            await store.save_round(
-                "",
-                [(call, outcome.tool_id)],
-                [
-                    Message(
-                        role="tool",
-                        content=content,
-                        tool_call_id=call.id,
-                        is_error=not outcome.success,
-                    )
-                ],
-                1,
-            )
-        yield TurnEvent(
-            "tool_result",
-            {
-                **call_data,
-                "round": 1,
-                "is_error": not outcome.success,
-                "result": result,
-                "latency_ms": outcome.latency_ms,
-                "route": outcome.route,
-            },
-        )
+        async for event in _routed_call(outcome, outcome.tool_id, store):
+            yield event
     reply = compose_reply(outcome)
     if outcome.success or outcome.tool_id:
         stop_reason = "end_turn"
@@ -121,4 +87,35 @@ async def offline_turn(
     yield TurnEvent(
         "done",
         {"reply": reply, "stop_reason": stop_reason, "rounds": rounds, "route": outcome.route},
+    )
+
+
+async def _routed_call(
+    outcome: ToolOutcome, tool_id: str, store: TurnStore
+) -> AsyncIterator[TurnEvent]:
+    """The call ``/run`` made, saved as the turn's one tool round, as events."""
+    call = ToolCall(
+        id=f"run_{uuid.uuid4().hex[:24]}", name=tool_id, arguments=dict(outcome.arguments or {})
+    )
+    call_data = {"id": call.id, "tool_id": tool_id, "arguments": call.arguments}
+    yield TurnEvent("tool_call", {**call_data, "round": 1})
+    result: Any = outcome.output
+    if not outcome.success:
+        result = {"error": error_body(outcome.failure())}
+    content = json.dumps(result, ensure_ascii=False, default=str)
+    message = Message(
+        role="tool", content=content, tool_call_id=call.id, is_error=not outcome.success
+    )
+    with anyio.CancelScope(shield=True):
+        await store.save_round("", [(call, tool_id)], [message], 1)
+    yield TurnEvent(
+        "tool_result",
+        {
+            **call_data,
+            "round": 1,
+            "is_error": not outcome.success,
+            "result": result,
+            "latency_ms": outcome.latency_ms,
+            "route": outcome.route,
+        },
     )

@@ -88,51 +88,17 @@ class InvokeService:
         spec = tool.spec if tool is not None else None
         shown_arguments = redact(arguments, spec.input_schema if spec else None)
         stats = CallStats()
-        task_id: str | None = None
-        status = 200
         try:
             # Refusals are answers, not crashes: no traceback recorded on the spans.
             with self._tracer.start_as_current_span("gateway.auth", record_exception=False) as span:
                 if caller is None:
                     caller = await self._auth.resolve(headers, user_context)
-                span.set_attribute("auth.mode", self._auth.mode)
-                span.set_attribute("auth.via", caller.via)
-                if spec is None:
-                    raise ToolNotFound(tool_id)
-                decision = can_use(caller, spec)
-                span.set_attribute("auth.allowed", decision.allowed)
-                span.set_attribute("auth.rule", decision.rule)
-                if not decision.allowed:
-                    # The same answer as for a tool that does not exist: a caller who may
-                    # not use a tool does not learn that it exists or which roles it needs.
-                    raise ToolNotFound(tool_id)
-            with self._tracer.start_as_current_span("gateway.validate", record_exception=False):
-                check_arguments(spec, arguments)
-            if spec.requires_approval:
-                raise ApprovalRequired(
-                    f"Tool {tool_id!r} needs a person's approval before it runs, and direct "
-                    "invocation cannot ask for it."
-                )
-            with self._tracer.start_as_current_span("gateway.rate_limit", record_exception=False):
-                await self._limiter.hit(
-                    self._limiter.limits_for(tool_id, spec.rate_limit, rate_key(caller, client_ip))
-                )
+                spec = self._authorise(tool_id, spec, caller, span)
+            await self._admit(spec, arguments, caller, client_ip)
             idempotency_key = headers.get("idempotency-key") or uuid.uuid4().hex
-            if isinstance(spec.endpoint, QueueTarget):
-                task_id = await self._enqueue(
-                    spec, spec.endpoint, arguments, caller, idempotency_key
-                )
-                status = 202
-                output: Any = {
-                    "task_id": task_id,
-                    "status": "queued",
-                    "status_url": f"/tasks/{task_id}",
-                }
-            else:
-                execution = await self._executor.run(
-                    spec, spec.endpoint, arguments, idempotency_key=idempotency_key, stats=stats
-                )
-                output = execution.output
+            status, output, task_id = await self._perform(
+                spec, arguments, caller, idempotency_key, stats
+            )
         except ReachError as exc:
             latency_ms = _ms(started)
             # A refused call may carry megabytes of arguments: answer (and audit) a preview.
@@ -141,6 +107,22 @@ class InvokeService:
             body = failure_envelope(tool_id, shown_arguments, exc, latency_ms)
             return InvokeOutcome(exc.status_code, body, dict(exc.headers), caller)
         latency_ms = _ms(started)
+        body = await self._succeeded(
+            tool_id, caller, shown_arguments, output, task_id, stats, latency_ms
+        )
+        return InvokeOutcome(status, body, {}, caller)
+
+    async def _succeeded(
+        self,
+        tool_id: str,
+        caller: Caller,
+        arguments: dict[str, Any],
+        output: Any,
+        task_id: str | None,
+        stats: CallStats,
+        latency_ms: float,
+    ) -> dict[str, Any]:
+        """Audit a call that ran (or was queued) and build its envelope."""
         await self._audit.record(
             AuditRow(
                 trace_id=current_trace_id(),
@@ -149,24 +131,73 @@ class InvokeService:
                 auth_via=caller.via,
                 status="accepted" if task_id else "succeeded",
                 reason=None,
-                http_status=status,
+                http_status=202 if task_id else 200,
                 latency_ms=latency_ms,
                 attempts=stats.attempts,
                 task_id=task_id,
-                arguments=shown_arguments,
+                arguments=arguments,
             )
         )
         body = {
             "success": True,
             "tool_id": tool_id,
-            "arguments": shown_arguments,
+            "arguments": arguments,
             "output": output,
             "latency_ms": latency_ms,
             "trace_id": current_trace_id(),
         }
         if task_id:
             body["task_id"] = task_id
-        return InvokeOutcome(status, body, {}, caller)
+        return body
+
+    def _authorise(
+        self, tool_id: str, spec: ToolSpec | None, caller: Caller, span: trace.Span
+    ) -> ToolSpec:
+        """The tool, if ``caller`` may use it; else the same 404 as for a missing tool,
+        so a caller who may not use a tool learns neither that it exists nor its roles."""
+        span.set_attribute("auth.mode", self._auth.mode)
+        span.set_attribute("auth.via", caller.via)
+        if spec is None:
+            raise ToolNotFound(tool_id)
+        decision = can_use(caller, spec)
+        span.set_attribute("auth.allowed", decision.allowed)
+        span.set_attribute("auth.rule", decision.rule)
+        if not decision.allowed:
+            raise ToolNotFound(tool_id)
+        return spec
+
+    async def _admit(
+        self, spec: ToolSpec, arguments: dict[str, Any], caller: Caller, client_ip: str | None
+    ) -> None:
+        """Arguments valid, no approval needed, within the rate limits (counted once)."""
+        with self._tracer.start_as_current_span("gateway.validate", record_exception=False):
+            check_arguments(spec, arguments)
+        if spec.requires_approval:
+            raise ApprovalRequired(
+                f"Tool {spec.tool_id!r} needs a person's approval before it runs, and direct "
+                "invocation cannot ask for it."
+            )
+        with self._tracer.start_as_current_span("gateway.rate_limit", record_exception=False):
+            key = rate_key(caller, client_ip)
+            await self._limiter.hit(self._limiter.limits_for(spec.tool_id, spec.rate_limit, key))
+
+    async def _perform(
+        self,
+        spec: ToolSpec,
+        arguments: dict[str, Any],
+        caller: Caller,
+        idempotency_key: str,
+        stats: CallStats,
+    ) -> tuple[int, Any, str | None]:
+        """Run the tool (or queue it): ``(status, output, task id of a queued call)``."""
+        if isinstance(spec.endpoint, QueueTarget):
+            task_id = await self._enqueue(spec, spec.endpoint, arguments, caller, idempotency_key)
+            queued = {"task_id": task_id, "status": "queued", "status_url": f"/tasks/{task_id}"}
+            return 202, queued, task_id
+        execution = await self._executor.run(
+            spec, spec.endpoint, arguments, idempotency_key=idempotency_key, stats=stats
+        )
+        return 200, execution.output, None
 
     async def _enqueue(
         self,

@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from reach_common.embeddings import Embedder
 from retriever.ingest.chunking import Chunk, Chunker, TokenCounter
 from retriever.storage import repository
-from retriever.storage.repository import IndexDelta, NewChunk
+from retriever.storage.repository import IndexDelta, NewChunk, StoredSource
 
 log = structlog.get_logger(__name__)
 
@@ -193,46 +193,56 @@ async def write(
         ]
         replaced = [stored[p.document.source] for p in changed if p.document.source in stored]
         delta = await repository.remove_chunks(session, [s.id for s in replaced])
-        ids = (
-            await repository.upsert_sources(
-                session,
-                [
-                    {
-                        "name": p.document.source,
-                        "content_hash": p.content_hash,
-                        "metadata": json.dumps(p.document.metadata, default=str),
-                        "chunk_count": len(p.chunks),
-                        "token_count": sum(c.token_count for c in p.chunks),
-                    }
-                    for p in changed
-                ],
-            )
-            if changed
-            else {}
-        )
-        added = await repository.insert_chunks(
-            session,
-            [
-                NewChunk(
-                    ids[p.document.source],
-                    chunk.ordinal,
-                    chunk.heading,
-                    chunk.text,
-                    chunk.token_count,
-                    p.embeddings[i],
-                )
-                for p in changed
-                for i, chunk in enumerate(p.chunks)
-            ],
-        )
+        ids = await _upsert_sources(session, changed)
+        added = await repository.insert_chunks(session, _new_chunks(changed, ids))
         delta.merge(added)
         if changed:
             await repository.apply_delta(session, delta, ingested=True)
-    changed_sources = {p.document.source for p in changed}
+    return _outcomes(prepared, stored, {p.document.source for p in changed})
+
+
+async def _upsert_sources(
+    session: AsyncSession, changed: Sequence[PreparedDocument]
+) -> dict[str, int]:
+    if not changed:
+        return {}
+    return await repository.upsert_sources(
+        session,
+        [
+            {
+                "name": p.document.source,
+                "content_hash": p.content_hash,
+                "metadata": json.dumps(p.document.metadata, default=str),
+                "chunk_count": len(p.chunks),
+                "token_count": sum(c.token_count for c in p.chunks),
+            }
+            for p in changed
+        ],
+    )
+
+
+def _new_chunks(changed: Sequence[PreparedDocument], ids: dict[str, int]) -> list[NewChunk]:
+    return [
+        NewChunk(
+            ids[p.document.source],
+            chunk.ordinal,
+            chunk.heading,
+            chunk.text,
+            chunk.token_count,
+            p.embeddings[i],
+        )
+        for p in changed
+        for i, chunk in enumerate(p.chunks)
+    ]
+
+
+def _outcomes(
+    prepared: Sequence[PreparedDocument], stored: dict[str, StoredSource], changed: set[str]
+) -> list[IngestOutcome]:
     outcomes = []
     for p in prepared:
         previous = stored.get(p.document.source)
-        if p.document.source not in changed_sources:
+        if p.document.source not in changed:
             outcomes.append(IngestOutcome(p.document.source, "unchanged", 0))
         elif previous is None:
             outcomes.append(IngestOutcome(p.document.source, "ingested", len(p.chunks)))

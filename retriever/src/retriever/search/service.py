@@ -123,60 +123,13 @@ class Searcher:
             source_ids = await self._source_ids(query.sources)
 
             async def run_bm25(bm25_query: Bm25Query, count: int) -> list[ScoredChunk]:
-                with self.tracer.start_as_current_span("retriever.bm25"):
-                    async with self._connect() as conn:
-                        return await repository.bm25_search(
-                            conn,
-                            bm25_query,
-                            limit=count,
-                            k1=self.settings.bm25_k1,
-                            b=self.settings.bm25_b,
-                            source_ids=source_ids,
-                        )
-
-            async def run_vector(vector: Vector, count: int) -> list[ScoredChunk]:
-                with self.tracer.start_as_current_span("retriever.vector"):
-                    if count <= self.settings.hnsw_ef_search:
-                        async with self._connect() as conn:
-                            return await repository.vector_search(
-                                conn, vector, limit=count, source_ids=source_ids
-                            )
-                    # HNSW returns at most ef_search rows: widen it for this query only.
-                    async with self.engine.connect() as conn, conn.begin():
-                        await conn.execute(text(f"SET LOCAL hnsw.ef_search = {count:d}"))
-                        return await repository.vector_search(
-                            conn, vector, limit=count, source_ids=source_ids
-                        )
+                return await self._bm25(bm25_query, count, source_ids)
 
             with self.tracer.start_as_current_span("retriever.rewrite"):
                 plan = await self.rewriter.plan(query.text, query.rewrite, run_bm25)
-            hybrid = query.mode == "hybrid"
-            use_bm25 = query.mode in ("hybrid", "bm25")
-            use_vector = query.mode in ("hybrid", "vector")
-            bm25_count = self.settings.hybrid_bm25_candidates if hybrid else limit
-            vector_count = self.settings.hybrid_vector_candidates if hybrid else limit
-
-            bm25_task = (
-                asyncio.ensure_future(asyncio.gather(*(run_bm25(q, bm25_count) for q in plan.bm25)))
-                if use_bm25
-                else None
+            vectors, bm25_lists, vector_lists = await self._candidates(
+                query, plan, limit, source_ids
             )
-            # Let the BM25 statement go out, then embed on this thread while Postgres
-            # works: a query is a few milliseconds of onnxruntime, and on a busy machine
-            # waking a worker thread for it cost more (p50 11 vs 14 ms hybrid, SciFact).
-            try:
-                await asyncio.sleep(0)
-                vectors = self._vectors(plan.vectors) if use_vector else []
-                vector_lists = list(
-                    await asyncio.gather(*(run_vector(v, vector_count) for v in vectors))
-                )
-                bm25_lists = list(await bm25_task) if bm25_task is not None else []
-            finally:
-                if bm25_task is not None and not bm25_task.done():
-                    bm25_task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await bm25_task
-
             lists: list[list[ScoredChunk]] = [*bm25_lists, *vector_lists]
             if len(lists) == 1:
                 ranked = lists[0][:limit]
@@ -192,6 +145,70 @@ class Searcher:
             )
             span.set_attribute("retriever.hits", len(hits))
             return SearchResult(hits, plan.details)
+
+    async def _candidates(
+        self, query: SearchQuery, plan: QueryPlan, limit: int, source_ids: list[int] | None
+    ) -> tuple[list[Vector], list[list[ScoredChunk]], list[list[ScoredChunk]]]:
+        """The plan's BM25 and vector searches, run together: ``(query vectors, BM25 hit
+        lists, vector hit lists)``."""
+        hybrid = query.mode == "hybrid"
+        use_bm25 = query.mode in ("hybrid", "bm25")
+        use_vector = query.mode in ("hybrid", "vector")
+        bm25_count = self.settings.hybrid_bm25_candidates if hybrid else limit
+        vector_count = self.settings.hybrid_vector_candidates if hybrid else limit
+        bm25_task = (
+            asyncio.ensure_future(
+                asyncio.gather(*(self._bm25(q, bm25_count, source_ids) for q in plan.bm25))
+            )
+            if use_bm25
+            else None
+        )
+        # Let the BM25 statement go out, then embed on this thread while Postgres
+        # works: a query is a few milliseconds of onnxruntime, and on a busy machine
+        # waking a worker thread for it cost more (p50 11 vs 14 ms hybrid, SciFact).
+        try:
+            await asyncio.sleep(0)
+            vectors = self._vectors(plan.vectors) if use_vector else []
+            vector_lists = list(
+                await asyncio.gather(*(self._vector(v, vector_count, source_ids) for v in vectors))
+            )
+            bm25_lists = list(await bm25_task) if bm25_task is not None else []
+        finally:
+            if bm25_task is not None and not bm25_task.done():
+                bm25_task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await bm25_task
+        return vectors, bm25_lists, vector_lists
+
+    async def _bm25(
+        self, bm25_query: Bm25Query, count: int, source_ids: list[int] | None
+    ) -> list[ScoredChunk]:
+        with self.tracer.start_as_current_span("retriever.bm25"):
+            async with self._connect() as conn:
+                return await repository.bm25_search(
+                    conn,
+                    bm25_query,
+                    limit=count,
+                    k1=self.settings.bm25_k1,
+                    b=self.settings.bm25_b,
+                    source_ids=source_ids,
+                )
+
+    async def _vector(
+        self, vector: Vector, count: int, source_ids: list[int] | None
+    ) -> list[ScoredChunk]:
+        with self.tracer.start_as_current_span("retriever.vector"):
+            if count <= self.settings.hnsw_ef_search:
+                async with self._connect() as conn:
+                    return await repository.vector_search(
+                        conn, vector, limit=count, source_ids=source_ids
+                    )
+            # HNSW returns at most ef_search rows: widen it for this query only.
+            async with self.engine.connect() as conn, conn.begin():
+                await conn.execute(text(f"SET LOCAL hnsw.ef_search = {count:d}"))
+                return await repository.vector_search(
+                    conn, vector, limit=count, source_ids=source_ids
+                )
 
     async def _source_ids(self, names: Sequence[str] | None) -> list[int] | None:
         if names is None:
