@@ -8,7 +8,7 @@ MEMBERS := -e services/common -e services/shop -e gateway -e agent -e retriever
 STAMP := $(VENV)/.synced
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-agent images clean
+.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent images clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -54,6 +54,9 @@ bench-gateway: $(STAMP) ## Gateway overhead: the same load on shop directly and 
 
 bench-routing: $(STAMP) ## Routing quality and latency: make bench-routing DATASET=path (tools.jsonl + queries.jsonl)
 	$(PY) scripts/bench_routing.py $(DATASET)
+
+bench-shipped: $(STAMP) ## Routing quality on the shipped tools: make bench-shipped [REQUESTS=path.jsonl]
+	$(PY) scripts/bench_shipped.py $(REQUESTS)
 
 bench-agent: $(STAMP) ## Agent per-turn overhead and a concurrency run against recorded model responses
 	$(PY) scripts/bench_agent.py

@@ -158,7 +158,9 @@ async def run_bench(
         app = create_app(settings)
         async with LifespanManager(app) as manager:
             transport = httpx.ASGITransport(app=manager.app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://localhost"
+            ) as client:
                 started = time.perf_counter()
                 await register_all(client, [manifest(t, ids[t["tool_id"]]) for t in all_tools])
                 print(

@@ -192,6 +192,7 @@ def _router(
             top_k=settings.route_top_k,
             threshold=settings.route_threshold,
             alpha=settings.route_alpha,
+            cache_min_confidence=settings.route_cache_min_confidence,
         ),
     )
 

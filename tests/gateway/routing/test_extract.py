@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gateway.routing.extract import ArgumentExtractor
+import pytest
+
+from gateway.routing.extract import ArgumentExtractor, examples_of, shape_of
 
 SKU_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -76,3 +78,125 @@ def test_no_reference_back_means_no_context_fill() -> None:
 def test_a_value_that_does_not_match_the_pattern_is_not_taken() -> None:
     result = extractor.extract("stock of SKU12", SKU_SCHEMA)
     assert result.missing == ["sku"]
+
+
+# --- identifiers without a pattern -------------------------------------------------------------
+
+
+def _one(name: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": {name: spec}, "required": [name]}
+
+
+ORIGINAL_SKU = _one("sku", {"type": "string", "description": "商品的 SKU 编码例如 SKU2024001"})
+
+
+@pytest.mark.parametrize(
+    ("example", "shape"),
+    [
+        ("SKU2024001", "SKU\\d{7}"),
+        ("SO20240715001", "SO\\d{11}"),
+        ("ABC-123", "ABC\\-\\d{3}"),
+    ],
+)
+def test_an_example_becomes_a_shape(example: str, shape: str) -> None:
+    assert shape_of(example) == shape
+
+
+@pytest.mark.parametrize(
+    ("description", "examples"),
+    [
+        ("商品的 SKU 编码例如 SKU2024001", ["SKU2024001"]),
+        ("订单编号以 SO 开头格式如 SO20240715001", ["SO20240715001"]),
+        ("Order number, e.g. SO20240715001.", ["SO20240715001"]),
+        ("A ticket key like ABC-123", ["ABC-123"]),
+        ("Look back this many days (1-365)", []),
+        ("free text, e.g. bring an umbrella", []),
+    ],
+)
+def test_examples_are_read_from_the_description(description: str, examples: list[str]) -> None:
+    assert examples_of({"type": "string", "description": description}) == examples
+
+
+def test_the_original_sku_is_found_from_the_descriptions_example() -> None:
+    result = extractor.extract("SKU2024001 还有多少库存", ORIGINAL_SKU)
+    assert result.arguments == {"sku": "SKU2024001"}
+    assert result.missing == []
+
+
+def test_an_id_of_another_shape_is_not_taken_and_the_message_shows_the_shape() -> None:
+    result = extractor.extract("SKU12 和 SO20240715001 还有多少库存", ORIGINAL_SKU)
+    assert result.arguments == {}
+    assert result.missing == ["sku"]
+    message = result.missing_message(ORIGINAL_SKU)
+    assert "'sku'" in message
+    assert "looks like SKU2024001 (SKU\\d{7})" in message
+
+
+def test_the_original_follow_up_still_comes_from_the_session() -> None:
+    result = extractor.extract(
+        "那这个 SKU 最近卖得怎么样", ORIGINAL_SKU, previous={"sku": "SKU2024001"}
+    )
+    assert result.arguments == {"sku": "SKU2024001"}
+    assert result.from_context == ["sku"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "query", "value"),
+    [
+        (
+            {"type": "string", "description": "订单编号以 SO 开头格式如 SO20240715001"},
+            "帮我查一下订单 SO20240715001 到哪了",
+            "SO20240715001",
+        ),
+        (
+            {"type": "string", "examples": ["INV-2024-0001"]},
+            "pay invoice INV-2025-0042",
+            "INV-2025-0042",
+        ),
+        (
+            {"type": "string", "description": "like ABC-123"},
+            "close ticket XYZ-4567 now",
+            "XYZ-4567",
+        ),
+        ({"type": "string", "description": "e.g. 12345678"}, "ship 3 to 87654321", "87654321"),
+    ],
+)
+def test_other_id_formats_are_found_by_their_examples(
+    spec: dict[str, Any], query: str, value: str
+) -> None:
+    assert extractor.extract(query, _one("ref_id", spec)).arguments == {"ref_id": value}
+
+
+def test_an_example_shape_does_not_take_a_number_of_another_length() -> None:
+    result = extractor.extract(
+        "ship 3 to 876", _one("ref_id", {"type": "string", "description": "e.g. 12345678"})
+    )
+    assert result.missing == ["ref_id"]
+
+
+def test_with_no_example_an_id_like_name_finds_its_token() -> None:
+    bare = {"type": "string"}
+    assert extractor.extract("where is order SO20240715001?", _one("order_id", bare)).arguments == {
+        "order_id": "SO20240715001"
+    }
+    assert extractor.extract("stock for sku2024001 and 5 more", _one("sku", bare)).arguments == {
+        "sku": "sku2024001"
+    }
+    # not an id-like name: nothing is guessed
+    assert extractor.extract("weather at A4 please", _one("mood", bare)).missing == ["mood"]
+
+
+def test_two_parameters_of_one_shape_take_different_tokens() -> None:
+    spec = {"type": "string", "examples": ["SKU2024001"]}
+    schema = {
+        "type": "object",
+        "properties": {"from_sku": spec, "to_sku": spec},
+        "required": ["from_sku", "to_sku"],
+    }
+    result = extractor.extract("move stock from SKU2024003 to SKU2024004", schema)
+    assert result.arguments == {"from_sku": "SKU2024003", "to_sku": "SKU2024004"}
+
+
+def test_a_pattern_still_wins_over_the_description() -> None:
+    schema = _one("code", {"type": "string", "pattern": "^Z\\d{3}$", "description": "e.g. A123"})
+    assert extractor.extract("codes A123 and Z999", schema).arguments == {"code": "Z999"}

@@ -182,8 +182,10 @@ class HttpExecutor:
             body = json.dumps(rest, separators=(",", ":")).encode()
             headers.append(("Content-Type", "application/json"))
         host = urlsplit(url).hostname or ""
-        addresses = await self._resolver.resolve(host, self._tracer)
+        # The credential first: a secret the operator has not provided is the answer to
+        # give (an operator's task), before any lookup of the tool's host.
         auth = await self._credentials.headers(target.auth, target.url, deadline - loop.time())
+        addresses = await self._resolver.resolve(host, self._tracer)
         headers.extend(auth.items())
         if not spec.idempotent and idempotency_key:
             headers.append(("Idempotency-Key", idempotency_key))

@@ -10,9 +10,18 @@ strongest evidence its schema allows, in this order:
 3. ``format``: dates, emails, URLs;
 4. numbers for ``integer`` / ``number``: the number next to a mention of the
    parameter ("base of 10", "height 5"), else the next unused number in order;
-5. strings: a capitalised name for name-like parameters (city, company,
-   location ...), else a quoted span, else an example value the description
-   gives that appears in the query;
+5. strings: for a parameter with no ``pattern``, the shape of an identifier
+   inferred from its examples (the description's "e.g. SO20240715001",
+   "例如 SKU2024001", "格式如 ...", "like ABC-123", and the schema's ``examples``):
+   letters stay literal, digit runs become ``\\d{n}`` (``SKU2024001`` →
+   ``SKU\\d{7}``), and a token of that shape is searched in the query (exact
+   digit counts first, then roughly the example's length, then any letters of
+   the same case in place of the example's); with no example, an identifier-like
+   token (letters and digits) introduced by the parameter's name (``sku``,
+   ``order_id`` → "order") or, for an id-like name (``sku``, ``*_id``, ``*_code``
+   ...), the only such token in the query; then a capitalised name for
+   name-like parameters (city, company, location ...), else a quoted span,
+   else an example value the description gives that appears in the query;
 6. booleans: yes/true/enable vs no/false/disable near the parameter.
 
 A required parameter still missing may come from the session's previous call
@@ -24,7 +33,7 @@ tells the caller exactly what to add.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +50,17 @@ _FORMATS = {
     "uri": re.compile(r"https?://\S+"),
     "url": re.compile(r"https?://\S+"),
 }
-_NAME_LIKE = ("name", "city", "location", "company", "country", "place", "person", "team", "brand")
+_NAME_LIKE = (
+    "name", "city", "location", "company", "country", "place", "person", "team", "brand",
+    "customer", "recipient", "owner", "author", "contact",
+)  # fmt: skip
+# Free-text parameters: the text after the query's colon ("add this to the KB: <text>").
+_TEXT_NAMES = frozenset({"text", "content", "body", "document_text", "note", "notes"})
+# Search parameters: the text after a colon, else the whole request.
+_QUERY_NAMES = frozenset({"query", "question", "q", "search", "keywords", "search_query"})
+_FILE_NAMES = ("source", "file", "filename", "file_name", "document", "path", "doc")
+_FILE_TOKEN = re.compile(r"(?<![\w/.-])[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w.-])")
+_COLON = re.compile(r"[:：]\s*(.+)$", re.DOTALL)
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|of|de|la|du))*")
 _REFERS_BACK = re.compile(
     r"\b(this|that|it|its|same|previous|above|these|those)\b|这个|那个|该|它|这|那|上面|刚才",
@@ -74,6 +93,10 @@ def describe_parameter(name: str, schema: dict[str, Any]) -> str:
         hints.append("one of " + ", ".join(map(str, schema["enum"])))
     if "format" in schema:
         hints.append(f"format {schema['format']}")
+    if "pattern" not in schema and kind == "string":
+        shapes = [f"{e} ({shape_of(e)})" for e in examples_of(schema)[:3]]
+        if shapes:
+            hints.append("looks like " + ", ".join(shapes))
     detail = f"{kind}" + (f", {'; '.join(hints)}" if hints else "")
     description = schema.get("description")
     return f"'{name}' ({detail})" + (f": {description}" if description else "")
@@ -118,8 +141,34 @@ def _capitalised_names(query: str) -> list[str]:
     for match in _CAPITALISED.finditer(query):
         if match.start() in starts and " " not in match.group(0):
             continue  # a sentence's first word is capitalised anyway
+        if any(c.isdigit() for c in match.group(0)):
+            continue  # SKU2024001 is an identifier, not a name
         names.append(match.group(0).strip(" .,"))
     return names
+
+
+def _is_file_parameter(name: str, spec: dict[str, Any]) -> bool:
+    """A parameter naming a document or file: by its name, or by file-name examples."""
+    if name.lower() in _FILE_NAMES:
+        return True
+    described = " ".join(str(v) for v in _example_values(spec))
+    described += " " + str(spec.get("description", ""))
+    return bool(_FILE_TOKEN.search(described)) and "file" in described.lower() + name.lower()
+
+
+def _file_name(query: str, used: set[int]) -> str | None:
+    """The first file name in the query (``returns-policy.md``) no other parameter took."""
+    for match in _FILE_TOKEN.finditer(query):
+        if match.start() not in used and not match.group(0)[-1].isdigit():
+            used.add(match.start())
+            return match.group(0)
+    return None
+
+
+def _after_colon(query: str) -> str | None:
+    match = _COLON.search(query)
+    text = match.group(1).strip() if match else ""
+    return text or None
 
 
 class ArgumentExtractor:
@@ -137,12 +186,13 @@ class ArgumentExtractor:
         order = required + [p for p in props if p not in required]
         result = Extraction()
         used_numbers: set[int] = set()
+        used_ids: set[int] = set()  # where the identifiers other parameters took start
         quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
         names = _capitalised_names(query)
 
         for name in order:
             spec = props.get(name) or {}
-            value = self._fill(query, name, spec, used_numbers, quoted, names)
+            value = self._fill(query, name, spec, used_numbers, quoted, names, used_ids)
             if value is not None:
                 result.arguments[name] = value
 
@@ -165,6 +215,7 @@ class ArgumentExtractor:
         used_numbers: set[int],
         quoted: list[str],
         names: list[str],
+        used_ids: set[int],
     ) -> Any:
         kind = spec.get("type", "string")
         if "pattern" in spec:
@@ -201,7 +252,21 @@ class ArgumentExtractor:
                 return False
             return None
         if kind == "string":
-            if any(hint in name.lower() for hint in _NAME_LIKE) and names:
+            identifier = _identifier(query, name, spec, used_ids)
+            if identifier is not None:
+                return identifier
+            if _is_file_parameter(name, spec):
+                file_name = _file_name(query, used_ids)
+                if file_name is not None:
+                    return file_name
+            lowered = name.lower()
+            if lowered in _TEXT_NAMES or lowered in _QUERY_NAMES:
+                body = _after_colon(query)
+                if body is not None:
+                    return body
+                if lowered in _QUERY_NAMES:
+                    return query.strip()
+            if any(hint in lowered for hint in _NAME_LIKE) and names:
                 return names.pop(0)
             if quoted:
                 return quoted.pop(0)
@@ -209,3 +274,162 @@ class ArgumentExtractor:
                 if example.strip() and example.strip().lower() in query.lower():
                     return example.strip()
         return None
+
+
+# --- identifiers without a pattern -------------------------------------------------------------
+
+# An example value introduced in a description: "e.g. X", "例如 X", "格式如 X", "like X" ...
+_EXAMPLE_MARKER = re.compile(
+    r"(?:(?:\be\.?g\.?|\bfor example|\bfor instance|\bsuch as|\blike|\bsamples?|"
+    r"\bexamples?)(?![A-Za-z])|例如|比如|譬如|格式如|格式为|格式是|形如|示例|样例|例|如)"
+    r"\s*[:：,，]?\s*[\"'“‘「`]?([A-Za-z0-9][A-Za-z0-9_\-./#]*[A-Za-z0-9])",
+    re.IGNORECASE,
+)
+# An identifier-looking token: letters and digits (and - _ . / #), with at least one digit.
+_ID_TOKEN = re.compile(
+    r"(?<![A-Za-z0-9_\-])[A-Za-z0-9][A-Za-z0-9_\-./#]*[A-Za-z0-9](?![A-Za-z0-9_])"
+)
+_MAX_EXAMPLES = 8  # shapes tried per parameter: a long list of examples cannot slow routing
+_ID_NAMES = ("id", "sku", "code", "number", "no", "num", "ref", "reference", "key", "serial")
+_RUNS = re.compile(r"[A-Za-z]+|\d+|.", re.DOTALL)
+# Word characters around a match that would make it part of a longer token.
+_LEFT = r"(?:^|[^A-Za-z0-9_])"
+_RIGHT = r"(?:$|[^A-Za-z0-9_])"
+
+
+def examples_of(spec: dict[str, Any]) -> list[str]:
+    """Identifier-like example values of a string parameter: the schema's ``examples`` /
+    ``example`` / ``default``, then those its description introduces ("e.g. X", "例如 X")."""
+    unique: dict[str, None] = {}
+    for value in _example_values(spec):
+        if isinstance(value, str) and _is_identifier(value):
+            unique.setdefault(value)
+            if len(unique) == _MAX_EXAMPLES:
+                break
+    return list(unique)
+
+
+def _example_values(spec: dict[str, Any]) -> Iterator[object]:
+    raw = spec.get("examples")
+    if isinstance(raw, list):
+        yield from raw
+    for key in ("example", "default"):
+        if key in spec:
+            yield spec[key]
+    description = spec.get("description")
+    if isinstance(description, str):
+        for match in _EXAMPLE_MARKER.finditer(description):  # lazily: stop at enough
+            yield match.group(1)
+
+
+def _is_identifier(value: str) -> bool:
+    return (
+        2 < len(value) <= 64
+        and any(c.isdigit() for c in value)
+        and _ID_TOKEN.fullmatch(value) is not None
+    )
+
+
+def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -> str:
+    """The RE2 shape of an example identifier: ``SKU2024001`` → ``SKU\\d{7}``.
+
+    ``digits``: ``exact`` (``\\d{n}``) or ``near`` (about the example's length);
+    ``letters``: ``literal`` or ``class`` (``[A-Z]{n}`` / ``[a-z]{n}`` / ``[A-Za-z]{n}``).
+    """
+    out: list[str] = []
+    for run in _RUNS.findall(example):
+        if run.isdigit():
+            n = len(run)
+            out.append(rf"\d{{{n}}}" if digits == "exact" else rf"\d{{{max(1, n // 2)},{n * 2}}}")
+        elif run.isalpha() and run.isascii():
+            if letters == "literal":
+                out.append(re.escape(run))
+            else:
+                chars = "A-Z" if run.isupper() else "a-z" if run.islower() else "A-Za-z"
+                out.append(f"[{chars}]{{{len(run)}}}")
+        else:
+            out.append(re.escape(run))
+    return "".join(out)
+
+
+def _find_shape(query: str, shape: str, used: set[int]) -> str | None:
+    """The first token of ``shape`` (RE2) in ``query`` that no other parameter took."""
+    try:
+        program = compile_pattern(f"{_LEFT}({shape}){_RIGHT}")
+    except PatternError:
+        return None
+    position = 0
+    while position <= len(query):
+        try:
+            match = program.search(query, position)
+        except UnicodeEncodeError:  # text RE2 cannot read (a lone surrogate)
+            return None
+        if match is None:
+            return None
+        if match.start(1) not in used:
+            used.add(match.start(1))
+            return str(match.group(1))
+        position = match.end(1)
+    return None
+
+
+def _is_id_name(name: str) -> bool:
+    parts = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)  # order_id, orderId, sku
+    return any(part.lower() in _ID_NAMES for part in parts)
+
+
+def _identifier(query: str, name: str, spec: dict[str, Any], used: set[int]) -> str | None:
+    """An identifier for a string parameter without a ``pattern``, or None.
+
+    Only text of the query is ever returned: the shapes decide which token, never what it says.
+    """
+    if "pattern" in spec or "enum" in spec or "format" in spec:
+        return None
+    examples = examples_of(spec)
+    if not examples:
+        return _identifier_by_name(query, name, used)
+    for digits, letters in (
+        ("exact", "literal"),
+        ("near", "literal"),
+        ("exact", "class"),
+        ("near", "class"),
+    ):
+        for example in examples:
+            if letters == "class" and not any(c.isalpha() for c in example):
+                continue
+            if digits == "near" and not any(c.isalpha() for c in example):
+                continue  # a bare number of another length is not this identifier
+            found = _find_shape(query, shape_of(example, digits=digits, letters=letters), used)
+            if found is not None:
+                return found
+    return None  # the examples say what it looks like, and nothing in the query does
+
+
+def _identifier_by_name(query: str, name: str, used: set[int]) -> str | None:
+    """With no example: for an id-like name (``sku``, ``order_id``), a letters-and-digits
+    token that starts with the name ("sku" → SKU2024001), else one the name introduces
+    ("order SO20240715001"), else the only such token in the query."""
+    if not _is_id_name(name):
+        return None
+    tokens = [
+        m for m in _ID_TOKEN.finditer(query) if _is_identifier(m.group(0)) and m.start() not in used
+    ]
+    if not tokens:
+        return None
+    words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 1 and w not in ("id", "no")]
+    chosen = next((t for t in tokens if any(t.group(0).lower().startswith(w) for w in words)), None)
+    lowered = query.lower()
+    for word in words if chosen is None else ():
+        for mention in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
+            chosen = next((t for t in tokens if 0 <= t.start() - mention.end() <= 3), None)
+            if chosen is not None:
+                break
+        if chosen is not None:
+            break
+    mixed = [t for t in tokens if any(c.isalpha() for c in t.group(0))]
+    if chosen is None and len(mixed) == 1:
+        chosen = mixed[0]
+    if chosen is None:
+        return None
+    used.add(chosen.start())
+    return chosen.group(0)

@@ -2,8 +2,12 @@
 
     candidates   the tools this caller may use (``auth.service.can_use``), in
                  the request's namespaces: filtered before anything is ranked
-    route cache  exact text, then a semantically equal query, in this scope
     coarse       ``ToolIndex``: dense + BM25, fused, top-k with scores
+    route cache  the query's shape (values abstracted: ``cache.abstract``), exact then
+                 semantically equal, in this scope; served only while the cached tool
+                 is still a top-k candidate above ``threshold`` (else dropped), with
+                 arguments filled from this query; only routes at or above
+                 ``cache_min_confidence`` are cached
     fine         an LLM picks and fills arguments (``rerank``), or offline:
                  top-1 above ``threshold`` and schema-guided extraction
     context      a required argument the query refers back to ("this SKU")
@@ -28,7 +32,7 @@ from opentelemetry import trace
 
 from gateway.auth.service import can_use
 from gateway.registry.cache import RegistryCache
-from gateway.routing.cache import RouteCache, scope_of
+from gateway.routing.cache import CachedRoute, RouteCache, Vector, abstract, scope_of
 from gateway.routing.context import PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
 from gateway.routing.extract import ArgumentExtractor, Extraction
@@ -68,6 +72,7 @@ class RouterSettings:
     threshold: float = 0.3
     alpha: float = 0.8
     name_weight: float = 0.3
+    cache_min_confidence: float = 0.45
 
 
 class Router:
@@ -214,32 +219,99 @@ class Router:
         previous = previous_arguments(list(recent))
 
         cached, cached_vectors = await self.cache.probe(scope, query)
-        vector = None
-        if cached is None:
-            vector = self.embedder.embed_one(query)
-            if cached_vectors:
-                cached = await self.cache.get_similar(scope, vector, cached_vectors)
-        if cached is not None and cached.tool_id in allowed:
-            hit = self._fill(query, cached.tool_id, previous)
-            if not hit.missing and self._validate(cached.tool_id, hit.arguments) is None:
-                return RouteDecision(
-                    cached.tool_id,
-                    hit.arguments,
-                    cached.confidence,
-                    "route_cache",
-                    why=f"cache {cached.match} hit (similarity {cached.similarity:.3f})",
-                )
-        if vector is None:
-            vector = self.embedder.embed_one(query)
-
+        vector, shape_vector = self._embed(query, shape=cached is None and cached_vectors > 0)
+        if cached is None and shape_vector is not None:
+            cached = await self.cache.get_similar(scope, shape_vector, cached_vectors)
+        # The coarse stage runs on every request: a cache hit is checked against it.
         candidates = index.search(query, vector, allowed=allowed, k=self.settings.top_k)
-        if self.provider is not None:
-            decision = await self._fine_llm(query, candidates, recent)
-        else:
-            decision = self._fine_offline(query, candidates, previous)
+        note = ""
+        if cached is not None:
+            served, note = await self._serve_cached(
+                scope, query, cached, allowed, candidates, previous
+            )
+            if served is not None:
+                return served
+        try:
+            if self.provider is not None:
+                decision = await self._fine_llm(query, candidates, recent)
+            else:
+                decision = self._fine_offline(query, candidates, previous)
+        except RouteFailed as exc:
+            exc.decision.why = "; ".join(filter(None, (note, exc.decision.why)))
+            raise
+        decision.why = "; ".join(filter(None, (note, decision.why)))
         if decision.tool_id:
-            await self.cache.put(scope, query, vector, decision.tool_id, decision.confidence)
+            await self._remember(scope, query, shape_vector, decision)
         return decision
+
+    # -- route cache -----------------------------------------------------------------
+
+    def _embed(self, query: str, *, shape: bool) -> tuple[Vector, Vector | None]:
+        """The query's vector (for the coarse stage) and, when ``shape``, its shape's
+        (for the cache), embedded together."""
+        if not shape:
+            return self.embedder.embed_one(query), None
+        vectors = self.embedder.embed([query, abstract(query)])
+        return vectors[0], vectors[1]
+
+    async def _serve_cached(
+        self,
+        scope: str,
+        query: str,
+        cached: CachedRoute,
+        allowed: frozenset[str],
+        candidates: list[Candidate],
+        previous: dict[str, Any],
+    ) -> tuple[RouteDecision | None, str]:
+        """The decision for a cache hit, or None and why it is not served. A hit only
+        saves the choice: the cached tool must still be a candidate of the coarse stage
+        for *this* query (a wrong route cached for one id cannot spread to another),
+        and the arguments come from this query, never from the cache."""
+        label = f"cached route {cached.tool_id} ({cached.match} hit"
+        label += f", similarity {cached.similarity:.3f})" if cached.match == "semantic" else ")"
+        if cached.tool_id not in allowed:
+            return None, f"{label} not visible to this caller"
+        rank, current = next(
+            ((i, c) for i, c in enumerate(candidates, 1) if c.tool_id == cached.tool_id),
+            (0, None),
+        )
+        if current is None or current.confidence < self.settings.threshold:
+            await self.cache.drop(scope, cached)
+            reason = (
+                f"not among the top-{self.settings.top_k} candidates"
+                if current is None
+                else f"confidence {current.confidence:.3f} < {self.settings.threshold}"
+            )
+            log.info("route_cache_dropped", tool_id=cached.tool_id, reason=reason)
+            return None, f"{label} dropped: {reason}"
+        hit = self._fill(query, cached.tool_id, previous)
+        error = None if hit.missing else self._validate(cached.tool_id, hit.arguments)
+        if hit.missing or error is not None:
+            return None, f"{label} not used: arguments {error or 'incomplete'}"
+        why = f"{label}; candidate #{rank}, confidence {current.confidence:.3f}"
+        why += "; arguments filled from this query"
+        if hit.from_context:
+            why += f" ({', '.join(hit.from_context)} from the session's previous call)"
+        decision = RouteDecision(
+            cached.tool_id, hit.arguments, current.confidence, "route_cache", candidates, why
+        )
+        return decision, ""
+
+    async def _remember(
+        self, scope: str, query: str, shape_vector: Vector | None, decision: RouteDecision
+    ) -> None:
+        """Cache the decision's tool (never its arguments) when it is confident enough to
+        reuse: a weak guess is never served again."""
+        assert decision.tool_id is not None
+        bar = self.settings.cache_min_confidence
+        if decision.confidence < bar:
+            decision.why += f"; not cached (confidence {decision.confidence:.3f} < {bar})"
+            return
+        if shape_vector is None:
+            shape_vector = self.embedder.embed_one(abstract(query))
+        await self.cache.put(
+            scope, query, shape_vector, decision.tool_id, decision.confidence, decision.route_hint
+        )
 
     def _fill(self, query: str, tool_id: str, previous: dict[str, Any]) -> Extraction:
         schema = self.registry.tools[tool_id].spec.input_schema

@@ -21,6 +21,14 @@ class RoutingSettings(BaseSettings):
     route_cache_threshold: float = Field(
         0.92, ge=0.5, le=1.0, description="Cosine at which a cached query counts as the same."
     )
+    route_cache_min_confidence: float = Field(
+        0.45,
+        ge=0.0,
+        le=1.0,
+        description="Only routes at least this confident are cached (same scale as "
+        "`ROUTE_THRESHOLD`: 0.3 routes at all, clear matches score about 0.5-0.7), so a "
+        "weak guess is never reused.",
+    )
     route_cache_ttl_s: int = Field(3600, ge=1, description="How long a cached route lives.")
     session_context_calls: int = Field(5, ge=0, description="Past calls kept per session.")
     session_context_ttl_s: int = Field(3600, ge=1, description="Session context lifetime.")

@@ -64,13 +64,33 @@ def cjk_share(text: str) -> float:
     return cjk / (cjk + latin) if cjk else 0.0
 
 
+# A sentence that says what a tool is NOT for ("Not for removing documents (use
+# rag_delete_source)") names exactly the requests that should go elsewhere: left in the
+# text a tool is found by, it pulls those requests toward the wrong tool.
+_NEGATIVE_SENTENCE = re.compile(
+    r"^\s*(?:not\s+(?:for|to\s+be\s+used|suitable|intended|meant)|do\s+not\s+use|"
+    r"don'?t\s+use|never\s+use|cannot\s+be\s+used|不适用|不支持|不用于|不能用于|请勿|勿用|"
+    r"不可用于|并非用于)",
+    re.IGNORECASE,
+)
+_SENTENCES = re.compile(r"[^.!?。！？；;]+[.!?。！？；;]?")
+
+
+def positive_description(description: str) -> str:
+    """The description without its sentences about what the tool is not for."""
+    kept = [s for s in _SENTENCES.findall(description) if not _NEGATIVE_SENTENCE.match(s)]
+    return "".join(kept).strip() or description
+
+
 def tool_document(manifest: dict[str, Any]) -> str:
-    """The text a tool is found by: name, id, description, aliases, parameters."""
+    """The text a tool is found by: name, id, what the description says it is for,
+    aliases, example requests, parameters."""
     parts = [
         split_identifier(str(manifest.get("tool_id", ""))),
         str(manifest.get("name") or ""),
-        str(manifest.get("description") or ""),
+        positive_description(str(manifest.get("description") or "")),
         " ".join(str(a) for a in manifest.get("aliases") or []),
+        " ".join(str(e) for e in manifest.get("examples") or []),
     ]
     properties = (manifest.get("input_schema") or {}).get("properties") or {}
     for pname, pschema in properties.items():

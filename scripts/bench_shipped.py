@@ -1,0 +1,257 @@
+"""Routing quality on the shipped tools: our own hand-written requests.
+
+    make bench-shipped
+    make bench-shipped REQUESTS=path/to/requests.jsonl
+
+Each line of the requests file is ``{"query", "gold": tool_id | null, "lang":
+"en" | "zh", "session"?, "follow_up"?}``. An in-process gateway (embedded
+Postgres and Redis, or DATABASE_URL / REDIS_URL) loads ``manifests/`` by tool
+auto-discovery, and every request goes, in file order, through ``POST /run``
+with ``dry_run`` as a caller claiming every role the shipped tools ask for.
+
+Requests that share a ``session`` share a ``session_id``; the others get a
+fresh one. A dry run executes nothing, so it leaves nothing in the session
+context; after each routed request of a session the bench records the routed
+call there (tool and arguments, no output), as the real call would have, so a
+follow-up sees what it would see after the earlier request ran.
+
+Reported: top-1 accuracy on requests with a gold tool (overall, per language,
+follow-ups), the rejection rate of off-topic requests (``gold: null``, answered
+``no_matching_tool``), and a confusion list with the misrouted queries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import typer
+from asgi_lifespan import LifespanManager
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_REQUESTS = REPO / "tests" / "data" / "shipped_requests.jsonl"
+USER_ID = "bench"
+ROLES = ["admin", "ops_admin", "kb_admin", "finance", "order_manager"]
+REJECTED = "no_matching_tool"
+SHOW_MISROUTED = 40
+QUERY_WIDTH = 90
+
+
+@dataclass(frozen=True)
+class Outcome:
+    request: dict[str, Any]
+    status: int
+    predicted: str | None  # the tool routed to (even if its arguments did not fit), or None
+    reason: str | None  # the failure reason, None on success
+    confidence: float | None
+    hint: str | None
+
+    @property
+    def gold(self) -> str | None:
+        gold: str | None = self.request.get("gold")
+        return gold
+
+    @property
+    def rejected(self) -> bool:
+        return self.reason == REJECTED or self.status == 404
+
+    @property
+    def label(self) -> str:
+        """What the gateway answered, for the confusion list."""
+        if self.rejected:
+            return "(rejected)"
+        if self.predicted is None:
+            return f"(error: {self.reason or self.status})"
+        return self.predicted
+
+    @property
+    def correct(self) -> bool:
+        if self.gold is None:
+            return self.rejected
+        return not self.rejected and self.predicted == self.gold
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@contextmanager
+def backends() -> Iterator[tuple[str, str]]:
+    from reach_common import migrate
+    from reach_common.embedded import EmbeddedServers
+
+    database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    with tempfile.TemporaryDirectory(prefix="reach-bench-") as tmp:
+        servers = None
+        if not database_url or not redis_url:
+            servers = EmbeddedServers(Path(tmp)).start(
+                need_postgres=not database_url, need_redis=not redis_url
+            )
+            database_url = database_url or servers.postgres.url  # type: ignore[union-attr]
+            redis_url = redis_url or servers.redis.url  # type: ignore[union-attr]
+        migrate.upgrade(database_url)
+        try:
+            yield database_url, redis_url
+        finally:
+            if servers is not None:
+                servers.stop()
+
+
+async def send(
+    client: httpx.AsyncClient, request: dict[str, Any], session_id: str
+) -> tuple[Outcome, dict[str, Any]]:
+    body = {
+        "session_id": session_id,
+        "user_query": request["query"],
+        "dry_run": True,
+        "user_context": {"user_id": USER_ID, "roles": ROLES},
+    }
+    response = await client.post("/run", json=body)
+    data: dict[str, Any] = response.json()
+    error = data.get("error") or {}
+    route = data.get("route") or {}
+    reason = None if data.get("success") else (error.get("reason") or data.get("reason"))
+    outcome = Outcome(
+        request=request,
+        status=response.status_code,
+        predicted=data.get("tool_id"),
+        reason=reason,
+        confidence=route.get("confidence"),
+        hint=route.get("route_hint"),
+    )
+    return outcome, data
+
+
+async def run_all(requests: list[dict[str, Any]]) -> tuple[list[Outcome], int]:
+    from gateway.app import create_app
+    from gateway.settings import Settings
+
+    with backends() as (database_url, redis_url):
+        settings = Settings(
+            database_url=database_url,
+            redis_url=redis_url,
+            log_level="WARNING",
+            auth_mode="permissive",
+            tool_auto_discovery=True,
+            manifests_dir=str(REPO / "manifests"),
+            gc_freeze=False,
+        )
+        app = create_app(settings)
+        async with LifespanManager(app) as manager:
+            transport = httpx.ASGITransport(app=manager.app)
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://localhost"
+            ) as client:
+                headers = {"X-User-Id": USER_ID, "X-User-Roles": ",".join(ROLES)}
+                listed = await client.get("/tools/list", headers=headers)
+                if listed.status_code != 200:
+                    raise SystemExit(f"GET /tools/list: {listed.status_code} {listed.text}")
+                visible = len(listed.json()["tools"])
+                context = app.state.runtime.run.context
+                run_id = uuid.uuid4().hex[:8]  # fresh sessions even on a reused Redis
+                outcomes = []
+                for i, request in enumerate(requests):
+                    session = request.get("session")
+                    session_id = f"shipped-{run_id}-{session or i}"
+                    outcome, data = await send(client, request, session_id)
+                    outcomes.append(outcome)
+                    if session and data.get("success") and outcome.predicted:
+                        await context.remember(
+                            USER_ID,
+                            session_id,
+                            outcome.predicted,
+                            data.get("arguments") or {},
+                            None,
+                        )
+    return outcomes, visible
+
+
+def rate(hits: int, total: int) -> str:
+    return f"{hits / total:.3f} ({hits}/{total})" if total else "n/a (0/0)"
+
+
+def accuracy_line(label: str, outcomes: list[Outcome]) -> str:
+    return f"  {label:<22s} {rate(sum(o.correct for o in outcomes), len(outcomes))}"
+
+
+def report(path: Path, outcomes: list[Outcome], visible: int) -> None:
+    routed = [o for o in outcomes if o.gold is not None]
+    offtopic = [o for o in outcomes if o.gold is None]
+    langs = sorted({str(o.request.get("lang")) for o in outcomes})
+    follow = [o for o in routed if o.request.get("follow_up")]
+    try:
+        shown = path.resolve().relative_to(REPO)
+    except ValueError:
+        shown = path
+    print(f"shipped-tools routing bench: {shown}")
+    print(
+        f"{len(outcomes)} requests: {len(routed)} with a gold tool, {len(offtopic)} off-topic; "
+        + ", ".join(
+            f"{lang} {sum(o.request.get('lang') == lang for o in outcomes)}" for lang in langs
+        )
+        + f"; {sum(bool(o.request.get('follow_up')) for o in outcomes)} follow-ups"
+    )
+    print(f"tools visible to the bench caller: {visible}")
+    print("\ntop-1 accuracy, requests with a gold tool (POST /run, dry_run):")
+    print(accuracy_line("overall", routed))
+    for lang in langs:
+        print(accuracy_line(lang, [o for o in routed if o.request.get("lang") == lang]))
+    print(accuracy_line("follow-ups", follow))
+    args_invalid = sum(o.reason == "invalid_arguments" for o in routed)
+    right_tool_args_invalid = sum(
+        o.reason == "invalid_arguments" and o.predicted == o.gold for o in routed
+    )
+    print(
+        f"  answered invalid_arguments: {args_invalid} "
+        f"({right_tool_args_invalid} of them on the right tool, counted correct)"
+    )
+    print("\noff-topic rejection (gold null, answered no_matching_tool):")
+    print(accuracy_line("overall", offtopic))
+    for lang in langs:
+        print(accuracy_line(lang, [o for o in offtopic if o.request.get("lang") == lang]))
+
+    wrong = [o for o in outcomes if not o.correct]
+    confusion = Counter((o.gold or "(none)", o.label) for o in wrong)
+    print(f"\nconfusion, gold -> predicted: count ({len(wrong)} wrong):")
+    for (gold, label), count in sorted(confusion.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"  {gold} -> {label}: {count}")
+    print(f"\nmisrouted queries (first {min(SHOW_MISROUTED, len(wrong))} of {len(wrong)}):")
+    for o in wrong[:SHOW_MISROUTED]:
+        query = " ".join(str(o.request["query"]).split())
+        if len(query) > QUERY_WIDTH:
+            query = query[: QUERY_WIDTH - 1] + "…"
+        conf = f"{o.confidence:.2f}" if isinstance(o.confidence, int | float) else "-"
+        tag = " follow-up" if o.request.get("follow_up") else ""
+        print(
+            f"  [{o.request.get('lang')}{tag}] {o.gold or '(none)'} -> {o.label} "
+            f"(conf {conf}, {o.hint or '-'}): {query}"
+        )
+
+
+def main(
+    requests: Annotated[
+        Path, typer.Argument(help="JSONL of requests: query, gold, lang, session?, follow_up?")
+    ] = DEFAULT_REQUESTS,
+) -> None:
+    if not requests.exists():
+        raise typer.BadParameter(f"{requests} does not exist")
+    rows = read_jsonl(requests)
+    outcomes, visible = asyncio.run(run_all(rows))
+    report(requests, outcomes, visible)
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(10000)
+    typer.run(main)
