@@ -22,14 +22,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -37,6 +33,8 @@ import httpx
 import numpy as np
 import typer
 from asgi_lifespan import LifespanManager
+
+from reach_common.embedded import temporary_backends
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
 THRESHOLDS = (0.0, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
@@ -84,28 +82,6 @@ def manifest(tool: dict[str, Any], tool_id: str) -> dict[str, Any]:
     }
 
 
-@contextmanager
-def backends() -> Iterator[tuple[str, str]]:
-    from reach_common import migrate
-    from reach_common.embedded import EmbeddedServers
-
-    database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
-    with tempfile.TemporaryDirectory(prefix="reach-bench-") as tmp:
-        servers = None
-        if not database_url or not redis_url:
-            servers = EmbeddedServers(Path(tmp)).start(
-                need_postgres=not database_url, need_redis=not redis_url
-            )
-            database_url = database_url or servers.postgres.url  # type: ignore[union-attr]
-            redis_url = redis_url or servers.redis.url  # type: ignore[union-attr]
-        migrate.upgrade(database_url)
-        try:
-            yield database_url, redis_url
-        finally:
-            if servers is not None:
-                servers.stop()
-
-
 def pct(values: list[float], q: float) -> float:
     return float(np.percentile(np.array(values), q)) if values else float("nan")
 
@@ -147,7 +123,7 @@ async def run_bench(
     ids = map_ids([t["tool_id"] for t in all_tools])
     back = {v: k for k, v in ids.items()}
 
-    with backends() as (database_url, redis_url):
+    with temporary_backends() as (database_url, redis_url):
         settings = Settings(
             database_url=database_url,
             redis_url=redis_url,

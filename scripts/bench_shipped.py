@@ -24,13 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
-import tempfile
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -38,6 +34,8 @@ from typing import Annotated, Any
 import httpx
 import typer
 from asgi_lifespan import LifespanManager
+
+from reach_common.embedded import temporary_backends
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_REQUESTS = REPO / "tests" / "data" / "shipped_requests.jsonl"
@@ -87,28 +85,6 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-@contextmanager
-def backends() -> Iterator[tuple[str, str]]:
-    from reach_common import migrate
-    from reach_common.embedded import EmbeddedServers
-
-    database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
-    with tempfile.TemporaryDirectory(prefix="reach-bench-") as tmp:
-        servers = None
-        if not database_url or not redis_url:
-            servers = EmbeddedServers(Path(tmp)).start(
-                need_postgres=not database_url, need_redis=not redis_url
-            )
-            database_url = database_url or servers.postgres.url  # type: ignore[union-attr]
-            redis_url = redis_url or servers.redis.url  # type: ignore[union-attr]
-        migrate.upgrade(database_url)
-        try:
-            yield database_url, redis_url
-        finally:
-            if servers is not None:
-                servers.stop()
-
-
 async def send(
     client: httpx.AsyncClient, request: dict[str, Any], session_id: str
 ) -> tuple[Outcome, dict[str, Any]]:
@@ -138,7 +114,7 @@ async def run_all(requests: list[dict[str, Any]]) -> tuple[list[Outcome], int]:
     from gateway.app import create_app
     from gateway.settings import Settings
 
-    with backends() as (database_url, redis_url):
+    with temporary_backends() as (database_url, redis_url):
         settings = Settings(
             database_url=database_url,
             redis_url=redis_url,

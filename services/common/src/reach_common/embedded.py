@@ -20,8 +20,10 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,6 +209,30 @@ def ensure_urls(settings: Any) -> EmbeddedServers | None:
     os.environ.setdefault("DATABASE_URL", settings.database_url)
     os.environ.setdefault("REDIS_URL", settings.redis_url)
     return servers
+
+
+@contextlib.contextmanager
+def temporary_backends() -> Iterator[tuple[str, str]]:
+    """``(database_url, redis_url)`` for a one-off run (benchmarks): ``DATABASE_URL`` /
+    ``REDIS_URL`` when set, else embedded servers in a temporary folder; migrated to
+    head, and stopped and removed afterwards."""
+    from reach_common import migrate  # alembic: only for callers that need a database
+
+    database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
+    with tempfile.TemporaryDirectory(prefix="reach-bench-") as tmp:
+        servers = None
+        if not database_url or not redis_url:
+            servers = EmbeddedServers(Path(tmp)).start(
+                need_postgres=not database_url, need_redis=not redis_url
+            )
+            database_url = database_url or servers.postgres.url  # type: ignore[union-attr]
+            redis_url = redis_url or servers.redis.url  # type: ignore[union-attr]
+        migrate.upgrade(database_url)
+        try:
+            yield database_url, redis_url
+        finally:
+            if servers is not None:
+                servers.stop()
 
 
 def remove_data(data_dir: Path) -> None:
