@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,6 +44,8 @@ from reach_common.embeddings import Embedder
 from reach_common.llm.types import LLMProvider
 
 log = structlog.get_logger(__name__)
+# Query vectors kept per replica: a repeated request (a cache hit, a retry) skips the model.
+_RECENT_VECTORS = 4096
 tracer = trace.get_tracer("gateway.routing")
 
 
@@ -92,6 +95,7 @@ class Router:
         self.settings = settings or RouterSettings()
         self.extractor = ArgumentExtractor()
         self._vectors = VectorCache(embedder)
+        self._recent_vectors: OrderedDict[str, Vector] = OrderedDict()
         self._index: ToolIndex | None = None
         self._building: asyncio.Lock = asyncio.Lock()
         self._visible: dict[tuple[int, bool, frozenset[str], frozenset[str]], frozenset[str]] = {}
@@ -248,11 +252,20 @@ class Router:
 
     def _embed(self, query: str, *, shape: bool) -> tuple[Vector, Vector | None]:
         """The query's vector (for the coarse stage) and, when ``shape``, its shape's
-        (for the cache), embedded together."""
-        if not shape:
-            return self.embedder.embed_one(query), None
-        vectors = self.embedder.embed([query, abstract(query)])
-        return vectors[0], vectors[1]
+        (for the cache), embedded together; a text embedded lately is not embedded again
+        (a repeated query then costs an index search, not a model run)."""
+        texts = [query, abstract(query)] if shape else [query]
+        missing = [t for t in texts if t not in self._recent_vectors]
+        if missing:
+            for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
+                self._recent_vectors[text] = vector
+                if len(self._recent_vectors) > _RECENT_VECTORS:
+                    self._recent_vectors.popitem(last=False)
+        vectors = []
+        for text in texts:
+            self._recent_vectors.move_to_end(text)
+            vectors.append(self._recent_vectors[text])
+        return vectors[0], (vectors[1] if shape else None)
 
     async def _serve_cached(
         self,
@@ -308,7 +321,7 @@ class Router:
             decision.why += f"; not cached (confidence {decision.confidence:.3f} < {bar})"
             return
         if shape_vector is None:
-            shape_vector = self.embedder.embed_one(abstract(query))
+            shape_vector = self._embed(abstract(query), shape=False)[0]
         await self.cache.put(
             scope, query, shape_vector, decision.tool_id, decision.confidence, decision.route_hint
         )
