@@ -14,8 +14,7 @@ import httpx
 from fastapi import Depends, Request
 
 from gateway.runtime import GatewayRuntime
-from reach_common.auth.authenticator import context_from_headers
-from reach_common.auth.caller import Caller
+from reach_common.auth.authenticator import CallerDep
 from reach_common.db import SessionDep
 from reach_common.telemetry import Telemetry
 
@@ -53,12 +52,3 @@ RuntimeDep = Annotated[GatewayRuntime, Depends(get_runtime)]
 HttpDep = Annotated[httpx.AsyncClient, Depends(get_http)]
 TelemetryDep = Annotated[Telemetry, Depends(get_telemetry)]
 ClientAddressDep = Annotated[str | None, Depends(get_client_address)]
-
-
-async def get_caller(request: Request, runtime: RuntimeDep) -> Caller:
-    """The caller of a request without a body: a credential, or in permissive mode the
-    ``X-User-Id`` / ``X-User-Roles`` headers."""
-    return await runtime.auth.resolve(request.headers, context_from_headers(request.headers))
-
-
-CallerDep = Annotated[Caller, Depends(get_caller)]
