@@ -200,3 +200,19 @@ def test_two_parameters_of_one_shape_take_different_tokens() -> None:
 def test_a_pattern_still_wins_over_the_description() -> None:
     schema = _one("code", {"type": "string", "pattern": "^Z\\d{3}$", "description": "e.g. A123"})
     assert extractor.extract("codes A123 and Z999", schema).arguments == {"code": "Z999"}
+
+
+def test_a_remembered_fact_fills_what_the_query_refers_to() -> None:
+    remembered = ["Prefers answers in German", "My usual SKU is SKU2024003"]
+    result = extractor.extract(
+        "how is my usual product selling?", SKU_SCHEMA, remembered=remembered
+    )
+    assert result.arguments == {"sku": "SKU2024003"}
+    assert result.from_memory == ["sku"]
+    # Named in the query: the query wins; not referred to at all: nothing is borrowed.
+    named = extractor.extract("stock of SKU2024001", SKU_SCHEMA, remembered=remembered)
+    assert named.arguments == {"sku": "SKU2024001"}
+    assert named.from_memory == []
+    unrelated = extractor.extract("how are sales going?", SKU_SCHEMA, remembered=remembered)
+    assert unrelated.missing == ["sku"]
+    assert unrelated.from_memory == []

@@ -83,6 +83,28 @@ async def test_the_follow_up_takes_the_sku_from_the_session(gateway: httpx.Async
     assert body["output"]["sku"] == "SKU2024001"
 
 
+async def test_a_remembered_fact_names_the_sku_a_new_session_refers_to(
+    gateway: httpx.AsyncClient,
+) -> None:
+    query = {
+        **SEED,
+        "session_id": "sess_memory_only",
+        "user_query": "how is my usual product selling?",
+        "memories": ["My usual SKU is SKU2024003"],
+    }
+    response = await gateway.post("/run", json=query)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["tool_id"] == "sales_query"
+    assert body["arguments"]["sku"] == "SKU2024003"
+    assert body["output"]["sku"] == "SKU2024003"
+    assert "told the agent before" in body["route"]["why"]
+    # Memories are bounded like every other field.
+    too_many = await gateway.post("/run", json={**query, "memories": ["x"] * 6})
+    assert too_many.status_code == 422
+    assert too_many.json()["reason"] == "invalid_request"
+
+
 async def test_without_session_the_follow_up_names_the_missing_parameter(
     gateway: httpx.AsyncClient,
 ) -> None:

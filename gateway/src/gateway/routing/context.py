@@ -80,3 +80,12 @@ def previous_arguments(calls: list[PastCall]) -> dict[str, Any]:
     for call in reversed(calls):
         merged.update(call.arguments)
     return merged
+
+
+@dataclass(frozen=True)
+class Known:
+    """What a request may refer to without naming it: the session's recent arguments, and
+    facts the caller's agent remembers about the user ("My usual SKU is SKU2024003")."""
+
+    previous: dict[str, Any]
+    remembered: tuple[str, ...] = ()

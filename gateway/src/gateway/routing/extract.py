@@ -25,7 +25,9 @@ strongest evidence its schema allows, in this order:
 6. booleans: yes/true/enable vs no/false/disable near the parameter.
 
 A required parameter still missing may come from the session's previous call
-when the query refers back to it ("this SKU", "那这个 SKU", "it"). What stays
+when the query refers back to it ("this SKU", "那这个 SKU", "it"), else from
+the facts the caller's agent remembers about the user ("my usual product" +
+"My usual SKU is SKU2024003"), read with the same rules. What stays
 missing is reported with the parameter's description and format, so the 422
 tells the caller exactly what to add.
 """
@@ -63,7 +65,8 @@ _FILE_TOKEN = re.compile(r"(?<![\w/.-])[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![
 _COLON = re.compile(r"[:：]\s*(.+)$", re.DOTALL)
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|of|de|la|du))*")
 _REFERS_BACK = re.compile(
-    r"\b(this|that|it|its|same|previous|above|these|those)\b|这个|那个|该|它|这|那|上面|刚才",
+    r"\b(this|that|it|its|same|previous|above|these|those|my|our|usual)\b"
+    r"|这个|那个|该|它|这|那|上面|刚才|我的|我们的|常用|平时",
     re.IGNORECASE,
 )
 _TRUE = re.compile(r"\b(yes|true|enable|enabled|include|with)\b", re.IGNORECASE)
@@ -75,6 +78,7 @@ _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)")
 class Extraction:
     arguments: dict[str, Any] = field(default_factory=dict)
     from_context: list[str] = field(default_factory=list)
+    from_memory: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
 
     def missing_message(self, schema: dict[str, Any]) -> str:
@@ -180,6 +184,7 @@ class ArgumentExtractor:
         schema: dict[str, Any],
         *,
         previous: dict[str, Any] | None = None,
+        remembered: Sequence[str] = (),
     ) -> Extraction:
         props: dict[str, dict[str, Any]] = schema.get("properties") or {}
         required = list(schema.get("required") or [])
@@ -203,9 +208,23 @@ class ArgumentExtractor:
             if previous and refers_back and name in previous:
                 result.arguments[name] = previous[name]
                 result.from_context.append(name)
+                continue
+            value = self._recall(name, props.get(name) or {}, remembered) if refers_back else None
+            if value is not None:
+                result.arguments[name] = value
+                result.from_memory.append(name)
             else:
                 result.missing.append(name)
         return result
+
+    def _recall(self, name: str, spec: dict[str, Any], remembered: Sequence[str]) -> Any:
+        """The first value for ``name`` that one of the remembered facts holds."""
+        for text in remembered:
+            quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(text)]
+            value = self._fill(text, name, spec, set(), quoted, _capitalised_names(text), set())
+            if value is not None:
+                return value
+        return None
 
     def _fill(
         self,

@@ -34,7 +34,7 @@ from opentelemetry import trace
 from gateway.auth.service import can_use
 from gateway.registry.cache import RegistryCache
 from gateway.routing.cache import CachedRoute, RouteCache, Vector, abstract, scope_of
-from gateway.routing.context import PastCall, previous_arguments
+from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
 from gateway.routing.extract import ArgumentExtractor, Extraction
 from gateway.routing.index import Candidate, ToolIndex, VectorCache
@@ -185,6 +185,7 @@ class Router:
         *,
         namespaces: Collection[str] | None = None,
         recent: Sequence[PastCall] = (),
+        remembered: Sequence[str] = (),
     ) -> RouteDecision:
         """The tool for ``query`` and its arguments. Raises :class:`NoMatchingTool` or
         :class:`RoutedArgumentsInvalid`, each with the decision so far."""
@@ -193,7 +194,7 @@ class Router:
             "gateway.route", record_exception=False, set_status_on_exception=False
         ) as span:
             try:
-                decision = await self._route(query, caller, namespaces, recent)
+                decision = await self._route(query, caller, namespaces, recent, remembered)
             except RouteFailed as exc:
                 _describe(span, exc.decision)
                 span.set_attribute("route.failure", exc.reason)
@@ -207,6 +208,7 @@ class Router:
         caller: Caller,
         namespaces: Collection[str] | None,
         recent: Sequence[PastCall],
+        remembered: Sequence[str] = (),
     ) -> RouteDecision:
         index = await self.index()
         allowed = self.visible(caller, namespaces)
@@ -220,7 +222,7 @@ class Router:
             if len(self._scopes) > 1024:
                 self._scopes.clear()
             scope = self._scopes[(index.revision, allowed)] = scope_of(index.revision, allowed)
-        previous = previous_arguments(list(recent))
+        previous = Known(previous_arguments(list(recent)), tuple(remembered))
 
         cached, cached_vectors = await self.cache.probe(scope, query)
         vector, shape_vector = self._embed(query, shape=cached is None and cached_vectors > 0)
@@ -274,7 +276,7 @@ class Router:
         cached: CachedRoute,
         allowed: frozenset[str],
         candidates: list[Candidate],
-        previous: dict[str, Any],
+        previous: Known,
     ) -> tuple[RouteDecision | None, str]:
         """The decision for a cache hit, or None and why it is not served. A hit only
         saves the choice: the cached tool must still be a candidate of the coarse stage
@@ -305,6 +307,8 @@ class Router:
         why += "; arguments filled from this query"
         if hit.from_context:
             why += f" ({', '.join(hit.from_context)} from the session's previous call)"
+        if hit.from_memory:
+            why += f" ({', '.join(hit.from_memory)} from what the user told the agent before)"
         decision = RouteDecision(
             cached.tool_id, hit.arguments, current.confidence, "route_cache", candidates, why
         )
@@ -326,9 +330,11 @@ class Router:
             scope, query, shape_vector, decision.tool_id, decision.confidence, decision.route_hint
         )
 
-    def _fill(self, query: str, tool_id: str, previous: dict[str, Any]) -> Extraction:
+    def _fill(self, query: str, tool_id: str, known: Known) -> Extraction:
         schema = self.registry.tools[tool_id].spec.input_schema
-        return self.extractor.extract(query, schema, previous=previous)
+        return self.extractor.extract(
+            query, schema, previous=known.previous, remembered=known.remembered
+        )
 
     def _validate(self, tool_id: str, arguments: dict[str, Any]) -> str | None:
         tool = self.registry.get(tool_id)
@@ -342,7 +348,7 @@ class Router:
         )
 
     def _fine_offline(
-        self, query: str, candidates: list[Candidate], previous: dict[str, Any]
+        self, query: str, candidates: list[Candidate], previous: Known
     ) -> RouteDecision:
         if not candidates or candidates[0].confidence < self.settings.threshold:
             best = ", ".join(f"{c.tool_id} ({c.confidence:.2f})" for c in candidates[:3])
@@ -358,10 +364,12 @@ class Router:
             )
         top = candidates[0]
         filled = self._fill(query, top.tool_id, previous)
-        hint = "context" if filled.from_context else "semantic_match"
+        hint = "context" if filled.from_context or filled.from_memory else "semantic_match"
         why = f"top-1 confidence {top.confidence:.3f} >= {self.settings.threshold}"
         if filled.from_context:
             why += f"; {', '.join(filled.from_context)} from the session's previous call"
+        if filled.from_memory:
+            why += f"; {', '.join(filled.from_memory)} from what the user told the agent before"
         decision = RouteDecision(
             top.tool_id, filled.arguments, top.confidence, hint, candidates, why=why
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 from pydantic import BaseModel, Field
 
 from gateway.invoke.schemas import InvokeEnvelope
@@ -27,6 +29,16 @@ class RunRequest(BaseModel):
     )
     user_query: str = Field(min_length=1, max_length=4000, examples=["SKU2024001 还有多少库存"])
     user_context: RunUserContext | None = None
+    memories: list[Annotated[str, Field(max_length=300)]] = Field(
+        default_factory=list,
+        max_length=5,
+        description=(
+            "Facts the caller's agent remembers about the user, e.g. 'My usual SKU is "
+            "SKU2024003'. A required argument the query refers to ('my usual product') "
+            "but does not name is read from them. They never choose the tool."
+        ),
+        examples=[["My usual SKU is SKU2024003"]],
+    )
     dry_run: bool = Field(
         False, description="Return the route (tool, arguments, candidates) and execute nothing."
     )

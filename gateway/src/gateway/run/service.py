@@ -46,7 +46,11 @@ class RunService:
         recent = await self.context.recent(who, request.session_id) if who else []
         try:
             decision = await self.router.route(
-                request.user_query, caller, namespaces=namespaces, recent=recent
+                request.user_query,
+                caller,
+                namespaces=namespaces,
+                recent=recent,
+                remembered=request.memories,
             )
         except RouteFailed as exc:
             tried = exc.decision
