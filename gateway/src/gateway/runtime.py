@@ -2,7 +2,8 @@
 
 :func:`build_runtime` is the composition root: the only place the registry,
 router, auth, executor, limits, audit and queue worker are created and
-connected, each by a small builder below. The app's lifespan calls it and
+connected (approvals, their sweeper and result callbacks too), each by a small
+builder below. The app's lifespan calls it and
 hands the result to requests (``gateway.api.deps``). Domain packages never
 import this module: they receive what they need through their constructors.
 """
@@ -13,18 +14,23 @@ import asyncio
 import os
 from contextlib import AsyncExitStack
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from limits import parse
 from opentelemetry import trace
 from redis.asyncio import BlockingConnectionPool, Redis
 
+from gateway.approvals.execution import ApprovalRunner
+from gateway.approvals.journal import Journal
+from gateway.approvals.service import ApprovalService
 from gateway.audit.writer import AuditWriter
 from gateway.auth.service import AuthService
 from gateway.catalog.egress import EgressPolicy
 from gateway.catalog.secrets import ToolSecrets
 from gateway.catalog.spec import ManifestDefaults
 from gateway.executor.breaker import Breakers
+from gateway.executor.callbacks import CallbackPolicy, CallbackSender
 from gateway.executor.credentials import OutboundCredentials
 from gateway.executor.http import HttpExecutor
 from gateway.executor.python import PythonExecutor
@@ -34,6 +40,7 @@ from gateway.executor.tasks import TaskStore
 from gateway.executor.transport import create_tool_client
 from gateway.executor.worker import TaskWorker
 from gateway.invoke.service import InvokeService
+from gateway.invoke.validation import check_arguments
 from gateway.ratelimit.service import RateLimiter
 from gateway.registry.cache import RegistryCache
 from gateway.registry.discovery import ManifestDiscovery
@@ -68,6 +75,8 @@ class GatewayRuntime:
     invoke: InvokeService
     router: Router
     run: RunService
+    callbacks: CallbackSender
+    approvals: ApprovalService
 
 
 @dataclass(frozen=True)
@@ -98,6 +107,15 @@ def _secrets(settings: Settings) -> ToolSecrets:
         environ=os.environ,
         directory=Path(settings.tool_secrets_dir) if settings.tool_secrets_dir else None,
         bindings=settings.tool_secret_hosts,
+    )
+
+
+def _urls(settings: Settings) -> UpstreamUrls:
+    return UpstreamUrls.from_settings(
+        shop_url=settings.shop_url,
+        retriever_url=settings.retriever_url,
+        agent_url=settings.agent_url,
+        extra=settings.upstream_hosts,
     )
 
 
@@ -218,6 +236,64 @@ def _auth(settings: Settings, resources: ServiceResources) -> AuthService:
     )
 
 
+def _callbacks(
+    settings: Settings,
+    resources: ServiceResources,
+    egress: EgressPolicy,
+    tracer: trace.Tracer,
+    stack: AsyncExitStack,
+) -> CallbackSender:
+    client = create_tool_client(settings.tool_http_client)  # its own pool, not the tools'
+    stack.push_async_callback(client.aclose)
+    sender = CallbackSender(
+        client=client,
+        resolver=HostResolver(egress),
+        egress=egress,
+        sessionmaker=resources.sessionmaker,
+        policy=CallbackPolicy(
+            secret=settings.callback_secret,
+            max_attempts=settings.callback_max_attempts,
+            backoff_ms=settings.callback_backoff_ms,
+            max_backoff_ms=settings.callback_max_backoff_ms,
+            timeout_ms=settings.callback_timeout_ms,
+        ),
+        tracer=tracer,
+    )
+    stack.push_async_callback(sender.stop)  # after the worker and the sweeper stop
+    return sender
+
+
+def _approvals(
+    settings: Settings,
+    resources: ServiceResources,
+    parts: tuple[RegistryCache, Executor, AuditWriter, CallbackSender],
+    tracer: trace.Tracer,
+    stack: AsyncExitStack,
+) -> ApprovalService:
+    registry, executor, audit, callbacks = parts
+    journal = Journal(audit=audit, callbacks=callbacks, tracer=tracer)
+    runner = ApprovalRunner(
+        sessionmaker=resources.sessionmaker,
+        registry=registry,
+        executor=executor,
+        journal=journal,
+        grace_ms=settings.approval_recovery_grace_ms,
+        sweep_s=settings.approval_sweep_s,
+        clock=lambda: datetime.now(UTC),
+    )
+    runner.start()
+    stack.push_async_callback(runner.stop)
+    return ApprovalService(
+        sessionmaker=resources.sessionmaker,
+        registry=registry,
+        runner=runner,
+        journal=journal,
+        callbacks=callbacks,
+        validate=check_arguments,
+        ttl_s=settings.approval_ttl_s,
+    )
+
+
 def _worker(
     settings: Settings,
     redis: Redis,
@@ -225,6 +301,7 @@ def _worker(
     executor: Executor,
     tasks: TaskStore,
     audit: AuditWriter,
+    callbacks: CallbackSender,
     tracer: trace.Tracer,
     stack: AsyncExitStack,
 ) -> TaskWorker | None:
@@ -238,6 +315,7 @@ def _worker(
         audit=audit,
         tracer=tracer,
         default_stream=settings.task_stream,
+        callbacks=callbacks,
     )
     worker.start()
     stack.push_async_callback(worker.stop)
@@ -261,12 +339,7 @@ async def build_runtime(
     strict = settings.auth_mode == "strict"
     egress = EgressPolicy(enforce=strict, allowlist=settings.egress_allowlist)
     secrets = _secrets(settings)
-    urls = UpstreamUrls.from_settings(
-        shop_url=settings.shop_url,
-        retriever_url=settings.retriever_url,
-        agent_url=settings.agent_url,
-        extra=settings.upstream_hosts,
-    )
+    urls = _urls(settings)
     compiler = _compiler(settings, egress, secrets, urls)
     registry = await _registry(settings, resources, redis, embedder, compiler, stack)
     executor = _executor(settings, resources, redis, egress, secrets, urls, tracer, stack)
@@ -276,7 +349,13 @@ async def build_runtime(
         redis, parse(settings.caller_rate_limit) if settings.caller_rate_limit else None
     )
     tasks = TaskStore(redis, ttl_s=settings.task_ttl_s)
-    worker = _worker(settings, redis, registry.cache, executor, tasks, audit, tracer, stack)
+    callbacks = _callbacks(settings, resources, egress, tracer, stack)
+    worker = _worker(
+        settings, redis, registry.cache, executor, tasks, audit, callbacks, tracer, stack
+    )
+    approvals = _approvals(
+        settings, resources, (registry.cache, executor, audit, callbacks), tracer, stack
+    )
     invoke = InvokeService(
         registry=registry.cache,
         auth=auth,
@@ -286,6 +365,9 @@ async def build_runtime(
         audit=audit,
         tracer=tracer,
         default_stream=settings.task_stream,
+        approvals=approvals,
+        callbacks=callbacks,
+        approvals_enabled=settings.approvals_enabled,
     )
     router = _router(settings, registry.cache, embedder, redis)
     await router.start()
@@ -297,4 +379,5 @@ async def build_runtime(
     return GatewayRuntime(
         settings, redis, embedder, registry.cache, registry.service, registry.sync,
         registry.discovery, auth, executor, limiter, tasks, worker, audit, invoke, router, run,
+        callbacks, approvals,
     )  # fmt: skip

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 
 from gateway.catalog.spec import DEFAULT_STREAM_NAME, DEFAULT_STREAM_PREFIX, stream_key
 from gateway.routing.settings import RoutingSettings
@@ -140,6 +140,53 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
     )
     task_worker: bool = Field(True, description="Run a queue worker in this process.")
     task_ttl_s: int = Field(86400, description="How long task status and results are kept.")
+
+    # --- approvals and callbacks ---------------------------------------------------------------
+    approvals_enabled: bool = Field(
+        True,
+        description=(
+            "Honour `requires_approval`: such a call waits for a person (202 with an approval "
+            "id). `false` runs those tools at once, for local demos only."
+        ),
+    )
+    approval_ttl_s: float = Field(
+        86400.0, gt=0, description="How long an approval request waits before it expires."
+    )
+    approval_sweep_s: float = Field(
+        10.0,
+        gt=0,
+        description=(
+            "How often each replica expires overdue requests and recovers approved calls "
+            "whose replica died before they finished."
+        ),
+    )
+    approval_recovery_grace_ms: int = Field(
+        5000,
+        ge=0,
+        description=(
+            "Added to a tool's timeout_ms: an approved call still `running` after both is "
+            "taken to be orphaned by a replica that died."
+        ),
+    )
+    callback_secret: SecretStr | None = Field(
+        None,
+        description=(
+            "Signs result callbacks (HMAC-SHA256 over timestamp and body, docs/approvals.md). "
+            "Unset: requests with a `callback_url` are refused (503 callbacks_not_configured)."
+        ),
+    )
+    callback_max_attempts: int = Field(
+        5, ge=1, le=20, description="Deliveries tried per callback before it is given up."
+    )
+    callback_backoff_ms: int = Field(
+        500, ge=0, description="Wait before the second delivery attempt; doubles each time."
+    )
+    callback_max_backoff_ms: int = Field(
+        30000, ge=0, description="Longest wait between two delivery attempts."
+    )
+    callback_timeout_ms: int = Field(
+        5000, ge=1, description="How long one delivery attempt may take."
+    )
 
     # --- limits and audit ----------------------------------------------------------------------
     caller_rate_limit: str | None = Field(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from gateway.api import audit, invoke, run, tasks, tools, traces, upstreams
+from gateway.api import approvals, audit, invoke, run, tasks, tools, traces, upstreams
 
 ROUTERS: tuple[APIRouter, ...] = (
     tools.router,
@@ -19,4 +19,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     traces.router,
     upstreams.router,
     audit.router,
+    approvals.router,
 )

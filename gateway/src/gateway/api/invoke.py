@@ -9,16 +9,21 @@ from fastapi.responses import JSONResponse
 
 from gateway.api.deps import ClientAddressDep, RuntimeDep
 from gateway.invoke.schemas import InvokeEnvelope, InvokeRequest
+from gateway.invoke.service import CallOptions
 
 router = APIRouter(prefix="/tools", tags=["invoke"])
 
 _FAILURES = {
     status: {"model": InvokeEnvelope, "description": text}
     for status, text in {
-        202: "A queue tool accepted the task; poll GET /tasks/{task_id}.",
+        202: (
+            "A queue tool (or `mode: async`) accepted the task: poll GET /tasks/{task_id}; or "
+            "the tool needs approval: `reason: approval_pending`, `approval_id`, `status_url`."
+        ),
         401: "No credential or a bad one (`unauthenticated`, `invalid_credential`).",
-        403: "`insufficient_permission` (names the roles needed) or `approval_required`.",
-        404: "`tool_not_found`.",
+        403: "`insufficient_permission`, `approval_required`, `approval_denied`, `egress_denied`.",
+        404: "`tool_not_found`, `approval_not_found`.",
+        409: "`approval_arguments_changed`, `approval_manifest_changed`, `approval_expired` ...",
         422: "`invalid_arguments`: what is wrong and what a valid value looks like.",
         429: "`rate_limited`, with Retry-After.",
         502: "`tool_error`: the tool answered with an error (see `upstream_status`).",
@@ -54,6 +59,13 @@ async def invoke_tool(
     then the tool runs within its `timeout_ms` (idempotent tools are retried
     per their `retry_policy`). Every call is audited.
 
+    A tool with `requires_approval` does not run yet: the answer is 202 with
+    `reason: approval_pending`, an `approval_id` and a `status_url`; the call
+    runs once, when an approver approves it (`POST /approvals/{id}/approve`).
+    Calling again with that `approval_id` and the same arguments answers the
+    call's result. `mode: async` (or a `callback_url`) answers 202 with a
+    `task_id` at once.
+
     The answer is the `/run` envelope: `success`, `tool_id`, `arguments`,
     `output`, `latency_ms`, `trace_id`; on failure `success: false`,
     `error: {reason, message, ...details}` and, as on every Reach error, the
@@ -65,5 +77,8 @@ async def invoke_tool(
         headers=request.headers,
         user_context=body.user_context,
         client_ip=client_address,
+        options=CallOptions(
+            mode=body.mode, callback_url=body.callback_url, approval_id=body.approval_id
+        ),
     )
     return JSONResponse(outcome.body, status_code=outcome.status_code, headers=outcome.headers)

@@ -10,6 +10,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from gateway.api.deps import CallerDep, RuntimeDep
+from gateway.executor.callbacks import CallbackAttemptRead
 from reach_common.errors import NotFound
 
 router = APIRouter(tags=["tasks"])
@@ -27,6 +28,10 @@ class TaskRead(BaseModel):
     result: dict[str, Any] | None = Field(
         None, description="Once finished: {success, output} or {success: false, error}."
     )
+    callback_url: str | None = Field(None, description="Where the result is POSTed.")
+    callbacks: list[CallbackAttemptRead] = Field(
+        default_factory=list, description="Each delivery attempt to callback_url, oldest first."
+    )
 
 
 def _time(value: str | None) -> datetime | None:
@@ -35,8 +40,9 @@ def _time(value: str | None) -> datetime | None:
 
 @router.get("/tasks/{task_id}", response_model=TaskRead)
 async def read_task(task_id: str, runtime: RuntimeDep, caller: CallerDep) -> TaskRead:
-    """Where a queued tool call stands: `queued`, `running`, `succeeded` or `failed`,
-    with the tool's output or error once it is done.
+    """Where a queued (or `async`) tool call stands: `queued`, `running`, `succeeded` or
+    `failed`, with the tool's output or error once it is done, and each attempt to
+    deliver it to the call's `callback_url`.
 
     Tasks are kept for TASK_TTL_S. Only the caller who queued a task (or a registry
     admin) can read it; anyone else gets 404 `task_not_found`. A task queued
@@ -64,4 +70,11 @@ async def read_task(task_id: str, runtime: RuntimeDep, caller: CallerDep) -> Tas
         finished_at=_time(record.get("finished_at")),
         latency_ms=float(record["latency_ms"]) if record.get("latency_ms") else None,
         result=json.loads(record["result"]) if record.get("result") else None,
+        callback_url=record.get("callback_url") or None,
+        callbacks=[
+            CallbackAttemptRead.model_validate(row)
+            for row in await runtime.callbacks.deliveries(task_id=task_id)
+        ]
+        if record.get("callback_url")
+        else [],
     )

@@ -1,4 +1,4 @@
-"""The invocation audit log (schema ``gateway``, migration 0004)."""
+"""The invocation audit log (schema ``gateway``, migrations 0004 and 0008)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,8 @@ class Invocation(Base):
     tool_id: Mapped[str] = mapped_column(String(200))
     caller: Mapped[str | None] = mapped_column(String(200))
     auth_via: Mapped[str] = mapped_column(String(16))
-    # succeeded | failed | refused (before execution) | accepted (queued as a task)
+    # succeeded | failed | refused (before execution) | accepted (queued as a task); for an
+    # approval request, each transition: pending | approved | running | denied | expired | ...
     status: Mapped[str] = mapped_column(String(16))
     reason: Mapped[str | None] = mapped_column(String(64))
     http_status: Mapped[int] = mapped_column(Integer)
@@ -28,4 +29,6 @@ class Invocation(Base):
     attempts: Mapped[int] = mapped_column(Integer, server_default="0")
     task_id: Mapped[str | None] = mapped_column(String(64))
     arguments: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default="{}")
+    approval_id: Mapped[str | None] = mapped_column(String(32))
+    actor: Mapped[str | None] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

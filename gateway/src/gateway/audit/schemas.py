@@ -16,13 +16,23 @@ class InvocationRead(BaseModel):
     tool_id: str
     caller: str | None
     auth_via: str
-    status: str = Field(description="succeeded, failed, refused (before execution) or accepted.")
+    status: str = Field(
+        description=(
+            "succeeded, failed, refused (before execution) or accepted; for a call that needs "
+            "approval, one row per transition: pending, approved, denied, expired, running, "
+            "then succeeded or failed."
+        )
+    )
     reason: str | None
     http_status: int
     latency_ms: float
     attempts: int
     task_id: str | None
     arguments: dict[str, Any] = Field(description="As called, secret-looking values redacted.")
+    approval_id: str | None = Field(None, description="The approval request this row is about.")
+    actor: str | None = Field(
+        None, description="Who made this approval transition (approver, or the gateway)."
+    )
     created_at: datetime
 
 

@@ -37,6 +37,8 @@ class AuditRow:
     attempts: int = 0
     task_id: str | None = None
     arguments: dict[str, Any] = field(default_factory=dict)
+    approval_id: str | None = None
+    actor: str | None = None  # who made an approval transition
 
 
 class AuditWriter:

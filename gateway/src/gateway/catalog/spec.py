@@ -119,6 +119,8 @@ class ToolSpec:
     manifest: dict[str, Any] = field(repr=False)
     validator: Validator = field(repr=False, compare=False)
     max_argument_chars: int = 65_536
+    approvers: tuple[str, ...] = ("admin",)
+    allow_self_approval: bool = False
 
     @property
     def endpoint_type(self) -> str:

@@ -4,7 +4,9 @@ Invoking a queue tool adds one entry to the tool's stream and answers 202 with
 a ``task_id`` at once. A worker (any gateway replica, one consumer group)
 runs it; ``GET /tasks/{task_id}`` reads ``reach:gateway:task:<id>``:
 ``queued`` → ``running`` → ``succeeded`` | ``failed``, with the result
-envelope. Status is kept for ``TASK_TTL_S``.
+envelope. Status is kept for ``TASK_TTL_S``. Any other tool called with
+``"mode": "async"`` goes on the default stream the same way; a task with a
+``callback_url`` has its result POSTed there when it finishes (``callbacks.py``).
 
 Streams live under a reserved key prefix (``TASK_STREAM_PREFIX``, by default
 ``reach:gateway:tasks:``): a manifest's ``stream`` is a short name
@@ -74,7 +76,11 @@ class TaskStore:
         trace_id: str | None,
         traceparent: str | None,
         idempotency_key: str,
+        callback_url: str | None = None,
+        mode: str = "queue",
     ) -> QueuedTask:
+        """``mode``: ``queue`` for a queue tool, ``async`` for another tool called with
+        ``"mode": "async"`` (the worker then runs its own endpoint)."""
         task_id = uuid.uuid4().hex
         now = time.time()
         record: dict[Any, Any] = {
@@ -84,6 +90,7 @@ class TaskStore:
             "caller": caller.user_id or "",
             "trace_id": trace_id or "",
             "created_at": repr(now),
+            "callback_url": callback_url or "",
         }
         message = {
             "task_id": task_id,
@@ -92,6 +99,8 @@ class TaskStore:
             "caller": caller_to_json(caller),
             "traceparent": traceparent or "",
             "idempotency_key": idempotency_key,
+            "callback_url": callback_url or "",
+            "mode": mode,
         }
         # The status record exists before the worker can see the message.
         try:

@@ -31,7 +31,8 @@ from gateway.audit.redaction import redact
 from gateway.audit.writer import AuditRow, AuditWriter
 from gateway.auth.service import can_use
 from gateway.background import cancel_and_wait
-from gateway.catalog.spec import QueueTarget
+from gateway.catalog.spec import HttpTarget, PythonTarget, QueueTarget, ToolSpec
+from gateway.executor.callbacks import CallbackSender
 from gateway.executor.errors import ToolFailed
 from gateway.executor.http import CallStats
 from gateway.executor.service import Executor
@@ -59,6 +60,7 @@ class TaskWorker:
         audit: AuditWriter,
         tracer: trace.Tracer,
         default_stream: str,
+        callbacks: CallbackSender | None = None,
         concurrency: int = 8,
         reclaim_idle_ms: int = 300_000,
     ) -> None:
@@ -69,6 +71,7 @@ class TaskWorker:
         self._audit = audit
         self._tracer = tracer
         self._default_stream = default_stream
+        self._callbacks = callbacks
         self._slots = asyncio.Semaphore(concurrency)
         self._concurrency = concurrency
         self._reclaim_idle_ms = reclaim_idle_ms
@@ -246,7 +249,8 @@ class TaskWorker:
         await self._tasks.mark(task_id, status="running", started_at=time.time())
         result: dict[str, Any]
         try:
-            if tool is None or not isinstance(tool.spec.endpoint, QueueTarget):
+            target = _target(tool.spec if tool else None, fields.get("mode", "queue"))
+            if tool is None or target is None:
                 raise ToolNotFound(tool_id)
             if not can_use(caller, tool.spec).allowed:
                 raise InsufficientPermission(f"The caller may no longer use tool {tool_id!r}.")
@@ -257,7 +261,7 @@ class TaskWorker:
                 )
             execution = await self._executor.run(
                 tool.spec,
-                tool.spec.endpoint.target,
+                target,
                 arguments,
                 idempotency_key=fields.get("idempotency_key") or task_id,
                 stats=stats,
@@ -273,9 +277,16 @@ class TaskWorker:
         )
         span = trace.get_current_span()
         span.set_attribute("task.status", status)
+        trace_id = format(span.get_span_context().trace_id, "032x")
+        if fields.get("callback_url") and self._callbacks is not None:
+            payload: dict[str, Any] = {"event": "task.finished", "task_id": task_id}
+            payload.update(tool_id=tool_id, status=status, result=result, trace_id=trace_id)
+            self._callbacks.schedule(
+                fields["callback_url"], "task.finished", payload, task_id=task_id
+            )
         await self._audit.record(
             AuditRow(
-                trace_id=format(span.get_span_context().trace_id, "032x"),
+                trace_id=trace_id,
                 tool_id=tool_id,
                 caller=caller.user_id,
                 auth_via=caller.via,
@@ -288,6 +299,16 @@ class TaskWorker:
                 arguments=redact(arguments, tool.spec.input_schema if tool else None),
             )
         )
+
+
+def _target(spec: ToolSpec | None, mode: str) -> HttpTarget | PythonTarget | None:
+    """What a task runs: a queue tool's target, or, for a call made ``async``, the tool's
+    own endpoint (None when the tool no longer fits the task)."""
+    if spec is None:
+        return None
+    if isinstance(spec.endpoint, QueueTarget):
+        return spec.endpoint.target
+    return spec.endpoint if mode == "async" else None
 
 
 def _log_failure(state: RetryCallState) -> None:

@@ -13,21 +13,26 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import structlog
 from opentelemetry import propagate, trace
 
+from gateway.approvals.errors import ApprovalDenied, ApprovalExpired, ApprovalPending
+from gateway.approvals.journal import result_status, status_url
+from gateway.approvals.models import DENIED, EXPIRED, FAILED, SUCCEEDED, Approval
+from gateway.approvals.service import ApprovalService
 from gateway.audit.redaction import redact
 from gateway.audit.writer import AuditRow, AuditWriter
 from gateway.auth.service import AuthService, can_use, rate_key
 from gateway.catalog.spec import QueueTarget, ToolSpec
+from gateway.executor.callbacks import CallbackSender
 from gateway.executor.http import CallStats
 from gateway.executor.service import Executor
 from gateway.executor.tasks import TaskStore
 from gateway.invoke.validation import check_arguments, preview_arguments
 from gateway.ratelimit.service import RateLimiter
-from gateway.registry.cache import RegistryCache
+from gateway.registry.cache import RegisteredTool, RegistryCache
 from gateway.registry.errors import ToolNotFound
 from reach_common.auth.caller import Caller, UserContext
 from reach_common.errors import ReachError, current_trace_id, error_body
@@ -35,9 +40,21 @@ from reach_common.errors import ReachError, current_trace_id, error_body
 log = structlog.get_logger(__name__)
 
 
-class ApprovalRequired(ReachError):
-    status_code = 403
-    reason = "approval_required"
+@dataclass(frozen=True)
+class CallOptions:
+    """How the caller wants the call run: ``async`` (or a ``callback_url``) answers 202
+    with a task id; ``approval_id`` names the approval this exact call was given."""
+
+    mode: Literal["sync", "async"] = "sync"
+    callback_url: str | None = None
+    approval_id: str | None = None
+
+    @property
+    def is_async(self) -> bool:
+        return self.mode == "async" or self.callback_url is not None
+
+
+SYNC = CallOptions()
 
 
 @dataclass
@@ -62,7 +79,13 @@ class InvokeService:
         audit: AuditWriter,
         tracer: trace.Tracer,
         default_stream: str,
+        approvals: ApprovalService,
+        callbacks: CallbackSender,
+        approvals_enabled: bool = True,
     ) -> None:
+        self._approvals = approvals
+        self._callbacks = callbacks
+        self._approvals_enabled = approvals_enabled
         self._registry = registry
         self._auth = auth
         self._limiter = limiter
@@ -81,6 +104,7 @@ class InvokeService:
         user_context: UserContext | None = None,
         caller: Caller | None = None,
         client_ip: str | None = None,
+        options: CallOptions = SYNC,
     ) -> InvokeOutcome:
         """Call ``tool_id``. Pass ``caller`` when it is already resolved (``/run``)."""
         started = time.perf_counter()
@@ -95,9 +119,16 @@ class InvokeService:
                     caller = await self._auth.resolve(headers, user_context)
                 spec = self._authorise(tool_id, spec, caller, span)
             await self._admit(spec, arguments, caller, client_ip)
+            if options.callback_url is not None:
+                await self._callbacks.check_url(options.callback_url)
+            if options.approval_id is not None or (
+                spec.requires_approval and self._approvals_enabled
+            ):
+                assert tool is not None
+                return await self._approval(tool, arguments, caller, options, started)
             idempotency_key = headers.get("idempotency-key") or uuid.uuid4().hex
             status, output, task_id = await self._perform(
-                spec, arguments, caller, idempotency_key, stats
+                spec, arguments, caller, idempotency_key, stats, options
             )
         except ReachError as exc:
             latency_ms = _ms(started)
@@ -150,6 +181,40 @@ class InvokeService:
             body["task_id"] = task_id
         return body
 
+    async def _approval(
+        self,
+        tool: RegisteredTool,
+        arguments: dict[str, Any],
+        caller: Caller,
+        options: CallOptions,
+        started: float,
+    ) -> InvokeOutcome:
+        """Ask for approval (202), or, given an ``approval_id``, answer what the approved
+        call became: its result, still pending (202), or why it did not run."""
+        if options.approval_id is None:
+            approval = await self._approvals.request(
+                tool, arguments, caller, callback_url=options.callback_url
+            )
+        else:
+            approval = await self._approvals.redeem(
+                options.approval_id, tool.tool_id, arguments, caller
+            )
+        latency_ms = _ms(started)
+        if approval.state in (SUCCEEDED, FAILED) and approval.result is not None:
+            result = {k: v for k, v in approval.result.items() if k != "http_status"}
+            body = {"tool_id": tool.tool_id, "arguments": approval.arguments_shown, **result}
+            body.update(approval_id=approval.approval_id, latency_ms=latency_ms)
+            body.setdefault("trace_id", approval.trace_id)
+            return InvokeOutcome(result_status(approval), body, {}, caller)
+        if approval.state == DENIED:
+            raise ApprovalDenied(
+                f"Approval {approval.approval_id} was denied by {approval.decided_by}"
+                + (f": {approval.comment}" if approval.comment else ".")
+            )
+        if approval.state == EXPIRED:
+            raise ApprovalExpired(f"Approval {approval.approval_id} expired; ask again.")
+        return InvokeOutcome(202, pending_body(approval, latency_ms), {}, caller)
+
     def _authorise(
         self, tool_id: str, spec: ToolSpec | None, caller: Caller, span: trace.Span
     ) -> ToolSpec:
@@ -169,14 +234,9 @@ class InvokeService:
     async def _admit(
         self, spec: ToolSpec, arguments: dict[str, Any], caller: Caller, client_ip: str | None
     ) -> None:
-        """Arguments valid, no approval needed, within the rate limits (counted once)."""
+        """Arguments valid and within the rate limits (counted once)."""
         with self._tracer.start_as_current_span("gateway.validate", record_exception=False):
             check_arguments(spec, arguments)
-        if spec.requires_approval:
-            raise ApprovalRequired(
-                f"Tool {spec.tool_id!r} needs a person's approval before it runs, and direct "
-                "invocation cannot ask for it."
-            )
         with self._tracer.start_as_current_span("gateway.rate_limit", record_exception=False):
             key = rate_key(caller, client_ip)
             await self._limiter.hit(self._limiter.limits_for(spec.tool_id, spec.rate_limit, key))
@@ -188,10 +248,11 @@ class InvokeService:
         caller: Caller,
         idempotency_key: str,
         stats: CallStats,
+        options: CallOptions,
     ) -> tuple[int, Any, str | None]:
         """Run the tool (or queue it): ``(status, output, task id of a queued call)``."""
-        if isinstance(spec.endpoint, QueueTarget):
-            task_id = await self._enqueue(spec, spec.endpoint, arguments, caller, idempotency_key)
+        if isinstance(spec.endpoint, QueueTarget) or options.is_async:
+            task_id = await self._enqueue(spec, arguments, caller, idempotency_key, options)
             queued = {"task_id": task_id, "status": "queued", "status_url": f"/tasks/{task_id}"}
             return 202, queued, task_id
         execution = await self._executor.run(
@@ -202,21 +263,26 @@ class InvokeService:
     async def _enqueue(
         self,
         spec: ToolSpec,
-        endpoint: QueueTarget,
         arguments: dict[str, Any],
         caller: Caller,
         idempotency_key: str,
+        options: CallOptions,
     ) -> str:
+        """A queue tool goes to its stream; any other tool called ``async`` to the default."""
         carrier: dict[str, str] = {}
         propagate.inject(carrier)
+        endpoint = spec.endpoint
         queued = await self._tasks.enqueue(
-            stream=endpoint.stream or self._default_stream,
+            stream=(endpoint.stream if isinstance(endpoint, QueueTarget) else None)
+            or self._default_stream,
             tool_id=spec.tool_id,
             arguments=arguments,
             caller=caller,
             trace_id=current_trace_id(),
             traceparent=carrier.get("traceparent"),
             idempotency_key=idempotency_key,
+            callback_url=options.callback_url,
+            mode="queue" if isinstance(endpoint, QueueTarget) else "async",
         )
         return queued.task_id
 
@@ -271,6 +337,27 @@ def failure_envelope(
         arguments=arguments,
         latency_ms=latency_ms,
         **extra,
+    )
+
+
+def pending_body(approval: Approval, latency_ms: float) -> dict[str, Any]:
+    """The 202 answer of a call that waits for approval."""
+    pending = ApprovalPending(
+        f"{approval.reason} Request {approval.approval_id} is {approval.state}; it runs "
+        "once approved. Follow status_url, or call again with this approval_id.",
+        approval_id=approval.approval_id,
+        approval_state=approval.state,
+        status_url=status_url(approval.approval_id),
+        expires_at=approval.expires_at.isoformat(),
+    )
+    return error_body(
+        pending,
+        trace_id=approval.trace_id,
+        success=False,
+        tool_id=approval.tool_id,
+        arguments=approval.arguments_shown,
+        output=None,
+        latency_ms=latency_ms,
     )
 
 

@@ -310,4 +310,6 @@ def compile_manifest(
         manifest=raw,
         validator=validator,
         max_argument_chars=defaults.max_argument_chars,
+        approvers=tuple(manifest.approvers),
+        allow_self_approval=manifest.allow_self_approval,
     )

@@ -340,7 +340,23 @@ class Manifest(_Strict):
         None,
         description="Largest upstream answer read; capped by MAX_RESPONSE_BYTES (the default).",
     )
-    requires_approval: bool = False
+    requires_approval: bool = Field(
+        False,
+        description=(
+            "A person must approve each call before it runs: invoking it answers 202 with an "
+            "approval id (GET /approvals/{id}), and the call runs once an approver approves it. "
+            "APPROVALS_ENABLED=false turns this off for local demos."
+        ),
+    )
+    approvers: Roles = Field(
+        default_factory=lambda: ["admin"],
+        min_length=1,
+        description="The roles that may approve or deny this tool's calls.",
+    )
+    allow_self_approval: bool = Field(
+        False,
+        description="Whether an approver may approve a call they asked for themselves.",
+    )
 
     @model_validator(mode="before")
     @classmethod

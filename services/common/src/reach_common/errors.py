@@ -75,8 +75,23 @@ it lives in another module)::
     QueueUnavailable (ServiceUnavailable)   503 queue_unavailable
     gateway.ratelimit.service
     RateLimited (ReachError)                429 rate_limited
-    gateway.invoke.service
-    ApprovalRequired (ReachError)           403 approval_required
+    gateway.executor.callbacks
+    InvalidCallbackUrl (Unprocessable)      422 invalid_callback_url
+    CallbacksNotConfigured (ServiceUnavailable)
+                                            503 callbacks_not_configured
+    gateway.approvals.errors
+    ApprovalRequired (ReachError)           403 approval_required   no caller to bind it to
+    ApprovalPending (ReachError)            202 approval_pending    not a failure: it waits
+    ApprovalNotFound (NotFound)             404 approval_not_found
+    ApprovalNotPending (Conflict)           409 approval_not_pending
+    ApprovalExpired (Conflict)              409 approval_expired
+    ApprovalDenied (ReachError)             403 approval_denied
+    ApprovalArgumentsChanged (Conflict)     409 approval_arguments_changed
+    ApprovalToolMismatch (Conflict)         409 approval_tool_mismatch
+    ApprovalManifestChanged (Conflict)      409 approval_manifest_changed
+    ApproverRoleRequired (ReachError)       403 approver_role_required
+    SelfApprovalForbidden (ReachError)      403 self_approval_forbidden
+    OutcomeUnknown (ReachError)             502 outcome_unknown     not run again
     gateway.routing.errors
     RouteFailed (ReachError)                a base: carries the route so far
     ├── NoMatchingTool (NotFound)           404 no_matching_tool
