@@ -80,6 +80,8 @@ def gateway_settings(backends: Backends, shop_url: str, **overrides: Any) -> Gat
         "audit_flush_ms": 20,
         "gc_freeze": False,
         "otel_span_store": False,
+        # order_create needs approval by default; these tests place orders directly.
+        "approvals_enabled": False,
         **overrides,
     }
     return GatewaySettings(**values)

@@ -82,6 +82,7 @@ async def gateway(
         caller_rate_limit=None,
         audit_flush_ms=20,
         gc_freeze=False,
+        approvals_enabled=False,  # order_create is called directly here
     )
     app = create_app(settings, embedder=model)
     async with app_client(app) as client:
