@@ -35,9 +35,13 @@ class BM25Index:
                 ids.append(doc)
                 weights.append(tf * (k1 + 1) / (tf + norm[doc]))
         self._postings: dict[str, tuple[npt.NDArray[np.int64], Scores]] = {}
+        self._idf: dict[str, float] = {}
+        # A term no document has is the most informative kind: it gets the idf of df = 0.
+        self.unseen_idf = math.log(1 + (self.size + 0.5) / 0.5)
         for term, (ids, weights) in postings.items():
             df = len(ids)
             idf = math.log(1 + (self.size - df + 0.5) / (df + 0.5))
+            self._idf[term] = idf
             self._postings[term] = (
                 np.array(ids, dtype=np.int64),
                 np.array(weights, dtype=np.float32) * idf,
@@ -50,4 +54,28 @@ class BM25Index:
             posting = self._postings.get(term)
             if posting is not None:
                 scores[posting[0]] += posting[1]
+        return scores
+
+    def coverage(self, query: str) -> Scores:
+        """The share of the query's information each document contains: the idf-weighted
+        fraction of the query's terms (digits aside: values, not words) found in it.
+
+        BM25 grows with every matching term and says nothing of what the document does
+        *not* explain; coverage does. For text the embedder cannot read (Chinese for an
+        English model) it is the confidence: "取消订单" shares 订单 with an order tool
+        but its 取消 (cancel) is nowhere in it.
+        """
+        scores = np.zeros(self.size, dtype=np.float32)
+        total = 0.0
+        for term in set(tokenize(query)):
+            if term.isdigit():
+                continue
+            idf = self._idf.get(term, self.unseen_idf)
+            total += idf
+            posting = self._postings.get(term)
+            if posting is not None:
+                scores[posting[0]] += idf
+        # A query of a word or two of little information ("那…的呢", "你好") cannot be
+        # well covered: the share is of at least two unseen words' worth.
+        scores /= max(total, 2 * self.unseen_idf)
         return scores

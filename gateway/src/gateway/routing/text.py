@@ -69,7 +69,9 @@ def cjk_share(text: str) -> float:
 # text a tool is found by, it pulls those requests toward the wrong tool.
 _NEGATIVE_SENTENCE = re.compile(
     r"^\s*(?:not\s+(?:for|to\s+be\s+used|suitable|intended|meant)|do\s+not\s+use|"
-    r"don'?t\s+use|never\s+use|cannot\s+be\s+used|不适用|不支持|不用于|不能用于|请勿|勿用|"
+    r"don'?t\s+use|never\s+use|cannot\s+be\s+used|"
+    r"(?:it|this\s+tool)\s+(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|will\s+not|won'?t)\s|"
+    r"不适用|不支持|不用于|不能用于|请勿|勿用|"
     r"不可用于|并非用于)",
     re.IGNORECASE,
 )
@@ -97,3 +99,26 @@ def tool_document(manifest: dict[str, Any]) -> str:
         description = pschema.get("description", "") if isinstance(pschema, dict) else ""
         parts.append(f"{split_identifier(pname)} {description}")
     return "\n".join(p for p in parts if p)
+
+
+_INSTRUCTION = re.compile(r"^(?P<head>[^:：\n]{4,200}?)\s*[:：]\s*(?P<body>.+)$", re.DOTALL)
+
+
+def instruction(query: str) -> str:
+    """The part of a request that says what to do, for finding the tool.
+
+    "add this to the knowledge base as faq.md: Returns are free within 30 days" asks
+    to store a text, but its payload reads like a question for a search tool. When a
+    colon is followed by a payload (six words or more, or a dozen CJK characters) the
+    request is routed by what precedes it; the arguments still come from all of it.
+    """
+    match = _INSTRUCTION.match(query.strip())
+    if match is None:
+        return query
+    head, body = match.group("head"), match.group("body")
+    if len(tokenize(head)) < 2:
+        return query
+    words = len(re.findall(r"[A-Za-z]+", body))
+    if words >= 6 or len(_CJK.findall(body)) >= 12:
+        return head
+    return query

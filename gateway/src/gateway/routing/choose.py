@@ -1,0 +1,136 @@
+"""The offline choice among the coarse stage's candidates: evidence the scores cannot see.
+
+The coarse scores compare the request with each tool's text. Two more facts
+are known to the router and are weighed here, each as a bounded nudge, so
+neither can carry a tool that does not match at all:
+
+- **The request carries the identifier the tool needs.** A tool with required
+  identifiers (a parameter with a ``pattern``, or examples of an identifier:
+  "e.g. SO20240715001") all found in the request itself (``SO20261126004``)
+  gains ``FIT_BONUS`` on the fused score. Other tools gain nothing: numbers,
+  names and free text can be read out of almost any request, so they prove
+  nothing (on BFCL such a bonus cost 2 points of top-1).
+- **The conversation so far.** "now the same for 2026-08", "那它的快递单号是多少"
+  name no tool: right after a call, the tool just used gains ``FOLLOW_BONUS``
+  on the score and ``FOLLOW_CONFIDENCE`` on the confidence, so an elliptical
+  follow-up stays with it unless another tool clearly fits better. When no
+  tool reaches the threshold and the request gives the last tool a new value
+  of a typed parameter (a month, a number of days, an id: ``continues``), it
+  is that call again with the new value ("那 2026-09 的呢" after a monthly
+  report); "thanks, that's all" gives none and is still rejected.
+
+The threshold applies to the confidence after the nudge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from gateway.routing.extract import ArgumentExtractor, examples_of
+from gateway.routing.index import Candidate
+
+FIT_BONUS = 0.1
+FOLLOW_BONUS = 0.15
+FOLLOW_CONFIDENCE = 0.1
+# Only candidates this close to the best fused score are checked for arguments.
+FIT_MARGIN = 0.25
+
+
+@dataclass(frozen=True)
+class Choice:
+    candidate: Candidate | None  # None: nothing reaches the threshold
+    best: Candidate | None  # the best candidate after the nudges, chosen or not
+    why: str
+
+
+def choose(
+    candidates: Sequence[Candidate],
+    *,
+    threshold: float,
+    fits: Callable[[str], bool],
+    last_tool: str | None = None,
+    continues: Callable[[str], bool] = lambda _: False,
+) -> Choice:
+    """The candidate to route to, given the nudges described in the module docstring."""
+    if not candidates:
+        return Choice(None, None, "no candidates")
+    top_score = candidates[0].score
+    ranked: list[tuple[float, int, Candidate, list[str]]] = []
+    for position, candidate in enumerate(candidates):
+        score, notes = candidate.score, []
+        confidence = candidate.confidence
+        if candidate.tool_id == last_tool:
+            score += FOLLOW_BONUS
+            confidence = min(1.0, confidence + FOLLOW_CONFIDENCE)
+            notes.append("the session's last tool")
+        if candidate.score >= top_score - FIT_MARGIN and fits(candidate.tool_id):
+            score += FIT_BONUS
+            notes.append("its required arguments are in the request")
+        ranked.append((score, -position, replace(candidate, confidence=confidence), notes))
+    score, _, best, notes = max(ranked, key=lambda r: (r[0], r[1]))
+    why = f"top-1 confidence {best.confidence:.3f}"
+    if best.tool_id != candidates[0].tool_id:
+        why += f" (ranked over {candidates[0].tool_id}: {', '.join(notes)})"
+    elif notes:
+        why += f" ({', '.join(notes)})"
+    if best.confidence < threshold:
+        last = next((r[2] for r in ranked if r[2].tool_id == last_tool), None)
+        if last is not None and continues(last.tool_id):
+            again = replace(last, confidence=max(last.confidence, threshold))
+            why = f"no tool reaches {threshold}; a new value for the session's last tool"
+            return Choice(again, again, why)
+        return Choice(None, best, why + f" < {threshold}")
+    return Choice(best, best, why + f" >= {threshold}")
+
+
+def identifier_parameters(schema: dict[str, Any]) -> list[str]:
+    """The required parameters whose values have a known shape: a ``pattern``, or
+    identifier examples (``examples``, "e.g. SKU2024001" in the description)."""
+    properties = schema.get("properties") or {}
+    keyed = []
+    for name in schema.get("required") or []:
+        spec = properties.get(name)
+        if not isinstance(spec, dict) or spec.get("type", "string") != "string":
+            continue
+        if spec.get("pattern") or examples_of(spec):
+            keyed.append(name)
+    return keyed
+
+
+def carries_identifiers(extractor: ArgumentExtractor, query: str, schema: dict[str, Any]) -> bool:
+    """Whether the tool needs identifiers and the request alone holds every one of them."""
+    keyed = identifier_parameters(schema)
+    if not keyed:
+        return False
+    arguments = extractor.extract(query, schema).arguments
+    return all(name in arguments for name in keyed)
+
+
+def typed_parameters(schema: dict[str, Any]) -> list[str]:
+    """Parameters whose values can be told from free text: numbers, enums, formats,
+    patterns and identifier examples (a month "e.g. 2024-07")."""
+    typed = []
+    for name, spec in (schema.get("properties") or {}).items():
+        if not isinstance(spec, dict):
+            continue
+        numeric = spec.get("type") in ("integer", "number")
+        shaped = any(spec.get(key) for key in ("enum", "format", "pattern"))
+        if numeric or shaped or (spec.get("type", "string") == "string" and examples_of(spec)):
+            typed.append(name)
+    return typed
+
+
+def gives_new_values(
+    extractor: ArgumentExtractor,
+    query: str,
+    schema: dict[str, Any],
+    previous: dict[str, Any],
+) -> bool:
+    """Whether the request alone gives a typed parameter a value the last call did not have."""
+    typed = typed_parameters(schema)
+    if not typed:
+        return False
+    arguments = extractor.extract(query, schema).arguments
+    return any(name in arguments and arguments[name] != previous.get(name) for name in typed)
