@@ -26,6 +26,7 @@ import re
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -202,14 +203,19 @@ async def report_run(
     correct = 0
     routed: list[int] = []
     miss_latency: list[float] = []
+    wrong: Counter[str] = Counter()
     for i, query in enumerate(queries):
         data, elapsed = await dry_run(client, query["query"], f"bench-{i}")
-        if (data.get("route") or {}).get("route_hint") != "route_cache":
+        route = data.get("route") or {}
+        if route.get("route_hint") != "route_cache":
             miss_latency.append(elapsed)
         # Only confident routes are cached (ROUTE_CACHE_MIN_CONFIDENCE): time hits on those.
-        if data.get("success") and "not cached" not in str((data.get("route") or {}).get("why")):
+        if data.get("success") and "not cached" not in str(route.get("why")):
             routed.append(i)
-        correct += back.get(data.get("tool_id") or "") in query["gold"]
+        right = back.get(data.get("tool_id") or "") in query["gold"]
+        correct += right
+        if not right:
+            wrong[_failure(data, route, {ids[g] for g in query["gold"] if g in ids})] += 1
     hit_latency: list[float] = []
     for i in routed[-300:]:  # the newest entries: the cache is bounded
         data, elapsed = await dry_run(client, queries[i]["query"], f"bench-{i}")
@@ -219,11 +225,28 @@ async def report_run(
         f"\noffline POST /run (dry_run), top-1 accuracy: {correct / len(queries):.3f} ({correct}/{len(queries)})"
     )
     print(
+        "  wrong answers by kind: "
+        + (", ".join(f"{kind} {n}" for kind, n in wrong.most_common()) or "none")
+    )
+    print(
         f"POST /run latency, cache miss: p50 {statistics.median(miss_latency):.2f} ms, p95 {pct(miss_latency, 95):.2f} ms (n={len(miss_latency)})"
     )
     print(
         f"POST /run latency, cache hit:  p50 {statistics.median(hit_latency or [float('nan')]):.2f} ms, p95 {pct(hit_latency, 95):.2f} ms (n={len(hit_latency)})"
     )
+
+
+def _failure(data: dict[str, Any], route: dict[str, Any], gold: set[str]) -> str:
+    """Why a /run answer was wrong: rejected, a cache hit, or a wrong pick (the gold tool
+    first among the coarse candidates or not)."""
+    if data.get("tool_id") is None:
+        return "rejected (below threshold)"
+    if route.get("route_hint") == "route_cache":
+        return "cache hit on another tool"
+    candidates = [c.get("tool_id") for c in route.get("candidates") or []]
+    if candidates and candidates[0] in gold:
+        return "gold ranked first, another chosen"
+    return "gold not ranked first" if gold & set(candidates) else "gold not in the candidates"
 
 
 def report_rejection(

@@ -2,6 +2,7 @@
 
     make bench-shipped
     make bench-shipped REQUESTS=path/to/requests.jsonl
+    python scripts/bench_shipped.py --manifests path/to/manifests   # other manifests
 
 Each line of the requests file is ``{"query", "gold": tool_id | null, "lang":
 "en" | "zh", "session"?, "follow_up"?}``. An in-process gateway (embedded
@@ -39,6 +40,7 @@ from reach_common.embedded import temporary_backends
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_REQUESTS = REPO / "tests" / "data" / "shipped_requests.jsonl"
+DEFAULT_MANIFESTS = REPO / "manifests"
 USER_ID = "bench"
 ROLES = ["admin", "ops_admin", "kb_admin", "finance", "order_manager"]
 REJECTED = "no_matching_tool"
@@ -110,7 +112,9 @@ async def send(
     return outcome, data
 
 
-async def run_all(requests: list[dict[str, Any]]) -> tuple[list[Outcome], int]:
+async def run_all(
+    requests: list[dict[str, Any]], manifests: Path = DEFAULT_MANIFESTS
+) -> tuple[list[Outcome], int]:
     from gateway.app import create_app
     from gateway.settings import Settings
 
@@ -121,7 +125,7 @@ async def run_all(requests: list[dict[str, Any]]) -> tuple[list[Outcome], int]:
             log_level="WARNING",
             auth_mode="permissive",
             tool_auto_discovery=True,
-            manifests_dir=str(REPO / "manifests"),
+            manifests_dir=str(manifests),
             gc_freeze=False,
         )
         app = create_app(settings)
@@ -220,11 +224,15 @@ def main(
     requests: Annotated[
         Path, typer.Argument(help="JSONL of requests: query, gold, lang, session?, follow_up?")
     ] = DEFAULT_REQUESTS,
+    manifests: Annotated[
+        Path,
+        typer.Option(help="Folder of manifests to load (e.g. the same tools without examples)."),
+    ] = DEFAULT_MANIFESTS,
 ) -> None:
     if not requests.exists():
         raise typer.BadParameter(f"{requests} does not exist")
     rows = read_jsonl(requests)
-    outcomes, visible = asyncio.run(run_all(rows))
+    outcomes, visible = asyncio.run(run_all(rows, manifests))
     report(requests, outcomes, visible)
 
 
