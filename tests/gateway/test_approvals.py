@@ -13,7 +13,7 @@ from typing import Any
 import psycopg
 
 from reach_common.db import libpq_url
-from tests.conftest import Backends, app_client, assert_error
+from tests.conftest import Backends, KeyMaker, app_client, assert_error
 from tests.gateway.conftest import ADMIN, GatewayFactory, http_tool, python_tool
 from tests.gateway.test_traces import walk
 from tests.gateway.upstream import Upstream
@@ -71,6 +71,15 @@ async def test_a_call_that_needs_approval_waits_then_runs_once_when_approved(
             who: (await client.get("/approvals", headers=headers)).json()["approvals"]
             for who, headers in (("alice", ALICE), ("boss", BOSS), ("carol", CAROL))
         }
+        filtered = [
+            len((await client.get(f"/approvals?{query}", headers=BOSS)).json()["approvals"])
+            for query in (
+                "state=pending&tool_id=guarded_order&caller=alice",
+                "state=denied",
+                "caller=carol",
+                "tool_id=other",
+            )
+        ]
         by_carol = await client.post(f"/approvals/{approval_id}/approve", headers=CAROL)
         by_alice = await client.post(f"/approvals/{approval_id}/approve", headers=ALICE)
         approved = await client.post(
@@ -98,6 +107,7 @@ async def test_a_call_that_needs_approval_waits_then_runs_once_when_approved(
     assert [a["approval_id"] for a in listed["alice"]] == [approval_id]
     assert [a["approval_id"] for a in listed["boss"]] == [approval_id]
     assert listed["carol"] == []
+    assert filtered == [1, 0, 0, 0]
     assert_error(by_carol, 404, "approval_not_found")  # not hers to see
     assert_error(by_alice, 403, "approver_role_required")  # hers, but she is no approver
     assert approved.status_code == 200, approved.text
@@ -415,4 +425,34 @@ async def test_calls_left_by_a_dead_replica_resume_or_end_outcome_unknown(
     assert (unstarted["state"], unstarted["attempts"]) == ("succeeded", 1)
     # The non-idempotent orphan never reached the tool again; the others ran once each.
     assert upstream.hits("/api/stock") == 1
+    assert upstream.hits("/api/orders") == 1
+
+
+async def test_strict_mode_decides_on_verified_identities_only(
+    make_gateway: GatewayFactory, upstream: Upstream, make_key: KeyMaker
+) -> None:
+    alice_key = await make_key("alice", ["clerk"])
+    boss_key = await make_key("boss", ["admin"])
+    as_alice = {"Authorization": f"Bearer {alice_key}"}
+    as_boss = {"Authorization": f"Bearer {boss_key}"}
+    strict = make_gateway(auth_mode="strict", egress_allowlist=["127.0.0.1"])
+    async with app_client(strict) as client:
+        registered = await client.post(
+            "/tools/register", json=guarded_order(upstream), headers=as_boss
+        )
+        pending = await client.post(
+            "/tools/guarded_order/invoke",
+            json={"arguments": ORDER, "user_context": {"user_id": "boss", "roles": ["admin"]}},
+            headers=as_alice,  # the body's claimed identity is ignored: this is alice's call
+        )
+        approval_id = pending.json()["approval_id"]
+        claimed = await client.post(f"/approvals/{approval_id}/approve", headers=BOSS)
+        by_alice = await client.post(f"/approvals/{approval_id}/approve", headers=as_alice)
+        approved = await client.post(f"/approvals/{approval_id}/approve", headers=as_boss)
+    assert registered.status_code == 201, registered.text
+    assert pending.status_code == 202, pending.text
+    assert_error(claimed, 401, "unauthenticated")  # a claimed admin role approves nothing
+    assert_error(by_alice, 403, "approver_role_required")
+    assert (approved.json()["state"], approved.json()["caller"]) == ("succeeded", "alice")
+    assert approved.json()["decided_by"] == "boss"
     assert upstream.hits("/api/orders") == 1

@@ -164,3 +164,31 @@ async def test_any_call_can_be_made_async(make_gateway: GatewayFactory) -> None:
     assert accepted.json()["output"]["status_url"] == f"/tasks/{task_id}"
     assert task["result"] == {"success": True, "output": {"sum": 3}}
     assert task["callbacks"] == []
+
+
+async def test_a_routed_call_can_be_async_with_a_callback(
+    make_gateway: GatewayFactory, upstream: Upstream
+) -> None:
+    greeter = python_tool(
+        "greeter",
+        "echo",
+        description="Say hello: greets the caller with a friendly hello message.",
+        aliases=["say hello", "greet me"],
+    )
+    app = make_gateway(callback_secret=SECRET, callback_backoff_ms=10)
+    async with app_client(app) as client:
+        await client.post("/tools/register", json=greeter, headers=ADMIN)
+        accepted = await client.post(
+            "/run",
+            json={"user_query": "say hello", "callback_url": upstream.url + "/hooks/run"},
+        )
+        task = await delivered(client, f"/tasks/{accepted.json()['task_id']}")
+    assert accepted.status_code == 202, accepted.text
+    assert (accepted.json()["tool_id"], accepted.json()["route"]["confidence"] > 0) == (
+        "greeter",
+        True,
+    )
+    assert task["result"] == {"success": True, "output": {"echo": {}}}
+    (received,) = upstream.received
+    assert verifies(received)
+    assert received.json()["task_id"] == task["task_id"]

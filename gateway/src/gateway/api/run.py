@@ -15,6 +15,13 @@ router = APIRouter(tags=["run"])
     "/run",
     response_model=RunEnvelope,
     responses={
+        202: {
+            "model": RunEnvelope,
+            "description": (
+                "`mode: async`: queued, poll GET /tasks/{task_id}; or the tool needs approval: "
+                "`reason: approval_pending`, `approval_id`, `status_url`."
+            ),
+        },
         401: {"model": RunEnvelope, "description": "A credential was sent and did not verify."},
         403: {"model": RunEnvelope, "description": "`insufficient_permission`."},
         404: {"model": RunEnvelope, "description": "`no_matching_tool`, with the best candidates."},
@@ -40,6 +47,10 @@ async def run_query(
     with their scores. `dry_run: true` returns the route and runs nothing.
     When routing fails (`no_matching_tool`, `invalid_arguments`) the failure
     envelope still has `route`, so the candidates show why.
+
+    A tool that needs approval answers 202 `approval_pending` with an `approval_id`
+    (see `POST /tools/{id}/invoke`); `mode: async` or a `callback_url` answers 202
+    with a `task_id`.
     """
     outcome = await runtime.run.run(body, headers=request.headers, client_ip=client_address)
     return JSONResponse(outcome.body, status_code=outcome.status_code, headers=outcome.headers)

@@ -52,22 +52,30 @@ class AuditWriter:
         self._task: asyncio.Task[None] | None = None
         self._pending: list[AuditRow] = []
         self._inflight: asyncio.Future[None] | None = None
+        self._unwritten = 0  # recorded rows not yet through an INSERT (written or lost)
         self.written = 0
 
     async def record(self, row: AuditRow) -> None:
+        self._unwritten += 1
         await self._queue.put(row)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="audit-writer")
 
     async def flush(self) -> None:
-        """Write everything queued so far (tests and shutdown)."""
-        if self._inflight is not None and not self._inflight.done():
-            await asyncio.shield(self._inflight)
-        batch, self._pending = self._pending, []
-        await self._write(batch)
-        while not self._queue.empty():
-            await self._write(self._drain())
+        """Write everything recorded so far (tests and shutdown)."""
+        for _ in range(1000):
+            if self._inflight is not None and not self._inflight.done():
+                await asyncio.shield(self._inflight)
+            batch, self._pending = self._pending, []
+            await self._write(batch)
+            while not self._queue.empty():
+                await self._write(self._drain())
+            if self._unwritten <= 0 or self._task is None or self._task.done():
+                return
+            # A row the writer task has taken off the queue but not yet put in its batch
+            # is in neither place: let the task run until it is.
+            await asyncio.sleep(0.001)
 
     async def stop(self) -> None:
         await cancel_and_wait(self._task)
@@ -99,3 +107,5 @@ class AuditWriter:
         except (SQLAlchemyError, OSError) as exc:
             # The rows are lost; say how many, loudly, without their content.
             log.error("audit_write_failed", rows=len(rows), error=type(exc).__name__)
+        finally:
+            self._unwritten -= len(rows)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
 
@@ -41,6 +41,18 @@ class RunRequest(BaseModel):
     )
     dry_run: bool = Field(
         False, description="Return the route (tool, arguments, candidates) and execute nothing."
+    )
+    mode: Literal["sync", "async"] = Field(
+        "sync",
+        description="`async`: 202 with a `task_id` at once; the result at GET /tasks/{task_id}.",
+    )
+    callback_url: str | None = Field(
+        None,
+        max_length=2000,
+        description=(
+            "POST the signed result here when the call (or its approval request) finishes; "
+            "implies `async` (docs/approvals.md)."
+        ),
     )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from gateway.auth.service import AuthService
-from gateway.invoke.service import InvokeOutcome, InvokeService, failure_envelope
+from gateway.invoke.service import CallOptions, InvokeOutcome, InvokeService, failure_envelope
 from gateway.routing.context import SessionContext
 from gateway.routing.errors import RouteFailed
 from gateway.routing.service import RouteDecision, Router
@@ -69,6 +69,7 @@ class RunService:
             headers=headers,
             caller=caller,
             client_ip=client_ip,
+            options=CallOptions(mode=request.mode, callback_url=request.callback_url),
         )
         if who and outcome.body.get("success"):
             await self.context.remember(
