@@ -93,6 +93,20 @@ class EchoGateway:
             self.busy_s += time.perf_counter() - started
             return JSONResponse({"success": True, "tool_id": tool_id, "output": output})
 
+        async def run(request: Request) -> JSONResponse:
+            started = time.perf_counter()
+            body = await request.json()
+            output = {"echo": body.get("user_query"), "memories": len(body.get("memories", []))}
+            self.busy_s += time.perf_counter() - started
+            return JSONResponse(
+                {
+                    "success": True,
+                    "tool_id": "inventory_query",
+                    "arguments": {"sku": "SKU2024001"},
+                    "output": output,
+                }
+            )
+
         async def health(_: Request) -> JSONResponse:
             return JSONResponse({"status": "ok"})
 
@@ -100,6 +114,7 @@ class EchoGateway:
             routes=[
                 Route("/tools/list", list_tools),
                 Route("/tools/{tool_id}/invoke", invoke, methods=["POST"]),
+                Route("/run", run, methods=["POST"]),
                 Route("/healthz", health),
             ]
         )
@@ -153,6 +168,37 @@ async def sequential(url: str, turns: int, prefix: str) -> tuple[list[float], in
             latencies.append(ms)
             failures += status != 200
     return latencies, failures
+
+
+MEMORY_USER = {"X-User-Id": "bench-user"}
+
+
+async def memory_overhead(on_url: str, off_url: str, turns: int) -> tuple[list[float], list[float]]:
+    """Offline turns of one user, alternating between an agent with memory on and one
+    with it off, so both see the same machine load. Every message states a new fact (so
+    each turn with memory on recalls *and* learns); the user has 40 memories first."""
+    latencies: dict[str, list[float]] = {on_url: [], off_url: []}
+    async with httpx.AsyncClient(timeout=30) as client:
+        for n in range(40):
+            await client.post(
+                f"{on_url}/chat",
+                json={"message": f"Remember that project {n} is run by team {n % 7}"},
+                headers=MEMORY_USER,
+            )
+        for n in range(turns):
+            for url in (on_url, off_url):
+                started = time.perf_counter()
+                response = await client.post(
+                    f"{url}/chat",
+                    json={
+                        "session_id": f"mem-{n // 10}",
+                        "message": f"My usual SKU is SKU2024{n:03d}, how much stock is left?",
+                    },
+                    headers=MEMORY_USER,
+                )
+                latencies[url].append((time.perf_counter() - started) * 1000)
+                assert response.status_code == 200, response.text
+    return latencies[on_url], latencies[off_url]
 
 
 def check_session(session_id: str, body: dict[str, Any], turns: int) -> tuple[int, int]:
@@ -302,6 +348,23 @@ def main(
                     f"p95 {pct(latencies, 95):6.1f} ms   (tool time inside gateway "
                     f"{tool_ms:.2f} ms/turn; failures {failures})"
                 )
+
+            on, on_url = start_agent({**base_env, "LLM_PROVIDER": "offline"}, log)
+            off, off_url = start_agent(
+                {**base_env, "LLM_PROVIDER": "offline", "MEMORY_ENABLED": "false"}, log
+            )
+            try:
+                with_memory, without = asyncio.run(memory_overhead(on_url, off_url, turns))
+            finally:
+                stop_agent(on)
+                stop_agent(off)
+            added = pct(with_memory, 50) - pct(without, 50)
+            print(
+                f"\n[offline] memory on  p50 {pct(with_memory, 50):6.1f} ms   "
+                f"off p50 {pct(without, 50):6.1f} ms   added by memory p50 {added:+.1f} ms "
+                f"(recall of 40+ memories and learning one fact a turn; {turns} turns each, "
+                "interleaved)"
+            )
 
             load_ms, append_ms, window = asyncio.run(store_latency(database_url))
             print(f"\nsession load p50   {load_ms:6.2f} ms  ({window}-message window)")

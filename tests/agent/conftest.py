@@ -136,12 +136,12 @@ AgentClient = Callable[..., Any]
 
 
 @pytest.fixture
-def agent(agent_settings: Callable[..., Settings]) -> AgentClient:
+def agent(agent_settings: Callable[..., Settings], embedder: Embedder) -> AgentClient:
     """``async with agent(**settings) as client``: the agent app in process."""
 
     @asynccontextmanager
     async def open_client(**overrides: Any) -> AsyncIterator[httpx.AsyncClient]:
-        app: FastAPI = create_app(agent_settings(**overrides))
+        app: FastAPI = create_app(agent_settings(**overrides), embedder=embedder)
         async with app_client(app) as client:
             yield client
 

@@ -242,7 +242,10 @@ async def test_history_budget_summarises_whole_turns(
     vendor: str,
     llm_settings: dict[str, Any],
 ) -> None:
-    async with agent(**llm_settings, history_token_budget=200) as client:
+    # Room for the system prompt and the caller's tool definitions (~1,800 tokens) and about
+    # one earlier turn, so the third turn folds the first.
+    budget = {"context_token_budget": 2300, "summary_token_budget": 100, "turn_token_reserve": 0}
+    async with agent(**llm_settings, **budget) as client:
         for n in range(3):
             response = await client.post(
                 "/chat",

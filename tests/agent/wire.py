@@ -39,6 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from agent.memory.extract import EXTRACTION_SYSTEM
 from tests.fixtures.llm import read
 
 ANTHROPIC_ROUNDS = ("stream_tool_use.sse", "stream_parallel_tool_use.sse")
@@ -266,10 +267,14 @@ class ModelScript:
     always_tools: bool = False
     fail_with: str | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
+    extractions: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     keep_requests: bool = True  # benchmarks turn this off to keep memory flat
     served: int = 0
     recordings: dict[str, str] = field(default_factory=dict)  # name → payload, before files
+    # The text of non-streamed answers (summaries, memory extraction) instead of the
+    # recording's own; the rest of the recorded payload is kept.
+    complete_text: str | None = None
 
     def __post_init__(self) -> None:
         if self.rounds is None:
@@ -279,7 +284,10 @@ class ModelScript:
         with self.lock:
             self.served += 1
             if self.keep_requests:
-                self.requests.append(body)
+                # Memory extraction (one background call a turn) is kept apart, so the
+                # turn's own requests read as the plot they follow.
+                extraction = EXTRACTION_SYSTEM in system_text(body, self.vendor)
+                (self.extractions if extraction else self.requests).append(body)
         problems = (
             anthropic_violations(body) if self.vendor == "anthropic" else openai_violations(body)
         )
@@ -296,9 +304,10 @@ class ModelScript:
     def _payload(self, name: str, body: dict[str, Any]) -> httpx.Response:
         if not body.get("stream"):
             name = "message_final.json" if self.vendor == "anthropic" else "completion_final.json"
-            return httpx.Response(
-                200, text=read(self.vendor, name), headers={"content-type": "application/json"}
-            )
+            text = read(self.vendor, name)
+            if self.complete_text is not None:
+                text = json.dumps(_with_text(self.vendor, json.loads(text), self.complete_text))
+            return httpx.Response(200, text=text, headers={"content-type": "application/json"})
         recorded = self.recordings.get(name) or read(self.vendor, name)
         return httpx.Response(
             200,
@@ -308,6 +317,14 @@ class ModelScript:
 
     def respx_side_effect(self, request: httpx.Request) -> httpx.Response:
         return self.respond(json.loads(request.content))
+
+
+def _with_text(vendor: str, payload: dict[str, Any], text: str) -> dict[str, Any]:
+    if vendor == "anthropic":
+        payload["content"] = [{"type": "text", "text": text}]
+    else:
+        payload["choices"][0]["message"]["content"] = text
+    return payload
 
 
 def replay_app(scripts: dict[str, ModelScript]) -> Starlette:

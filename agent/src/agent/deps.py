@@ -53,6 +53,8 @@ def get_chat_deps(request: Request) -> ChatDeps:
         gateway=state.gateway,
         provider=state.provider,
         tracer=state.telemetry.tracer("agent"),
+        counter=state.token_counter,
+        memory=state.memory,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, field_validator, model_validator
 
 from reach_common.settings import CommonSettings, LLMSettings, StringList, string_list
 
@@ -38,12 +38,41 @@ class Settings(CommonSettings, LLMSettings):
         ),
     )
     max_output_tokens: int = Field(1024, ge=16, description="Token limit of each model answer.")
-    history_token_budget: int = Field(
-        8000,
-        ge=200,
+    context_token_budget: int = Field(
+        16000,
+        ge=1000,
         description=(
-            "Tokens of earlier turns sent with each request. The newest whole turns that "
-            "fit are kept; older ones are summarised by the model when one is configured."
+            "Most tokens one model request may hold: system prompt, memories, tool "
+            "definitions, summary and history (estimated, calibrated by the provider's "
+            "reported usage). Older turns are folded into a running summary to stay under it."
+        ),
+    )
+    summary_token_budget: int = Field(
+        800, ge=50, description="Longest running summary of folded turns, in tokens."
+    )
+    turn_token_reserve: int = Field(
+        4000,
+        ge=0,
+        description=(
+            "Tokens kept free for the current turn's tool rounds when earlier turns are "
+            "chosen; if the turn still outgrows the budget, its oldest tool outputs are elided."
+        ),
+    )
+    memory_enabled: bool = Field(
+        True,
+        description=(
+            "Long-term memory per user: facts from earlier sessions are recalled into each "
+            "turn and new ones kept. Off: nothing is read or written."
+        ),
+    )
+    memory_top_k: int = Field(3, ge=1, le=20, description="Memories recalled into one turn.")
+    memory_min_similarity: float = Field(
+        0.2,
+        ge=-1.0,
+        le=1.0,
+        description=(
+            "Least relevance to the message for a memory to be recalled: cosine similarity "
+            "plus up to 0.2 for the memory's words the message repeats."
         ),
     )
     tool_result_max_chars: int = Field(
@@ -76,3 +105,13 @@ class Settings(CommonSettings, LLMSettings):
     @classmethod
     def _split_agent_lists(cls, value: Any) -> Any:
         return string_list(value)
+
+    @model_validator(mode="after")
+    def _budget_has_room(self) -> Settings:
+        room = self.context_token_budget - self.summary_token_budget - self.turn_token_reserve
+        if room < 500:
+            raise ValueError(
+                "CONTEXT_TOKEN_BUDGET must exceed SUMMARY_TOKEN_BUDGET + TURN_TOKEN_RESERVE "
+                f"by at least 500 tokens (it leaves {room})"
+            )
+        return self

@@ -21,6 +21,7 @@ the errors below, reported the same way.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -34,6 +35,8 @@ from reach_common.errors import ReachError, RemoteError, ServiceUnavailable
 log = structlog.get_logger(__name__)
 
 RUN_QUERY_MAX_CHARS = 4000  # POST /run refuses longer queries
+RUN_MEMORIES = 5  # and more memories, or longer ones
+RUN_MEMORY_MAX_CHARS = 300
 
 
 class GatewayUnavailable(ServiceUnavailable):
@@ -131,22 +134,27 @@ class GatewayClient:
             tool_id,
         )
 
-    async def run(self, session_id: str, user_query: str, caller: Caller) -> ToolOutcome:
+    async def run(
+        self,
+        session_id: str,
+        user_query: str,
+        caller: Caller,
+        memories: Sequence[str] = (),
+    ) -> ToolOutcome:
         """Let the gateway route ``user_query`` to a tool and run it (offline mode).
 
         The query is cut to the gateway's limit: routing needs the gist, not a whole
-        pasted document.
+        pasted document. ``memories`` (what the user told the agent before) can supply
+        an argument the query refers to but does not name ("my usual product").
         """
-        return await self._post(
-            "/run",
-            {
-                "session_id": session_id,
-                "user_query": user_query[:RUN_QUERY_MAX_CHARS],
-                "user_context": caller.user_context,
-            },
-            self._headers(caller),
-            None,
-        )
+        body: dict[str, Any] = {
+            "session_id": session_id,
+            "user_query": user_query[:RUN_QUERY_MAX_CHARS],
+            "user_context": caller.user_context,
+        }
+        if memories:
+            body["memories"] = [text[:RUN_MEMORY_MAX_CHARS] for text in memories[:RUN_MEMORIES]]
+        return await self._post("/run", body, self._headers(caller), None)
 
     async def _post(
         self, path: str, body: dict[str, Any], headers: dict[str, str], tool_id: str | None

@@ -22,10 +22,12 @@ from typing import Any
 import anyio
 from opentelemetry import trace
 
+from agent.react.context import SLACK, fit, message_tokens, tools_tokens
 from agent.react.events import TurnEvent
 from agent.react.policy import frame_tool_results, output_seen_in_turn
 from agent.react.tools import ToolRunner
 from agent.sessions.service import TurnStore
+from agent.sessions.tokens import TokenCounter, estimate_tokens
 from reach_common.llm.errors import LLMResponseError
 from reach_common.llm.types import Completion, LLMProvider, Message
 
@@ -40,6 +42,7 @@ class LoopConfig:
     system: str
     max_tool_rounds: int
     max_output_tokens: int
+    request_token_budget: int
 
 
 @dataclass
@@ -49,6 +52,7 @@ class ReactLoop:
     store: TurnStore
     config: LoopConfig
     tracer: trace.Tracer
+    counter: TokenCounter
     history: list[Message] = field(default_factory=list)
     # Set once tool output has reached the model in this turn: writes need the user then.
     output_seen: bool = field(default=False, init=False)
@@ -74,9 +78,11 @@ class ReactLoop:
             },
         )
         try:
+            messages, estimate = self._request(system, offer_tools)
+            span.set_attribute("llm.request_tokens_estimate", self.counter.scale(estimate))
             completion: Completion | None = None
             async for event in self.provider.stream(
-                frame_tool_results(self.history),
+                messages,
                 system=system,
                 tools=self.tools.specs if offer_tools else (),
                 max_tokens=self.config.max_output_tokens,
@@ -89,6 +95,7 @@ class ReactLoop:
                 raise LLMResponseError(
                     "the model stream ended without an answer", provider=self.provider.name
                 )
+            self.counter.observe(estimate, completion.usage.input_tokens)
             span.set_attribute("llm.stop_reason", completion.stop_reason)
             span.set_attribute("llm.input_tokens", completion.usage.input_tokens)
             span.set_attribute("llm.output_tokens", completion.usage.output_tokens)
@@ -98,6 +105,16 @@ class ReactLoop:
         finally:
             span.end()
         yield completion
+
+    def _request(self, system: str, offer_tools: bool) -> tuple[list[Message], int]:
+        """The history to send, cut to what the request budget leaves, and the request's
+        whole estimate (system, tools, messages) before calibration."""
+        fixed = estimate_tokens(system)
+        if offer_tools:
+            fixed += tools_tokens(self.tools.specs)
+        allowance = int(self.config.request_token_budget * SLACK) - self.counter.scale(fixed)
+        messages = fit(frame_tool_results(self.history), allowance, self.counter)
+        return messages, fixed + sum(message_tokens(m) for m in messages)
 
     async def run(self) -> AsyncIterator[TurnEvent]:
         rounds = 0

@@ -4,15 +4,16 @@ The gateway routes the message with embeddings and the tool schemas, fills the
 arguments (from the session's last call when the message refers back, e.g.
 "那这个 SKU"), runs the tool, and answers with the output. The reply names the
 tool that was used and shows its output; when no tool matches, it says so
-plainly. Every step is saved like a model turn: the routed call and its result
-in one transaction, then the answer.
+plainly. What the user told the agent in earlier sessions (recalled memories)
+goes along, so "my usual product" can name a SKU. Every step is saved like a
+model turn: the routed call and its result in one transaction, then the answer.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import anyio
@@ -61,9 +62,13 @@ def compose_reply(outcome: ToolOutcome) -> str:
 
 
 async def offline_turn(
-    gateway: GatewayClient, caller: Caller, store: TurnStore, user_message: str
+    gateway: GatewayClient,
+    caller: Caller,
+    store: TurnStore,
+    user_message: str,
+    memories: Sequence[str] = (),
 ) -> AsyncIterator[TurnEvent]:
-    outcome = await gateway.run(store.session_id, user_message, caller)
+    outcome = await gateway.run(store.session_id, user_message, caller, memories)
     if not outcome.tool_id and outcome.status_code >= 500:
         # The gateway itself failed (down, timed out, broken): not an answer to give.
         error = outcome.error

@@ -27,6 +27,7 @@ from agent.sessions.schemas import (
     SessionDetail,
     SessionList,
     SessionRead,
+    SummaryRead,
 )
 from agent.settings import Settings
 from reach_common.auth.caller import Caller
@@ -136,6 +137,9 @@ async def get_session(
         created_at=session.created_at,
         updated_at=session.updated_at,
         summary=session.summary,
+        summaries=[
+            SummaryRead.model_validate(s) for s in await repository.list_summaries(db, session_id)
+        ],
         context_start_seq=session.context_start_seq,
         messages=[MessageRead.model_validate(m) for m in messages],
     )

@@ -55,3 +55,10 @@ class TurnSuperseded(Conflict):
             "followed it, so it cannot be resumed; send it again with a new id.",
             message_id=message_id,
         )
+
+
+class MemoryNotFound(NotFound):
+    reason = "memory_not_found"
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__(f"No memory of yours has id {memory_id!r}.", memory_id=memory_id)

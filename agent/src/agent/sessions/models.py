@@ -1,4 +1,4 @@
-"""Tables in schema ``agent`` (created by migration 0005)."""
+"""Tables in schema ``agent`` (created by migrations 0005 and 0007)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import DateTime, ForeignKey, MetaData, String, Text, func
+from sqlalchemy import BigInteger, DateTime, ForeignKey, Identity, MetaData, String, Text, func
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -58,4 +58,22 @@ class ChatMessage(Base):
     rounds: Mapped[int | None]
     token_count: Mapped[int] = mapped_column(server_default="0")
     trace_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class ChatSummary(Base):
+    """A summary of folded history: it stands in for messages ``from_seq``..``to_seq``
+    on top of the summary before it (so the newest covers everything folded so far)."""
+
+    __tablename__ = "summary"
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    session_id: Mapped[str] = mapped_column(
+        String(SESSION_ID_LENGTH), ForeignKey("agent.session.id", ondelete="CASCADE")
+    )
+    from_seq: Mapped[int]
+    to_seq: Mapped[int]
+    text: Mapped[str] = mapped_column(Text)
+    method: Mapped[str] = mapped_column(String(16))
+    token_count: Mapped[int]
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

@@ -8,6 +8,7 @@ its results: a broken pair never reaches the database.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from agent.sessions.models import ChatMessage, ChatSession
+from agent.sessions.models import ChatMessage, ChatSession, ChatSummary
 from agent.sessions.tokens import estimate_tokens
 
 
@@ -116,15 +117,41 @@ async def delete_session(db: AsyncSession, session_id: str) -> bool:
     return result.first() is not None
 
 
-async def set_context_window(
-    db: AsyncSession, session_id: str, *, context_start_seq: int, summary: str | None
-) -> None:
+@dataclass(frozen=True)
+class NewSummary:
+    from_seq: int
+    to_seq: int
+    text: str
+    method: str
+    token_count: int
+
+
+async def add_summary(db: AsyncSession, session_id: str, summary: NewSummary) -> None:
+    """Record ``summary`` and move the session's window past the messages it covers."""
+    db.add(
+        ChatSummary(
+            session_id=session_id,
+            from_seq=summary.from_seq,
+            to_seq=summary.to_seq,
+            text=summary.text,
+            method=summary.method,
+            token_count=summary.token_count,
+        )
+    )
     await db.execute(
         update(ChatSession)
         .where(ChatSession.id == session_id)
-        .values(context_start_seq=context_start_seq, summary=summary)
+        .values(context_start_seq=summary.to_seq + 1, summary=summary.text)
         .execution_options(synchronize_session=False)
     )
+
+
+async def list_summaries(db: AsyncSession, session_id: str) -> Sequence[ChatSummary]:
+    """Every summary written for the session, oldest first."""
+    result = await db.scalars(
+        select(ChatSummary).where(ChatSummary.session_id == session_id).order_by(ChatSummary.id)
+    )
+    return result.all()
 
 
 # --- messages -------------------------------------------------------------------
@@ -192,7 +219,10 @@ async def append(db: AsyncSession, session_id: str, batch: Sequence[NewMessage])
             "stop_reason": message.stop_reason,
             "rounds": message.rounds,
             "token_count": estimate_tokens(message.content)
-            + sum(estimate_tokens(str(call.get("arguments"))) for call in message.tool_calls or ()),
+            + sum(
+                estimate_tokens(json.dumps(call.get("arguments"), ensure_ascii=False))
+                for call in message.tool_calls or ()
+            ),
             "trace_id": message.trace_id,
         }
         for offset, message in enumerate(batch)

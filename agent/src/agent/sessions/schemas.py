@@ -52,9 +52,29 @@ class MessageRead(BaseModel):
     created_at: datetime
 
 
+class SummaryRead(BaseModel):
+    """One fold: the running summary as it stood once messages ``from_seq``..``to_seq``
+    were folded into it (it covers every message before ``to_seq`` + 1)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    from_seq: int
+    to_seq: int
+    method: str = Field(description="model | extractive")
+    token_count: int
+    created_at: datetime
+
+
 class SessionDetail(SessionRead):
     summary: str | None = Field(
-        None, description="The model's summary of turns that no longer fit the history budget."
+        None,
+        description=(
+            "The running summary of turns that no longer fit the context budget (written by "
+            "the model, or extractive offline); it covers messages 1..context_start_seq-1."
+        ),
+    )
+    summaries: list[SummaryRead] = Field(
+        default_factory=list, description="Every fold, oldest first; raw messages are kept."
     )
     context_start_seq: int = Field(
         description="The first message still sent to the model; earlier ones are summarised."

@@ -100,6 +100,7 @@ it lives in another module)::
 
     agent.sessions.errors
     SessionNotFound (NotFound)              404 session_not_found
+    MemoryNotFound (NotFound)               404 memory_not_found
     SessionForbidden (ReachError)           403 session_forbidden
     SessionBusy (Conflict)                  409 session_busy
     MessageIdReused (Conflict)              409 message_id_reused

@@ -1,0 +1,1 @@
+"""Long-term memory per user: facts kept across sessions and recalled into new turns."""

@@ -1,0 +1,111 @@
+"""Every query on ``agent.memory``. Each is scoped to one owner; callers commit."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from agent.memory.models import Memory
+
+Vector = npt.NDArray[np.float32]
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(" ".join(text.casefold().split()).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    text: str
+    kind: str
+    embedding: Vector
+    source_session_id: str | None
+    source_message_id: uuid.UUID | None
+
+
+async def known_hashes(db: AsyncSession, owner: str, hashes: Sequence[str]) -> set[str]:
+    result = await db.scalars(
+        select(Memory.content_hash).where(Memory.owner == owner, Memory.content_hash.in_(hashes))
+    )
+    return set(result.all())
+
+
+async def save(db: AsyncSession, owner: str, memories: Sequence[NewMemory]) -> None:
+    """Insert ``memories``; one the owner already has is only marked as used again."""
+    rows = [
+        {
+            "id": uuid.uuid4(),
+            "owner": owner,
+            "text": memory.text,
+            "kind": memory.kind,
+            "content_hash": content_hash(memory.text),
+            "embedding": memory.embedding,
+            "source_session_id": memory.source_session_id,
+            "source_message_id": memory.source_message_id,
+        }
+        for memory in memories
+    ]
+    if not rows:
+        return
+    statement = pg_insert(Memory).values(rows)
+    await db.execute(
+        statement.on_conflict_do_update(
+            constraint="uq_memory_owner_hash", set_={"last_used_at": func.now()}
+        )
+    )
+
+
+async def touch(db: AsyncSession, owner: str, hashes: Sequence[str]) -> None:
+    if hashes:
+        await db.execute(
+            update(Memory)
+            .where(Memory.owner == owner, Memory.content_hash.in_(hashes))
+            .values(last_used_at=func.now())
+        )
+
+
+async def nearest(
+    db: AsyncSession, owner: str, vector: Vector, limit: int
+) -> list[tuple[Memory, float, float]]:
+    """The owner's memories nearest ``vector``: ``(memory, cosine similarity, age in days)``."""
+    distance = Memory.embedding.cosine_distance(vector)
+    age = func.extract("epoch", func.now() - Memory.last_used_at) / 86400.0
+    result = await db.execute(
+        select(Memory, distance, age).where(Memory.owner == owner).order_by(distance).limit(limit)
+    )
+    return [(memory, 1.0 - float(d), float(a)) for memory, d, a in result.all()]
+
+
+async def list_for(
+    db: AsyncSession, owner: str, *, limit: int, offset: int
+) -> tuple[Sequence[Memory], int]:
+    total = await db.scalar(select(func.count()).where(Memory.owner == owner)) or 0
+    result = await db.scalars(
+        select(Memory)
+        .where(Memory.owner == owner)
+        .order_by(Memory.last_used_at.desc(), Memory.id)
+        .limit(limit)
+        .offset(offset)
+    )
+    return result.all(), int(total)
+
+
+async def get(db: AsyncSession, owner: str, memory_id: uuid.UUID) -> Memory | None:
+    return await db.scalar(select(Memory).where(Memory.owner == owner, Memory.id == memory_id))
+
+
+async def remove(db: AsyncSession, owner: str, memory_id: uuid.UUID | None = None) -> int:
+    """Delete one of the owner's memories, or (no id) all of them; how many went."""
+    query = delete(Memory).where(Memory.owner == owner)
+    if memory_id is not None:
+        query = query.where(Memory.id == memory_id)
+    result = await db.execute(query.returning(Memory.id))
+    return len(result.all())
