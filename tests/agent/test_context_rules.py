@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from types import SimpleNamespace
 
-from agent.memory.extract import facts_of_turn
+from agent.memory.extract import facts_of_turn, worth_asking
 from agent.memory.service import rank
 from agent.react.context import OMITTED, extractive_summary, fit, message_tokens
 from agent.sessions.models import ChatMessage
@@ -117,3 +117,11 @@ def test_recall_ranks_by_relevance_and_recency_each_text_once() -> None:
         "My usual SKU is SKU2024003",
     ]
     assert chosen[0].score < chosen[0].similarity  # 90 days unused: weighted down
+
+
+def test_the_model_is_asked_for_facts_only_when_the_user_speaks_of_themselves() -> None:
+    assert worth_asking("Please answer in German from now on.")
+    assert worth_asking("我常用的SKU是SKU2024003")
+    assert worth_asking("remember the warehouse code W-12")
+    assert not worth_asking("How is SKU2024001 doing?")
+    assert not worth_asking("SKU2024001 还有多少库存")

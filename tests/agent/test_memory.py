@@ -133,7 +133,7 @@ async def test_with_a_model_facts_it_extracts_are_recalled_into_the_system_promp
         await chat(client, "s-model-b", "What do you know about my answer language?", ADA)
         memories = (await client.get("/memories", headers=AS_ADA)).json()["memories"]
     extraction = model.extractions[:1]
-    assert len(model.extractions) == 2  # one a turn
+    assert len(model.extractions) == 2  # one a turn that speaks of the user
     assert all(r.get("stream") for r in model.requests)  # the turns themselves
     # Only the user's message went to the extraction call, never tool output.
     assert "Please answer in German" in json.dumps(extraction[0]["messages"])

@@ -98,6 +98,19 @@ EXTRACTION_SYSTEM = (
     "with '- ', in the user's words and language; or the single word NONE."
 )
 MAX_MODEL_FACTS = 5
+# The model is asked only when the user says something about themselves: a first-person
+# word or a request to remember. Most turns are plain questions and cost no extra call.
+_ABOUT_THE_USER = re.compile(
+    r"\b(i|i'm|i'd|i've|me|my|mine|we|our|us|remember|prefer|usually|always|never|call me"
+    r"|from now on|going forward|by default)\b"
+    r"|我|咱|记住|以后|今后|默认|总是|一般|通常",
+    re.IGNORECASE,
+)
+
+
+def worth_asking(message: str) -> bool:
+    """Whether ``message`` may hold a fact about the user (so the model is asked)."""
+    return bool(_ABOUT_THE_USER.search(message))
 
 
 def from_model_answer(text: str) -> list[Fact]:

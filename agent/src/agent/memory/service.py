@@ -16,8 +16,9 @@ message are written; marking the recalled memories used happens afterwards.
 background: the offline rules of :mod:`agent.memory.extract` pick facts from
 the user's message and the turn's successful calls, and with a model
 configured the model is asked too (one short call, on the user's message
-alone); only facts the owner does not already have are embedded and
-inserted (known ones are marked used).
+alone, and only when the message says something about the user); only facts
+the owner does not already have are embedded and inserted (known ones are
+marked used).
 A later recall for the same owner first waits for that owner's pending
 learning, so what was said in one session is there for the next.
 
@@ -39,7 +40,13 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from agent.memory import store
-from agent.memory.extract import EXTRACTION_SYSTEM, Fact, facts_of_turn, from_model_answer
+from agent.memory.extract import (
+    EXTRACTION_SYSTEM,
+    Fact,
+    facts_of_turn,
+    from_model_answer,
+    worth_asking,
+)
 from reach_common.embeddings import Embedder
 from reach_common.llm.errors import LLMError
 from reach_common.llm.types import LLMProvider, Message
@@ -146,7 +153,7 @@ class MemoryService:
         if owner is None:
             return
         calls = list(calls)
-        if self.provider is not None:
+        if self.provider is not None and worth_asking(message):
             work = self._learn_with_model(owner, message, calls, session_id, message_id)
             self._background(owner, work)
             return
