@@ -95,7 +95,6 @@ def test_each_shipped_tool_answers_a_plain_request(clean_state: Backends, tmp_pa
         "RETRIEVER_URL": f"http://127.0.0.1:{retriever_port}",
         "TOOL_AUTO_DISCOVERY": "true",
         "MANIFESTS_DIR": str(REPO_ROOT / "manifests"),
-        "APPROVALS_ENABLED": "false",  # order_create and rag_delete_source run at once
         SERVICE_KEY_ENV: mint_service_key(clean_state.database_url),
         "TOOL_SECRET_HOSTS": json.dumps({SERVICE_KEY_SECRET: ["retriever"]}),
     }
