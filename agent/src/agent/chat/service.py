@@ -34,6 +34,7 @@ from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
 from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller
 from agent.memory.service import MemoryService, Recalled
+from agent.react.approvals import Resolved, resolve_pending
 from agent.react.context import Budget, Context, build_context, load_window, tools_tokens
 from agent.react.events import TurnEvent
 from agent.react.loop import LoopConfig, ReactLoop
@@ -150,11 +151,19 @@ class PreparedTurn:
             return
         # No model reads the history, but the window and its summary are kept the same way,
         # so a session reads alike in both modes and switching modes finds it in shape.
-        await self._context(None, fixed=self.deps.counter.count(self._system(memories)))
+        assert self.session is not None
+        rows = await load_window(self.deps.sessionmaker, self.session)
+        updates = await self._resolve(rows)
+        fixed = self.deps.counter.count(self._system(memories))
+        await self._context(None, fixed=fixed, rows=rows)
         async for event in offline_turn(
-            self.deps.gateway, self.caller, store, self.message, memories
+            self.deps.gateway, self.caller, store, self.message, memories, updates
         ):
             yield event
+
+    async def _resolve(self, rows: Sequence[ChatMessage]) -> list[Resolved]:
+        """Calls that waited for approval and were decided since: their real results."""
+        return await resolve_pending(self.deps.sessionmaker, self.deps.gateway, self.caller, rows)
 
     async def _context(
         self,
@@ -218,6 +227,7 @@ class PreparedTurn:
         listing = asyncio.create_task(deps.gateway.list_tools(self.caller))
         try:
             rows = await load_window(deps.sessionmaker, self.session)
+            await self._resolve(rows)
             tools = await listing
         except BaseException:
             listing.cancel()

@@ -74,13 +74,9 @@ class GatewayClient:
             headers["X-API-Key"] = caller.api_key
         return headers
 
-    async def list_tools(self, caller: Caller) -> list[GatewayTool]:
-        """The tools ``caller`` may use. Raises :class:`GatewayUnavailable` if that cannot be known.
-
-        A GET has no body, so the user context travels as the gateway's
-        ``X-User-Id`` / ``X-User-Roles`` headers (read in permissive mode only),
-        next to the forwarded credential.
-        """
+    def _get_headers(self, caller: Caller) -> dict[str, str]:
+        """Headers of a GET: the credential, and the claimed identity as ``X-User-Id`` /
+        ``X-User-Roles`` (read by the gateway in permissive mode only)."""
         headers = self._headers(caller)
         user_id = caller.user_context.get("user_id")
         # Header values must be ASCII; a non-ASCII identity is left to the credential.
@@ -91,9 +87,18 @@ class GatewayClient:
             joined = ",".join(str(role) for role in roles)
             if joined.isascii():
                 headers["X-User-Roles"] = joined
+        return headers
+
+    async def list_tools(self, caller: Caller) -> list[GatewayTool]:
+        """The tools ``caller`` may use. Raises :class:`GatewayUnavailable` if that cannot be known.
+
+        A GET has no body, so the user context travels as the gateway's
+        ``X-User-Id`` / ``X-User-Roles`` headers (read in permissive mode only),
+        next to the forwarded credential.
+        """
         try:
             response = await self._http.get(
-                f"{self._base}/tools/list", headers=headers, timeout=self._timeout
+                f"{self._base}/tools/list", headers=self._get_headers(caller), timeout=self._timeout
             )
         except httpx.HTTPError as exc:
             raise GatewayUnavailable(
@@ -156,6 +161,22 @@ class GatewayClient:
             body["memories"] = [text[:RUN_MEMORY_MAX_CHARS] for text in memories[:RUN_MEMORIES]]
         return await self._post("/run", body, self._headers(caller), None)
 
+    async def approval(self, approval_id: str, caller: Caller) -> dict[str, Any] | None:
+        """``GET /approvals/{id}`` as ``caller``: the request's state and, once it ran, its
+        result; None when it cannot be read now (the next turn asks again)."""
+        try:
+            response = await self._http.get(
+                f"{self._base}/approvals/{quote(approval_id, safe='')}",
+                headers=self._get_headers(caller),
+                timeout=self._timeout,
+            )
+        except httpx.HTTPError:
+            return None
+        body = _json(response)
+        if response.status_code == 404:
+            return {"state": "not_found", "approval_id": approval_id}
+        return body if response.status_code == 200 and isinstance(body, dict) else None
+
     async def _post(
         self, path: str, body: dict[str, Any], headers: dict[str, str], tool_id: str | None
     ) -> ToolOutcome:
@@ -173,10 +194,13 @@ class GatewayClient:
         payload = _json(response)
         if not isinstance(payload, dict):
             payload = {}
-        ok = response.status_code < 400 and payload.get("success", True) is not False
+        pending = response.status_code == 202 and payload.get("reason") == "approval_pending"
+        ok = pending or (response.status_code < 400 and payload.get("success", True) is not False)
         data: dict[str, Any] = {**payload, "status_code": response.status_code, "success": ok}
         data.setdefault("tool_id", tool_id)
-        if response.status_code == 202:
+        if pending:
+            data["output"] = None
+        elif response.status_code == 202:
             data.setdefault("task_id", payload.get("task_id"))
             data.setdefault("output", payload)
         data["error"] = None if ok else GatewayError.of(gateway_error(response))

@@ -86,9 +86,16 @@ class ToolOutcome(BaseModel):
     output: Any = None
     error: GatewayError | None = None
     task_id: str | None = None
+    # A call that waits for a person (202 ``approval_pending``): not run, not failed.
+    approval_id: str | None = None
+    expires_at: str | None = None
     route: dict[str, Any] | None = None
     latency_ms: float | None = None
     trace_id: str | None = None
+
+    @property
+    def awaiting_approval(self) -> bool:
+        return self.status_code == 202 and self.approval_id is not None
 
     def failure(self) -> RemoteError:
         """This failed call as a :class:`ReachError` with the gateway's status and reason,

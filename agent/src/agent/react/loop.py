@@ -22,6 +22,7 @@ from typing import Any
 import anyio
 from opentelemetry import trace
 
+from agent.react.approvals import AWAITING, approval_of, waiting_reply
 from agent.react.context import SLACK, fit, message_tokens, tools_tokens
 from agent.react.events import TurnEvent
 from agent.react.policy import frame_tool_results, output_seen_in_turn
@@ -129,8 +130,13 @@ class ReactLoop:
             assert completion is not None
             if completion.tool_calls and offer_tools:
                 rounds += 1
-                async for event in self._tool_round(completion, rounds):
+                waiting: list[tuple[str, str]] = []
+                async for event in self._tool_round(completion, rounds, waiting):
                     yield event
+                if waiting:  # a person decides; the model is not asked to guess meanwhile
+                    async for event in self._await_approval(waiting, rounds):
+                        yield event
+                    return
                 continue
             stop_reason = completion.stop_reason
             if not offer_tools and self.config.max_tool_rounds > 0:
@@ -142,7 +148,27 @@ class ReactLoop:
             )
             return
 
-    async def _tool_round(self, completion: Completion, round_no: int) -> AsyncIterator[TurnEvent]:
+    async def _await_approval(
+        self, waiting: list[tuple[str, str]], rounds: int
+    ) -> AsyncIterator[TurnEvent]:
+        for tool_id, approval_id in waiting:
+            yield TurnEvent(
+                "approval_required",
+                {
+                    "tool_id": tool_id,
+                    "approval_id": approval_id,
+                    "status_url": f"/approvals/{approval_id}",
+                },
+            )
+        reply = waiting_reply(waiting)
+        with anyio.CancelScope(shield=True):
+            await self.store.save_final(reply, AWAITING, rounds)
+        yield TurnEvent("delta", {"text": reply})
+        yield TurnEvent("done", {"reply": reply, "stop_reason": AWAITING, "rounds": rounds})
+
+    async def _tool_round(
+        self, completion: Completion, round_no: int, waiting: list[tuple[str, str]]
+    ) -> AsyncIterator[TurnEvent]:
         for call in completion.tool_calls:
             yield TurnEvent(
                 "tool_call",
@@ -167,6 +193,9 @@ class ReactLoop:
         )
         self.history.extend(result.message for result in results)
         for result in results:
+            approval_id = approval_of(result.result)
+            if approval_id is not None:
+                waiting.append((result.tool_id, approval_id))
             yield TurnEvent(
                 "tool_result",
                 {

@@ -20,6 +20,7 @@ import anyio
 
 from agent.clients.gateway import GatewayClient, GatewayUnavailable
 from agent.clients.schemas import Caller, ToolOutcome
+from agent.react.approvals import AWAITING, Resolved, placeholder, waiting_reply
 from agent.react.events import TurnEvent
 from agent.sessions.service import TurnStore
 from reach_common.errors import error_body
@@ -40,6 +41,15 @@ def describe_output(output: Any) -> str:
     if isinstance(output, dict):
         return "; ".join(f"{key}: {_value(value)}" for key, value in output.items()) or "(empty)"
     return _value(output)
+
+
+def describe_resolved(update: Resolved) -> str:
+    """One sentence on an approval decided since the last turn."""
+    what = {"succeeded": "was approved and ran", "failed": "was approved but failed"}.get(
+        update.state, update.state.replace("_", " ")
+    )
+    detail = describe_output(update.result)
+    return f"Update: {update.tool_id} (approval {update.approval_id}) {what} — {detail}."
 
 
 def compose_reply(outcome: ToolOutcome) -> str:
@@ -67,6 +77,7 @@ async def offline_turn(
     store: TurnStore,
     user_message: str,
     memories: Sequence[str] = (),
+    updates: Sequence[Resolved] = (),
 ) -> AsyncIterator[TurnEvent]:
     outcome = await gateway.run(store.session_id, user_message, caller, memories)
     if not outcome.tool_id and outcome.status_code >= 500:
@@ -82,10 +93,22 @@ async def offline_turn(
         async for event in _routed_call(outcome, outcome.tool_id, store):
             yield event
     reply = compose_reply(outcome)
-    if outcome.success or outcome.tool_id:
+    if outcome.awaiting_approval and outcome.tool_id and outcome.approval_id:
+        yield TurnEvent(
+            "approval_required",
+            {
+                "tool_id": outcome.tool_id,
+                "approval_id": outcome.approval_id,
+                "status_url": f"/approvals/{outcome.approval_id}",
+            },
+        )
+        reply, stop_reason = waiting_reply([(outcome.tool_id, outcome.approval_id)]), AWAITING
+    elif outcome.success or outcome.tool_id:
         stop_reason = "end_turn"
     else:
         stop_reason = outcome.error.reason if outcome.error else "tool_error"
+    if updates:
+        reply = " ".join([*(describe_resolved(r) for r in updates), reply])
     with anyio.CancelScope(shield=True):
         await store.save_final(reply, stop_reason[:32], rounds)
     yield TurnEvent("delta", {"text": reply})
@@ -105,7 +128,9 @@ async def _routed_call(
     call_data = {"id": call.id, "tool_id": tool_id, "arguments": call.arguments}
     yield TurnEvent("tool_call", {**call_data, "round": 1})
     result: Any = outcome.output
-    if not outcome.success:
+    if outcome.awaiting_approval:
+        result = placeholder(outcome)
+    elif not outcome.success:
         result = {"error": error_body(outcome.failure())}
     content = json.dumps(result, ensure_ascii=False, default=str)
     message = Message(

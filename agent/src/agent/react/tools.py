@@ -25,6 +25,7 @@ from opentelemetry import trace
 
 from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller, GatewayTool, ToolOutcome
+from agent.react.approvals import placeholder
 from agent.react.errors import ConfirmationRequired, UnknownTool, UnreadableArguments
 from reach_common.errors import ReachError, error_body
 from reach_common.llm.types import Message, ToolCall, ToolSpec
@@ -152,8 +153,10 @@ class ToolRunner:
             failed = self._error(call, outcome.failure(), started)
             # An error message can quote the tool's own output: it counts as output.
             return replace(failed, from_gateway=True)
-        if outcome.task_id is not None and outcome.status_code == 202:
-            result: Any = {"task_id": outcome.task_id, "status": "accepted"}
+        if outcome.awaiting_approval:
+            result: Any = placeholder(outcome)
+        elif outcome.task_id is not None and outcome.status_code == 202:
+            result = {"task_id": outcome.task_id, "status": "accepted"}
         else:
             result = outcome.output
         return ToolResult(

@@ -231,6 +231,18 @@ async def append(db: AsyncSession, session_id: str, batch: Sequence[NewMessage])
     return [first + offset for offset in range(len(batch))]
 
 
+async def resolve_tool_result(
+    db: AsyncSession, message_id: uuid.UUID, content: str, is_error: bool
+) -> None:
+    """Put a decided approval's real result in place of its tool message's placeholder."""
+    await db.execute(
+        update(ChatMessage)
+        .where(ChatMessage.id == message_id, ChatMessage.role == "tool")
+        .values(content=content, is_error=is_error, token_count=estimate_tokens(content))
+        .execution_options(synchronize_session=False)
+    )
+
+
 async def last_user_seq(db: AsyncSession, session_id: str) -> int | None:
     """Position of the session's newest user message."""
     return await db.scalar(

@@ -1,0 +1,151 @@
+"""A tool call that needs a person: the turn ends awaiting approval, the approver decides at
+the gateway, and the next turn feeds the real result (or the denial) to the model. The real
+gateway with approvals on, the real shop; offline and both vendors' recorded payloads."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import psycopg
+import pytest
+
+from reach_common.db import libpq_url
+from tests.agent.conftest import AgentClient
+from tests.agent.tap import GatewayTap
+from tests.agent.test_chat_model import parse_sse
+from tests.agent.wire import ModelScript, retarget
+from tests.conftest import Backends
+
+CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
+APPROVER = {"X-User-Id": "boss", "X-User-Roles": "admin"}
+ORDER = {"sku": "SKU2024001", "quantity": 2, "customer": "Ada Lovelace"}
+ONE_CALL = {"anthropic": "stream_tool_use.sse", "openai": "stream_tool_calls.sse"}
+
+
+@pytest.fixture
+def gateway_overrides() -> dict[str, Any]:
+    return {"approvals_enabled": True}
+
+
+def orders_for(backends: Backends, customer: str) -> list[str]:
+    with psycopg.connect(libpq_url(backends.database_url)) as conn:
+        rows = conn.execute(
+            "SELECT order_id FROM shop.sales_order WHERE customer = %s", (customer,)
+        ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
+async def chat(client: httpx.AsyncClient, session: str, message: str) -> dict[str, Any]:
+    response = await client.post(
+        "/chat", json={"session_id": session, "message": message, "user_context": CALLER}
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert isinstance(body, dict)
+    return body
+
+
+async def decide(gateway: GatewayTap, approval_id: str, verdict: str) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=gateway.url, timeout=30) as client:
+        response = await client.post(
+            f"/approvals/{approval_id}/{verdict}", json={"comment": "checked"}, headers=APPROVER
+        )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert isinstance(body, dict)
+    return body
+
+
+def awaiting(body: dict[str, Any]) -> str:
+    """The turn stopped for approval; the approval id of its one call."""
+    assert body["stop_reason"] == "awaiting_approval"
+    (call,) = body["tool_calls"]
+    assert call["tool_id"] == "order_create"
+    assert call["result"]["status"] == "awaiting_approval"
+    assert not call["is_error"]
+    assert "approval" in body["reply"]
+    return str(call["result"]["approval_id"])
+
+
+@pytest.mark.parametrize("verdict", ["approve", "deny"])
+async def test_offline_the_next_turn_reports_what_the_approver_decided(
+    agent: AgentClient, gateway: GatewayTap, clean_state: Backends, verdict: str
+) -> None:
+    async with agent() as client:
+        first = await chat(
+            client, "s-approve", "Create an order of 2 units of SKU2024001 for Ada Lovelace"
+        )
+        approval_id = awaiting(first)
+        assert orders_for(clean_state, "Ada Lovelace") == []  # nothing ran yet
+        decided = await decide(gateway, approval_id, verdict)
+        second = await chat(client, "s-approve", "Any news on my order?")
+        session = (await client.get("/sessions/s-approve", headers={"X-User-Id": "u1"})).json()
+    orders = orders_for(clean_state, "Ada Lovelace")
+    placeholder = next(m for m in session["messages"] if m["role"] == "tool")
+    if verdict == "approve":
+        assert decided["state"] == "succeeded"
+        assert len(orders) == 1  # exactly once
+        assert orders[0] in second["reply"]
+        assert f"approval {approval_id}) was approved and ran" in second["reply"]
+        assert orders[0] in placeholder["content"]  # the real result took the note's place
+    else:
+        assert decided["state"] == "denied"
+        assert orders == []
+        assert "denied" in second["reply"]
+        assert json.loads(placeholder["content"])["error"]["reason"] == "approval_denied"
+        assert placeholder["is_error"]
+
+
+@pytest.mark.parametrize("verdict", ["approve", "deny"])
+async def test_with_a_model_the_decision_reaches_the_model_as_the_calls_result(
+    agent: AgentClient,
+    gateway: GatewayTap,
+    clean_state: Backends,
+    model: ModelScript,
+    vendor: str,
+    llm_settings: dict[str, Any],
+    verdict: str,
+) -> None:
+    model.recordings["order.sse"] = retarget(vendor, ONE_CALL[vendor], "order_create", ORDER)
+    model.rounds = ("order.sse",)
+    async with agent(**llm_settings) as client:
+        first = await chat(client, "s-model-approve", "Order 2 of SKU2024001 for Ada Lovelace")
+        approval_id = awaiting(first)
+        assert len(model.requests) == 1  # the model is not asked to guess the outcome
+        await decide(gateway, approval_id, verdict)
+        model.rounds = ()  # now the model just answers
+        second = await chat(client, "s-model-approve", "Did it go through?")
+    assert second["stop_reason"] == "end_turn"
+    sent = json.dumps(model.requests[-1]["messages"], ensure_ascii=False)
+    orders = orders_for(clean_state, "Ada Lovelace")
+    if verdict == "approve":
+        assert len(orders) == 1
+        assert orders[0] in sent  # the model reads the order it placed
+    else:
+        assert orders == []
+        assert "approval_denied" in sent
+    assert "awaiting_approval" not in sent  # the placeholder was replaced, not added to
+
+
+async def test_streaming_announces_the_approval_before_the_turn_ends(
+    agent: AgentClient, gateway: GatewayTap
+) -> None:
+    async with agent() as client:
+        response = await client.post(
+            "/chat",
+            json={
+                "session_id": "s-stream-approve",
+                "message": "Create an order of 2 units of SKU2024001 for Ada Lovelace",
+                "user_context": CALLER,
+                "stream": True,
+            },
+        )
+    kinds = [kind for kind, _ in parse_sse(response.text)]
+    assert kinds[-2:] == ["delta", "done"]
+    required = [data for kind, data in parse_sse(response.text) if kind == "approval_required"]
+    assert len(required) == 1
+    assert required[0]["tool_id"] == "order_create"
+    assert required[0]["status_url"] == f"/approvals/{required[0]['approval_id']}"
+    assert parse_sse(response.text)[-1][1]["stop_reason"] == "awaiting_approval"
