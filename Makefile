@@ -4,7 +4,7 @@ VENV  := .venv
 PY    := $(VENV)/bin/python
 UV    := $(VENV)/bin/uv
 UV_VERSION := 0.13.8
-MEMBERS := -e services/common -e services/shop -e gateway -e agent -e retriever
+MEMBERS := -e services/common -e services/shop -e gateway -e agent -e retriever -e cli
 STAMP := $(VENV)/.synced
 
 .DEFAULT_GOAL := help

@@ -1,7 +1,7 @@
 """Each workspace member declares exactly the third-party packages its code imports.
 
 For every member (``services/common``, ``services/shop``, ``gateway``, ``agent``,
-``retriever``) this reads the imports of its ``src`` tree (the AST, nothing is
+``retriever``, ``cli``) this reads the imports of its ``src`` tree (the AST, nothing is
 run), maps each imported module to the distribution that installs it (the
 installed distributions' file lists, so ``jwt`` is ``PyJWT`` and
 ``opentelemetry.trace`` is ``opentelemetry-api``), and compares the result with
@@ -29,7 +29,7 @@ from importlib.metadata import distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MEMBERS = ("services/common", "services/shop", "gateway", "agent", "retriever")
+MEMBERS = ("services/common", "services/shop", "gateway", "agent", "retriever", "cli")
 
 # Declared, never imported, and needed all the same.
 USED_WITHOUT_IMPORT = {

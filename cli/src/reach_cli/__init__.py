@@ -1,0 +1,1 @@
+"""``reach``: the Reach services from a terminal (see ``reach --help``)."""

@@ -1,0 +1,204 @@
+"""The ``reach`` command: tables for people, ``--json`` for scripts.
+
+    reach run "SKU2024001 还有多少库存"
+    reach tools ls | show TOOL
+    reach invoke TOOL key=value ...
+    reach approvals ls [--state pending] | show ID | approve ID | deny ID [--comment …]
+
+Global options (or environment): ``--url`` (``REACH_URL``), ``--api-key``
+(``REACH_API_KEY``), ``--user`` / ``--roles`` (``REACH_USER`` / ``REACH_ROLES``,
+permissive mode only), ``--json``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from reach_cli.client import DEFAULT_URL, CommandFailed, Target
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="One command for the Reach services: tables for people, --json for scripts.",
+)
+tools_app = typer.Typer(no_args_is_help=True, help="The tools you may use.")
+approvals_app = typer.Typer(no_args_is_help=True, help="Calls that wait for a person.")
+app.add_typer(tools_app, name="tools")
+app.add_typer(approvals_app, name="approvals")
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True)
+
+
+class State:
+    target = Target()
+    as_json = False
+
+
+@app.callback()
+def main(
+    url: Annotated[str, typer.Option(envvar="REACH_URL", help="The gateway.")] = DEFAULT_URL,
+    api_key: Annotated[
+        str | None, typer.Option(envvar="REACH_API_KEY", help="Bearer credential.")
+    ] = None,
+    user: Annotated[
+        str | None, typer.Option(envvar="REACH_USER", help="Claimed user (permissive mode).")
+    ] = None,
+    roles: Annotated[
+        str | None, typer.Option(envvar="REACH_ROLES", help="Claimed roles, comma-separated.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the server's JSON.")] = False,
+) -> None:
+    State.target = Target(url=url, api_key=api_key, user=user, roles=roles)
+    State.as_json = as_json
+
+
+def call(method: str, path: str, **kwargs: Any) -> Any:
+    """The server's answer, or exit with its reason."""
+    try:
+        return State.target.request(method, path, **kwargs)[1]
+    except CommandFailed as exc:
+        if State.as_json:
+            print(json.dumps({"reason": exc.reason, "message": exc.message}))
+        else:
+            err.print(f"[bold red]{exc.reason}[/]: {exc.message}", markup=True, highlight=False)
+        raise typer.Exit(exc.exit_code) from exc
+
+
+def show(body: Any, table: Table | None = None) -> None:
+    if State.as_json or table is None:
+        print(json.dumps(body, ensure_ascii=False, indent=None if State.as_json else 2))
+    else:
+        out.print(table)
+
+
+def with_identity(body: dict[str, Any]) -> dict[str, Any]:
+    """``body`` with the claimed identity (``--user``/``--roles``) as its ``user_context``."""
+    context = State.target.user_context()
+    return {**body, "user_context": context} if context else body
+
+
+def parse_value(text: str) -> Any:
+    """``key=value`` values: JSON when they parse (numbers, true, lists), else the string."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+@app.command()
+def run(
+    query: Annotated[str, typer.Argument(help="What you want, in plain words.")],
+    session: Annotated[str | None, typer.Option(help="Session id for follow-ups.")] = None,
+    dry_run: Annotated[bool, typer.Option(help="Only show the route.")] = False,
+) -> None:
+    """Route a request to a tool and run it (POST /run)."""
+    request = {"user_query": query, "session_id": session, "dry_run": dry_run}
+    body = call("POST", "/run", json=with_identity(request))
+    table = Table("tool", "arguments", "result", "route", show_lines=True)
+    route = body.get("route") or {}
+    result = body.get("output") if body.get("success") else body.get("reason")
+    table.add_row(
+        str(body.get("tool_id")),
+        json.dumps(body.get("arguments"), ensure_ascii=False),
+        json.dumps(result, ensure_ascii=False)[:500],
+        f"{route.get('route_hint')} ({route.get('confidence')})",
+    )
+    show(body, table)
+
+
+@app.command()
+def invoke(
+    tool_id: Annotated[str, typer.Argument(help="The tool's id.")],
+    arguments: Annotated[list[str] | None, typer.Argument(help="key=value pairs.")] = None,
+) -> None:
+    """Call one tool with explicit arguments (POST /tools/{id}/invoke)."""
+    parsed: dict[str, Any] = {}
+    for pair in arguments or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            err.print(f"[bold red]invalid_argument[/]: {pair!r} is not key=value")
+            raise typer.Exit(2)
+        parsed[key] = parse_value(value)
+    body = call("POST", f"/tools/{tool_id}/invoke", json=with_identity({"arguments": parsed}))
+    table = Table("tool", "result")
+    table.add_row(tool_id, json.dumps(body.get("output", body), ensure_ascii=False)[:2000])
+    show(body, table)
+
+
+@tools_app.command("ls")
+def tools_ls() -> None:
+    """The tools you may use."""
+    body = call("GET", "/tools/list")
+    table = Table("tool", "idempotent", "approval", "description")
+    for tool in body.get("tools", []):
+        table.add_row(
+            tool["tool_id"],
+            "yes" if tool.get("idempotent") else "no",
+            "yes" if tool.get("requires_approval") else "",
+            str(tool.get("description", ""))[:80],
+        )
+    show(body, table)
+
+
+@tools_app.command("show")
+def tools_show(tool_id: Annotated[str, typer.Argument(help="The tool's id.")]) -> None:
+    """One tool's definition."""
+    show(call("GET", f"/tools/{tool_id}"))
+
+
+def approval_table(items: list[dict[str, Any]]) -> Table:
+    table = Table("approval", "state", "tool", "caller", "arguments", "expires")
+    for item in items:
+        table.add_row(
+            item["approval_id"],
+            item["state"],
+            item["tool_id"],
+            item.get("caller", ""),
+            json.dumps(item.get("arguments"), ensure_ascii=False)[:80],
+            str(item.get("expires_at", ""))[:19],
+        )
+    return table
+
+
+@approvals_app.command("ls")
+def approvals_ls(
+    state: Annotated[str | None, typer.Option(help="pending, succeeded, denied, ...")] = None,
+    tool: Annotated[str | None, typer.Option(help="Only this tool.")] = None,
+) -> None:
+    """Approval requests you asked for or may decide."""
+    body = call("GET", "/approvals", params={"state": state, "tool_id": tool})
+    items = body.get("approvals", []) if isinstance(body, dict) else body
+    show(body, approval_table(items))
+
+
+@approvals_app.command("show")
+def approvals_show(approval_id: str) -> None:
+    """One request with its history."""
+    show(call("GET", f"/approvals/{approval_id}"))
+
+
+def decide(approval_id: str, verdict: str, comment: str | None) -> None:
+    body = call("POST", f"/approvals/{approval_id}/{verdict}", json={"comment": comment})
+    show(body, approval_table([body]))
+
+
+@approvals_app.command("approve")
+def approvals_approve(
+    approval_id: str, comment: Annotated[str | None, typer.Option(help="Why.")] = None
+) -> None:
+    """Approve a pending call; it runs now, once."""
+    decide(approval_id, "approve", comment)
+
+
+@approvals_app.command("deny")
+def approvals_deny(
+    approval_id: str, comment: Annotated[str | None, typer.Option(help="Why.")] = None
+) -> None:
+    """Deny a pending call; it never runs."""
+    decide(approval_id, "deny", comment)

@@ -1,0 +1,97 @@
+"""``reach`` against a real gateway: tables and ``--json`` parsed back, and the server's
+``reason`` with a non-zero exit code on failure."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from reach_cli.main import app
+from tests.agent.tap import GatewayTap
+
+runner = CliRunner()
+OPS = ["--user", "u1", "--roles", "ops_admin"]
+BOSS = ["--user", "boss", "--roles", "admin"]
+
+
+@pytest.fixture
+def gateway_overrides() -> dict[str, Any]:
+    return {"approvals_enabled": True}
+
+
+def reach(gateway: GatewayTap, *args: str, who: list[str] = OPS) -> tuple[int, Any]:
+    result = runner.invoke(app, ["--url", gateway.url, *who, "--json", *args])
+    try:
+        return result.exit_code, json.loads(result.stdout)
+    except ValueError:
+        return result.exit_code, result.stdout
+
+
+def test_run_tools_and_invoke_print_the_servers_json(gateway: GatewayTap) -> None:
+    code, routed = reach(gateway, "run", "SKU2024001 还有多少库存")
+    assert code == 0
+    assert routed["tool_id"] == "inventory_query"
+    assert routed["output"]["available"] == 156
+    code, tools = reach(gateway, "tools", "ls")
+    assert code == 0
+    assert "inventory_query" in {t["tool_id"] for t in tools["tools"]}
+    code, shown = reach(gateway, "tools", "show", "sales_query")
+    assert code == 0
+    assert shown["tool_id"] == "sales_query"
+    code, called = reach(gateway, "invoke", "inventory_query", "sku=SKU2024001")
+    assert code == 0
+    assert called["output"]["total"] == 168
+    code, anonymous = reach(gateway, "invoke", "inventory_query", "sku=SKU2024001", who=[])
+    assert code == 0
+    assert anonymous["output"]["total"] == 168
+
+
+def test_a_table_for_people(gateway: GatewayTap) -> None:
+    result = runner.invoke(app, ["--url", gateway.url, *OPS, "tools", "ls"])
+    assert result.exit_code == 0
+    assert "inventory_query" in result.stdout
+    assert "┃" in result.stdout or "|" in result.stdout  # a drawn table, not JSON
+
+
+def test_failures_exit_non_zero_with_the_servers_reason(gateway: GatewayTap) -> None:
+    code, body = reach(gateway, "invoke", "inventory_query", "sku=not-a-sku")
+    assert code == 1
+    assert body["reason"] == "invalid_arguments"
+    code, body = reach(gateway, "tools", "show", "no_such_tool")
+    assert code == 1
+    assert body["reason"] == "tool_not_found"
+    bad = runner.invoke(app, ["--url", gateway.url, "invoke", "inventory_query", "novalue"])
+    assert bad.exit_code == 2
+    down = runner.invoke(app, ["--url", "http://127.0.0.1:9", "--json", "tools", "ls"])
+    assert down.exit_code == 2
+    assert json.loads(down.stdout)["reason"] == "unreachable"
+
+
+def test_approvals_are_listed_approved_and_denied(gateway: GatewayTap) -> None:
+    order = ["invoke", "order_create", "sku=SKU2024001", "quantity=2"]
+    code, first = reach(gateway, *order, "customer=Ada Lovelace")
+    assert code == 0
+    assert first["reason"] == "approval_pending"
+    code, second = reach(gateway, *order, "customer=Grace Hopper")
+    assert code == 0
+    code, pending = reach(gateway, "approvals", "ls", "--state", "pending", who=BOSS)
+    assert code == 0
+    ids = {a["approval_id"] for a in pending["approvals"]}
+    assert {first["approval_id"], second["approval_id"]} <= ids
+    code, mine = reach(gateway, "approvals", "approve", first["approval_id"])
+    assert code == 1  # the caller cannot approve their own call
+    assert mine["reason"] in ("approver_role_required", "self_approval_forbidden")
+    code, approved = reach(gateway, "approvals", "approve", first["approval_id"], who=BOSS)
+    assert code == 0
+    assert approved["state"] == "succeeded"
+    code, denied = reach(
+        gateway, "approvals", "deny", second["approval_id"], "--comment", "no", who=BOSS
+    )
+    assert code == 0
+    assert denied["state"] == "denied"
+    code, again = reach(gateway, "approvals", "approve", second["approval_id"], who=BOSS)
+    assert code == 1
+    assert again["reason"] == "approval_not_pending"
