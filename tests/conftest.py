@@ -75,6 +75,16 @@ def reset_state(backends: Backends) -> None:
     client.close()
 
 
+def shop_orders(backends: Backends, customer: str) -> list[str]:
+    """The ids of the shop's orders for ``customer`` (what really happened, read from the
+    shop's own table)."""
+    with psycopg.connect(libpq_url(backends.database_url)) as conn:
+        rows = conn.execute(
+            "SELECT order_id FROM shop.sales_order WHERE customer = %s", (customer,)
+        ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
 @pytest.fixture
 def clean_state(backends: Backends) -> Backends:
     reset_state(backends)

@@ -8,15 +8,13 @@ import json
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
-from reach_common.db import libpq_url
 from tests.agent.conftest import AgentClient
 from tests.agent.tap import GatewayTap
 from tests.agent.test_chat_model import parse_sse
 from tests.agent.wire import ModelScript, retarget
-from tests.conftest import Backends
+from tests.conftest import Backends, shop_orders
 
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 APPROVER = {"X-User-Id": "boss", "X-User-Roles": "admin"}
@@ -27,14 +25,6 @@ ONE_CALL = {"anthropic": "stream_tool_use.sse", "openai": "stream_tool_calls.sse
 @pytest.fixture
 def gateway_overrides() -> dict[str, Any]:
     return {"approvals_enabled": True}
-
-
-def orders_for(backends: Backends, customer: str) -> list[str]:
-    with psycopg.connect(libpq_url(backends.database_url)) as conn:
-        rows = conn.execute(
-            "SELECT order_id FROM shop.sales_order WHERE customer = %s", (customer,)
-        ).fetchall()
-    return [str(row[0]) for row in rows]
 
 
 async def chat(client: httpx.AsyncClient, session: str, message: str) -> dict[str, Any]:
@@ -78,11 +68,11 @@ async def test_offline_the_next_turn_reports_what_the_approver_decided(
             client, "s-approve", "Create an order of 2 units of SKU2024001 for Ada Lovelace"
         )
         approval_id = awaiting(first)
-        assert orders_for(clean_state, "Ada Lovelace") == []  # nothing ran yet
+        assert shop_orders(clean_state, "Ada Lovelace") == []  # nothing ran yet
         decided = await decide(gateway, approval_id, verdict)
         second = await chat(client, "s-approve", "Any news on my order?")
         session = (await client.get("/sessions/s-approve", headers={"X-User-Id": "u1"})).json()
-    orders = orders_for(clean_state, "Ada Lovelace")
+    orders = shop_orders(clean_state, "Ada Lovelace")
     placeholder = next(m for m in session["messages"] if m["role"] == "tool")
     if verdict == "approve":
         assert decided["state"] == "succeeded"
@@ -119,7 +109,7 @@ async def test_with_a_model_the_decision_reaches_the_model_as_the_calls_result(
         second = await chat(client, "s-model-approve", "Did it go through?")
     assert second["stop_reason"] == "end_turn"
     sent = json.dumps(model.requests[-1]["messages"], ensure_ascii=False)
-    orders = orders_for(clean_state, "Ada Lovelace")
+    orders = shop_orders(clean_state, "Ada Lovelace")
     if verdict == "approve":
         assert len(orders) == 1
         assert orders[0] in sent  # the model reads the order it placed

@@ -13,24 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
-from reach_common.db import libpq_url
-from tests.conftest import REPO_ROOT, Backends
+from tests.conftest import REPO_ROOT, Backends, shop_orders
 from tests.e2e.processes import free_port, service_process
 
 pytestmark = pytest.mark.slow
 CALLER = {"user_id": "user_123", "roles": ["ops_admin"]}
 APPROVER = {"X-User-Id": "boss", "X-User-Roles": "admin"}
-
-
-def orders_for(backends: Backends, customer: str) -> list[str]:
-    with psycopg.connect(libpq_url(backends.database_url)) as conn:
-        rows = conn.execute(
-            "SELECT order_id FROM shop.sales_order WHERE customer = %s", (customer,)
-        ).fetchall()
-    return [str(row[0]) for row in rows]
 
 
 def chat(agent: str, session: str, message: str) -> dict[str, Any]:
@@ -84,9 +74,9 @@ def test_an_order_waits_for_approval_then_runs_once_or_not_at_all(
     ):
         first, approved = order_and_decide(agent, gateway, "s-yes", "Ada Lovelace", "approve")
         _, denied = order_and_decide(agent, gateway, "s-no", "Grace Hopper", "deny")
-        assert orders_for(clean_state, "Grace Hopper") == []  # denied: nothing ran
+        assert shop_orders(clean_state, "Grace Hopper") == []  # denied: nothing ran
 
-    (order_id,) = orders_for(clean_state, "Ada Lovelace")  # approved: exactly once
+    (order_id,) = shop_orders(clean_state, "Ada Lovelace")  # approved: exactly once
     assert first["tool_calls"][0]["tool_id"] == "order_create"
     assert order_id in approved["reply"]
     assert "was approved and ran" in approved["reply"]
