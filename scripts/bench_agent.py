@@ -201,6 +201,26 @@ async def memory_overhead(on_url: str, off_url: str, turns: int) -> tuple[list[f
     return latencies[on_url], latencies[off_url]
 
 
+def report_memory(base_env: dict[str, str], log: Path, turns: int) -> None:
+    """The latency memory adds to an offline turn: two agents, memory on and off."""
+    on, on_url = start_agent({**base_env, "LLM_PROVIDER": "offline"}, log)
+    off, off_url = start_agent(
+        {**base_env, "LLM_PROVIDER": "offline", "MEMORY_ENABLED": "false"}, log
+    )
+    try:
+        with_memory, without = asyncio.run(memory_overhead(on_url, off_url, turns))
+    finally:
+        stop_agent(on)
+        stop_agent(off)
+    added = pct(with_memory, 50) - pct(without, 50)
+    print(
+        f"\n[offline] memory on  p50 {pct(with_memory, 50):6.1f} ms   "
+        f"off p50 {pct(without, 50):6.1f} ms   added by memory p50 {added:+.1f} ms "
+        f"(recall of 40+ memories and learning one fact a turn; {turns} turns each, "
+        "interleaved)"
+    )
+
+
 def check_session(session_id: str, body: dict[str, Any], turns: int) -> tuple[int, int]:
     """``(lost, misordered)`` messages of one session of the concurrency run."""
     messages = body["messages"]
@@ -297,6 +317,9 @@ def main(
     turns: Annotated[int, typer.Option(help="Sequential turns per vendor.")] = 200,
     sessions: Annotated[int, typer.Option(help="Concurrent sessions.")] = 50,
     turns_per_session: Annotated[int, typer.Option(help="Turns in each session.")] = 10,
+    memory_only: Annotated[
+        bool, typer.Option(help="Only the memory on/off comparison (offline).")
+    ] = False,
 ) -> None:
     fixtures.FIXTURES = fixtures_dir
     database_url, redis_url = os.environ.get("DATABASE_URL"), os.environ.get("REDIS_URL")
@@ -334,7 +357,8 @@ def main(
                 "each turn = 2 streamed model calls (recorded) + 1 gateway tool call "
                 "+ 4 stored messages\n"
             )
-            for vendor, env in VENDOR_ENV.items():
+            vendors = {} if memory_only else VENDOR_ENV
+            for vendor, env in vendors.items():
                 base_url = llm.url if vendor == "anthropic" else f"{llm.url}/v1"
                 process, url = start_agent({**base_env, **env, "LLM_BASE_URL": base_url}, log)
                 try:
@@ -349,22 +373,10 @@ def main(
                     f"{tool_ms:.2f} ms/turn; failures {failures})"
                 )
 
-            on, on_url = start_agent({**base_env, "LLM_PROVIDER": "offline"}, log)
-            off, off_url = start_agent(
-                {**base_env, "LLM_PROVIDER": "offline", "MEMORY_ENABLED": "false"}, log
-            )
-            try:
-                with_memory, without = asyncio.run(memory_overhead(on_url, off_url, turns))
-            finally:
-                stop_agent(on)
-                stop_agent(off)
-            added = pct(with_memory, 50) - pct(without, 50)
-            print(
-                f"\n[offline] memory on  p50 {pct(with_memory, 50):6.1f} ms   "
-                f"off p50 {pct(without, 50):6.1f} ms   added by memory p50 {added:+.1f} ms "
-                f"(recall of 40+ memories and learning one fact a turn; {turns} turns each, "
-                "interleaved)"
-            )
+            report_memory(base_env, log, turns)
+            if memory_only:
+                ok = True
+                return
 
             load_ms, append_ms, window = asyncio.run(store_latency(database_url))
             print(f"\nsession load p50   {load_ms:6.2f} ms  ({window}-message window)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import uuid
 from types import SimpleNamespace
 
-from agent.memory.extract import facts_of_turn, worth_asking
+from agent.memory.extract import facts_of_turn, refers_back, worth_asking
 from agent.memory.service import rank
 from agent.react.context import OMITTED, extractive_summary, fit, message_tokens
 from agent.sessions.models import ChatMessage
@@ -125,3 +125,10 @@ def test_the_model_is_asked_for_facts_only_when_the_user_speaks_of_themselves() 
     assert worth_asking("remember the warehouse code W-12")
     assert not worth_asking("How is SKU2024001 doing?")
     assert not worth_asking("SKU2024001 还有多少库存")
+
+
+def test_offline_a_request_without_a_reference_needs_no_recall() -> None:
+    assert refers_back("how is my usual product selling?")
+    assert refers_back("那这个 SKU 最近卖得怎么样")
+    assert not refers_back("SKU2024001 还有多少库存")
+    assert not refers_back("total sales for September 2026")

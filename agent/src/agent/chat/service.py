@@ -33,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
 from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller
+from agent.memory.extract import refers_back
 from agent.memory.service import MemoryService, Recalled
 from agent.react.approvals import Resolved, resolve_pending
 from agent.react.context import Budget, Context, build_context, load_window, tools_tokens
@@ -336,9 +337,11 @@ async def prepare_turn(
         if existing is not None and existing.user_id != owner:
             raise SessionForbidden(session_id)
     # Recalling memories (an embedding and a query) overlaps the lock and the writes below.
+    # Offline, a fact can only fill an argument the request refers to: no reference, no recall.
+    useful = deps.provider is not None or refers_back(body.message)
     recall = (
         asyncio.create_task(deps.memory.recall(owner, body.message))
-        if deps.memory is not None and owner is not None
+        if deps.memory is not None and owner is not None and useful
         else None
     )
     lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
