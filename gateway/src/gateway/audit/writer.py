@@ -67,15 +67,19 @@ class AuditWriter:
         for _ in range(1000):
             if self._inflight is not None and not self._inflight.done():
                 await asyncio.shield(self._inflight)
+                continue
+            held = self._unwritten - len(self._pending) - self._queue.qsize()
+            if held > 0 and self._task is not None and not self._task.done():
+                # The writer task took a row off the queue and has not put it in its batch
+                # yet: let it, so rows are written in the order they were recorded.
+                await asyncio.sleep(0.001)
+                continue
             batch, self._pending = self._pending, []
             await self._write(batch)
             while not self._queue.empty():
                 await self._write(self._drain())
             if self._unwritten <= 0 or self._task is None or self._task.done():
                 return
-            # A row the writer task has taken off the queue but not yet put in its batch
-            # is in neither place: let the task run until it is.
-            await asyncio.sleep(0.001)
 
     async def stop(self) -> None:
         await cancel_and_wait(self._task)
