@@ -95,3 +95,15 @@ def test_approvals_are_listed_approved_and_denied(gateway: GatewayTap) -> None:
     code, again = reach(gateway, "approvals", "approve", second["approval_id"], who=BOSS)
     assert code == 1
     assert again["reason"] == "approval_not_pending"
+    code, third = reach(gateway, *order, "customer=Alan Turing")
+    code, fourth = reach(gateway, *order, "customer=Edsger Dijkstra")
+    both = [third["approval_id"], fourth["approval_id"]]
+    code, together = reach(gateway, "approvals", "approve", *both, who=BOSS)
+    assert code == 0
+    assert [r["approval"]["state"] for r in together["results"]] == ["succeeded"] * 2
+    code, mixed = reach(gateway, "approvals", "approve", both[0], "no-such", who=BOSS)
+    assert code == 1  # one refused: the command says so
+    assert {r["approval_id"]: r["status_code"] for r in mixed["results"]} == {
+        both[0]: 409,
+        "no-such": 404,
+    }

@@ -456,3 +456,46 @@ async def test_strict_mode_decides_on_verified_identities_only(
     assert (approved.json()["state"], approved.json()["caller"]) == ("succeeded", "alice")
     assert approved.json()["decided_by"] == "boss"
     assert upstream.hits("/api/orders") == 1
+
+
+async def test_parallel_calls_are_approved_together_each_bound_to_its_own_arguments(
+    make_gateway: GatewayFactory, upstream: Upstream
+) -> None:
+    app = make_gateway()
+    async with app_client(app) as client:
+        await client.post("/tools/register", json=guarded_order(upstream), headers=ADMIN)
+        first, second = await asyncio.gather(
+            ask(client, "guarded_order", ORDER),
+            ask(client, "guarded_order", {**ORDER, "quantity": 7}),
+        )
+        ids = [first.json()["approval_id"], second.json()["approval_id"]]
+        by_alice = await client.post(
+            "/approvals/approve", json={"approval_ids": ids}, headers=ALICE
+        )
+        together = await client.post(
+            "/approvals/approve",
+            json={"approval_ids": [*ids, ids[0], "no-such-request"], "comment": "both fine"},
+            headers=BOSS,
+        )
+        reused = await ask(client, "guarded_order", ORDER, approval_id=ids[1])
+        empty = await client.post("/approvals/approve", json={"approval_ids": []}, headers=BOSS)
+        too_many = await client.post(
+            "/approvals/approve", json={"approval_ids": ["x"] * 21}, headers=BOSS
+        )
+
+    refused = by_alice.json()["results"]
+    assert [r["error"]["reason"] for r in refused] == ["approver_role_required"] * 2
+    results = {r["approval_id"]: r for r in together.json()["results"]}
+    assert together.status_code == 200
+    assert len(results) == 3  # a repeated id is approved once
+    for approval_id in ids:
+        assert results[approval_id]["status_code"] == 200
+        assert results[approval_id]["approval"]["state"] == "succeeded"
+        assert results[approval_id]["approval"]["comment"] == "both fine"
+    assert results["no-such-request"]["status_code"] == 404
+    assert results["no-such-request"]["error"]["reason"] == "approval_not_found"
+    assert upstream.hits("/api/orders") == 2  # each call once
+    # Approved together, still bound apart: the second approval does not cover the first call.
+    assert_error(reused, 409, "approval_arguments_changed")
+    assert_error(empty, 422, "invalid_request")
+    assert_error(too_many, 422, "invalid_request")

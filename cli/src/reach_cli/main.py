@@ -190,10 +190,26 @@ def decide(approval_id: str, verdict: str, comment: str | None) -> None:
 
 @approvals_app.command("approve")
 def approvals_approve(
-    approval_id: str, comment: Annotated[str | None, typer.Option(help="Why.")] = None
+    approval_ids: Annotated[
+        list[str], typer.Argument(help="One id, or several to approve together.")
+    ],
+    comment: Annotated[str | None, typer.Option(help="Why.")] = None,
 ) -> None:
-    """Approve a pending call; it runs now, once."""
-    decide(approval_id, "approve", comment)
+    """Approve pending calls; each runs now, once, bound to its own arguments."""
+    if len(approval_ids) == 1:
+        decide(approval_ids[0], "approve", comment)
+        return
+    body = call(
+        "POST", "/approvals/approve", json={"approval_ids": approval_ids, "comment": comment}
+    )
+    results = body.get("results", [])
+    show(body, approval_table([r["approval"] for r in results if r.get("approval")]))
+    refused = [r for r in results if r.get("error")]
+    for result in refused:
+        error = result["error"]
+        err.print(f"[bold red]{error['reason']}[/] {result['approval_id']}: {error['message']}")
+    if refused:
+        raise typer.Exit(1)
 
 
 @approvals_app.command("deny")

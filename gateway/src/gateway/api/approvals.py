@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
@@ -13,9 +14,13 @@ from gateway.approvals.schemas import (
     ApprovalEdit,
     ApprovalList,
     ApprovalRead,
+    BatchApproval,
+    BatchOutcome,
+    BatchResult,
     State,
 )
 from gateway.approvals.service import ApprovalView
+from reach_common.errors import ReachError, error_body
 
 router = APIRouter(prefix="/approvals", tags=["approvals"])
 
@@ -63,6 +68,30 @@ async def read_approval(
     expiry is shown `expired`. Readable by the caller who asked and by its approvers;
     anyone else gets 404 `approval_not_found`."""
     return ApprovalRead.of(await runtime.approvals.read(approval_id, caller))
+
+
+@router.post("/approve", response_model=BatchResult)
+async def approve_together(
+    body: BatchApproval, runtime: RuntimeDep, caller: CallerDep
+) -> BatchResult:
+    """Approve several pending calls at once — say, the parallel calls of one agent turn.
+    Each is still its own request, bound to its own arguments, checked and run exactly as
+    `POST /approvals/{id}/approve` would (concurrently); each result says what that call
+    alone would have answered, so one refusal never hides another's success."""
+
+    async def one(approval_id: str) -> BatchOutcome:
+        try:
+            view, _ = await runtime.approvals.approve(approval_id, caller, comment=body.comment)
+        except ReachError as exc:
+            return BatchOutcome(
+                approval_id=approval_id, status_code=exc.status_code, error=error_body(exc)
+            )
+        return BatchOutcome(
+            approval_id=approval_id, status_code=200, approval=ApprovalRead.of(view)
+        )
+
+    unique = list(dict.fromkeys(body.approval_ids))
+    return BatchResult(results=list(await asyncio.gather(*(one(i) for i in unique))))
 
 
 @router.post(

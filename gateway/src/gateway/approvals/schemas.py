@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -89,3 +89,22 @@ def _columns(approval: Any) -> dict[str, Any]:
 class ApprovalList(BaseModel):
     approvals: list[ApprovalRead]
     limit: int
+
+
+class BatchApproval(ApprovalDecision):
+    approval_ids: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        min_length=1,
+        max_length=20,
+        description="Requests to approve together (e.g. the parallel calls of one agent turn).",
+    )
+
+
+class BatchOutcome(BaseModel):
+    approval_id: str
+    status_code: int = Field(description="What approving this one alone would have answered.")
+    approval: ApprovalRead | None = None
+    error: dict[str, Any] | None = Field(None, description="`reason`, `message` when refused.")
+
+
+class BatchResult(BaseModel):
+    results: list[BatchOutcome]
