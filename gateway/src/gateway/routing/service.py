@@ -38,7 +38,14 @@ from opentelemetry import trace
 
 from gateway.auth.service import can_use
 from gateway.registry.cache import RegistryCache
-from gateway.routing.cache import CachedRoute, RouteCache, Vector, abstract, scope_of
+from gateway.routing.cache import (
+    CachedRoute,
+    RouteCache,
+    Vector,
+    abstract,
+    normalise,
+    scope_of,
+)
 from gateway.routing.choose import carries_identifiers, choose, gives_new_values
 from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
@@ -269,7 +276,9 @@ class Router:
         for the tools' examples and the cache), embedded together; a text embedded lately
         is not embedded again (a repeated query then costs an index search, not a model
         run)."""
-        texts = list(dict.fromkeys([query, abstract(query)]))
+        shape = abstract(query)
+        # A query without values is its own shape (the model is uncased): one model run.
+        texts = [query] if shape == normalise(query) else [query, shape]
         missing = [t for t in texts if t not in self._recent_vectors]
         if missing:
             for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
