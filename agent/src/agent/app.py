@@ -35,7 +35,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         memory = None
         if settings.memory_enabled:
             embedder = app.state.embedder or await anyio.to_thread.run_sync(
-                lambda: Embedder(threads=1)
+                lambda: Embedder(threads=settings.embedder_threads)
             )
             memory = MemoryService(
                 embedder,

@@ -329,14 +329,8 @@ async def prepare_turn(
     """Claim the session for ``owner`` and save the user message; raises before anything
     is streamed. ``caller`` is what the gateway calls of this turn forward."""
     session_id = body.session_id or f"s_{uuid.uuid4().hex}"
-    if body.session_id is not None:
-        # Refused before the lock: someone else's message never makes the owner's
-        # session look busy, nor learns whether it is.
-        async with deps.sessionmaker() as db:
-            existing = await repository.get_session(db, session_id)
-        if existing is not None and existing.user_id != owner:
-            raise SessionForbidden(session_id)
-    # Recalling memories (an embedding and a query) overlaps the lock and the writes below.
+    # Recalling memories (an embedding and a query) overlaps every round trip below. It
+    # reads only the owner's own memories, so starting before the checks reveals nothing.
     # Offline, a fact can only fill an argument the request refers to: no reference, no recall.
     useful = deps.provider is not None or refers_back(body.message)
     recall = (
@@ -344,10 +338,8 @@ async def prepare_turn(
         if deps.memory is not None and owner is not None and useful
         else None
     )
-    lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
     try:
-        if not await lock.acquire():
-            raise SessionBusy(session_id)
+        lock = await _lock_session(deps, body, owner, session_id)
         try:
             turn = await _claim(deps, body, caller, owner, trace_id, session_id, lock)
         except BaseException:
@@ -360,6 +352,23 @@ async def prepare_turn(
         raise
     turn.recall = recall
     return turn
+
+
+async def _lock_session(
+    deps: ChatDeps, body: ChatRequest, owner: str | None, session_id: str
+) -> SessionLock:
+    """The session's one-writer lock, for its owner only."""
+    if body.session_id is not None:
+        # Refused before the lock: someone else's message never makes the owner's
+        # session look busy, nor learns whether it is.
+        async with deps.sessionmaker() as db:
+            existing = await repository.get_session(db, session_id)
+        if existing is not None and existing.user_id != owner:
+            raise SessionForbidden(session_id)
+    lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
+    if not await lock.acquire():
+        raise SessionBusy(session_id)
+    return lock
 
 
 async def _claim(

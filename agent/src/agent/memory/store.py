@@ -72,16 +72,26 @@ async def touch(db: AsyncSession, owner: str, hashes: Sequence[str]) -> None:
         )
 
 
+@dataclass(frozen=True)
+class Near:
+    id: uuid.UUID
+    text: str
+
+
 async def nearest(
     db: AsyncSession, owner: str, vector: Vector, limit: int
-) -> list[tuple[Memory, float, float]]:
-    """The owner's memories nearest ``vector``: ``(memory, cosine similarity, age in days)``."""
+) -> list[tuple[Near, float, float]]:
+    """The owner's memories nearest ``vector``: ``(memory, cosine similarity, age in days)``.
+    Only id and text come back: reading the stored vectors would cost more than the search."""
     distance = Memory.embedding.cosine_distance(vector)
     age = func.extract("epoch", func.now() - Memory.last_used_at) / 86400.0
     result = await db.execute(
-        select(Memory, distance, age).where(Memory.owner == owner).order_by(distance).limit(limit)
+        select(Memory.id, Memory.text, distance, age)
+        .where(Memory.owner == owner)
+        .order_by(distance)
+        .limit(limit)
     )
-    return [(memory, 1.0 - float(d), float(a)) for memory, d, a in result.all()]
+    return [(Near(i, t), 1.0 - float(d), float(a)) for i, t, d, a in result.all()]
 
 
 async def list_for(
