@@ -111,6 +111,10 @@ async def resolve_pending(
         approval = await gateway.approval(approval_id, caller)
         if approval is None or approval.get("state") not in FINISHED:
             continue
+        if approval.get("tool_id", row.tool_name) != row.tool_name:
+            # Not this call's request: a tool's own output that merely looks like a
+            # placeholder must not pull another request's result into the history.
+            continue
         result, is_error = outcome_of(approval)
         content = json.dumps(result, ensure_ascii=False, default=str)
         async with sessionmaker.begin() as db:
