@@ -167,13 +167,10 @@ class PreparedTurn:
         return await resolve_pending(self.deps.sessionmaker, self.deps.gateway, self.caller, rows)
 
     async def _context(
-        self,
-        provider: LLMProvider | None,
-        *,
-        fixed: int,
-        rows: Sequence[ChatMessage] | None = None,
+        self, provider: LLMProvider | None, *, fixed: int, rows: Sequence[ChatMessage]
     ) -> Context:
-        """The history that fits beside ``fixed`` tokens, older turns folded (under the lock)."""
+        """The history of ``rows`` (the window, read under the lock) that fits beside
+        ``fixed`` tokens, older turns folded."""
         assert self.session is not None
         deps, settings = self.deps, self.deps.settings
         budget = Budget(
@@ -181,8 +178,6 @@ class PreparedTurn:
             settings.summary_token_budget,
             settings.turn_token_reserve,
         )
-        if rows is None:
-            rows = await load_window(deps.sessionmaker, self.session)
         return await build_context(
             deps.sessionmaker,
             self.session,
