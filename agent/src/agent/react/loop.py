@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
+import structlog
 from opentelemetry import trace
 
 from agent.react.approvals import AWAITING, approval_of, waiting_reply
@@ -31,6 +32,8 @@ from agent.sessions.service import TurnStore
 from agent.sessions.tokens import TokenCounter, estimate_tokens
 from reach_common.llm.errors import LLMResponseError
 from reach_common.llm.types import Completion, LLMProvider, Message
+
+log = structlog.get_logger(__name__)
 
 FINAL_ROUND_NOTE = (
     "The tool budget for this turn is used up. Answer now from the tool results "
@@ -57,6 +60,7 @@ class ReactLoop:
     history: list[Message] = field(default_factory=list)
     # Set once tool output has reached the model in this turn: writes need the user then.
     output_seen: bool = field(default=False, init=False)
+    _tools_tokens: int | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.output_seen = output_seen_in_turn(self.history)
@@ -112,10 +116,20 @@ class ReactLoop:
         whole estimate (system, tools, messages) before calibration."""
         fixed = estimate_tokens(system)
         if offer_tools:
-            fixed += tools_tokens(self.tools.specs)
+            if self._tools_tokens is None:  # the same tools all turn: count them once
+                self._tools_tokens = tools_tokens(self.tools.specs)
+            fixed += self._tools_tokens
         allowance = int(self.config.request_token_budget * SLACK) - self.counter.scale(fixed)
         messages = fit(frame_tool_results(self.history), allowance, self.counter)
-        return messages, fixed + sum(message_tokens(m) for m in messages)
+        estimate = fixed + sum(message_tokens(m) for m in messages)
+        if self.counter.scale(estimate) > self.config.request_token_budget:
+            # Only the current turn is left and it does not fit: say so, send it anyway.
+            log.warning(
+                "context_budget_exceeded",
+                estimate=self.counter.scale(estimate),
+                budget=self.config.request_token_budget,
+            )
+        return messages, estimate
 
     async def run(self) -> AsyncIterator[TurnEvent]:
         rounds = 0
