@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ from typer.testing import CliRunner
 
 from reach_cli.main import app
 from tests.agent.tap import GatewayTap
+from tests.conftest import REPO_ROOT
 
 runner = CliRunner()
 OPS = ["--user", "u1", "--roles", "ops_admin"]
@@ -19,7 +22,7 @@ BOSS = ["--user", "boss", "--roles", "admin"]
 
 @pytest.fixture
 def gateway_overrides() -> dict[str, Any]:
-    return {"approvals_enabled": True}
+    return {"approvals_enabled": True, "otel_span_store": True}
 
 
 def reach(gateway: GatewayTap, *args: str, who: list[str] = OPS) -> tuple[int, Any]:
@@ -107,3 +110,53 @@ def test_approvals_are_listed_approved_and_denied(gateway: GatewayTap) -> None:
         both[0]: 409,
         "no-such": 404,
     }
+
+
+def test_tools_are_registered_and_removed_by_admins_only(
+    gateway: GatewayTap, tmp_path: Path
+) -> None:
+    manifest = json.loads((REPO_ROOT / "manifests" / "inventory_query.json").read_text("utf-8"))
+    manifest["tool_id"] = manifest["name"] = "inventory_copy"
+    path = tmp_path / "inventory_copy.json"
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    code, refused = reach(gateway, "tools", "register", str(path))
+    assert code == 1
+    assert refused["reason"] == "insufficient_permission"
+    code, registered = reach(gateway, "tools", "register", str(path), who=BOSS)
+    assert code == 0, registered
+    code, shown = reach(gateway, "tools", "show", "inventory_copy")
+    assert code == 0
+    assert shown["tool_id"] == "inventory_copy"
+    code, _ = reach(gateway, "tools", "rm", "inventory_copy", who=BOSS)
+    assert code == 0
+    code, gone = reach(gateway, "tools", "show", "inventory_copy")
+    assert code == 1
+    assert gone["reason"] == "tool_not_found"
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+    assert (
+        runner.invoke(app, ["--url", gateway.url, "tools", "register", str(broken)]).exit_code == 2
+    )
+
+
+def test_a_trace_is_drawn_as_a_waterfall(gateway: GatewayTap) -> None:
+    code, routed = reach(gateway, "run", "SKU2024001 还有多少库存")
+    assert code == 0
+    trace_id = routed["trace_id"]
+    deadline = time.monotonic() + 20
+    while True:  # spans reach the store in batches: wait for the call's own
+        code, trace = reach(gateway, "trace", trace_id)
+        names = json.dumps(trace)
+        if (code == 0 and "gateway.execute" in names) or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    assert code == 0, trace
+    assert trace["trace_id"] == trace_id
+    drawn = runner.invoke(app, ["--url", gateway.url, *OPS, "trace", trace_id])
+    assert drawn.exit_code == 0
+    rows = [line for line in drawn.stdout.splitlines() if "█" in line]
+    assert len(rows) == trace["span_count"]  # a bar per span
+    assert any("gateway.execute" in row for row in rows)
+    code, missing = reach(gateway, "trace", "0" * 32)
+    assert code == 1
+    assert missing["reason"] == "trace_not_found"

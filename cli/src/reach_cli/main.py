@@ -1,7 +1,8 @@
 """The ``reach`` command: tables for people, ``--json`` for scripts.
 
     reach run "SKU2024001 还有多少库存"
-    reach tools ls | show TOOL
+    reach tools ls | show TOOL | register FILE | rm TOOL
+    reach trace TRACE_ID
     reach invoke TOOL key=value ...
     reach approvals ls [--state pending] | show ID | approve ID | deny ID [--comment …]
 
@@ -13,6 +14,8 @@ permissive mode only), ``--json``.
 from __future__ import annotations
 
 import json
+from datetime import datetime
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -150,6 +153,64 @@ def tools_ls() -> None:
 def tools_show(tool_id: Annotated[str, typer.Argument(help="The tool's id.")]) -> None:
     """One tool's definition."""
     show(call("GET", f"/tools/{tool_id}"))
+
+
+@tools_app.command("register")
+def tools_register(
+    manifest: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="A JSON file.")],
+) -> None:
+    """Register a tool from its manifest (registry admins)."""
+    try:
+        body = json.loads(manifest.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        err.print(f"[bold red]invalid_manifest[/]: {manifest} is not a JSON file ({exc})")
+        raise typer.Exit(2) from exc
+    show(call("POST", "/tools/register", json=body))
+
+
+@tools_app.command("rm")
+def tools_rm(tool_id: Annotated[str, typer.Argument(help="The tool's id.")]) -> None:
+    """Remove a tool (registry admins)."""
+    show(call("DELETE", f"/tools/{tool_id}"))
+
+
+WATERFALL_WIDTH = 40
+
+
+def waterfall(trace: dict[str, Any]) -> Table:
+    """One row per span, indented by depth, with a bar placed and sized to scale."""
+    roots = trace.get("spans", [])
+    table = Table("span", "service", "ms", "timeline", box=None, pad_edge=False)
+    if not roots:
+        return table
+    origin = min(datetime.fromisoformat(s["start"]) for s in roots)
+    total = max(float(trace.get("duration_ms") or 0.0), 0.001)
+
+    def walk(span: dict[str, Any], depth: int) -> None:
+        offset = (datetime.fromisoformat(span["start"]) - origin).total_seconds() * 1000
+        lead = round(offset / total * WATERFALL_WIDTH)
+        size = max(1, round(float(span["duration_ms"]) / total * WATERFALL_WIDTH))
+        colour = "red" if span.get("status") == "error" else "cyan"
+        bar = " " * min(lead, WATERFALL_WIDTH - 1) + f"[{colour}]" + "█" * size + "[/]"
+        table.add_row(
+            "  " * depth + span["name"],
+            span.get("service", ""),
+            f"{float(span['duration_ms']):.1f}",
+            bar,
+        )
+        for child in span.get("children", []):
+            walk(child, depth + 1)
+
+    for root in roots:
+        walk(root, 0)
+    return table
+
+
+@app.command()
+def trace(trace_id: Annotated[str, typer.Argument(help="From a reply's trace_id.")]) -> None:
+    """One trace across the services, as a waterfall (GET /traces/{id})."""
+    body = call("GET", f"/traces/{trace_id}")
+    show(body, waterfall(body))
 
 
 def approval_table(items: list[dict[str, Any]]) -> Table:
