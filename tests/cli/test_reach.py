@@ -157,6 +157,7 @@ def test_a_trace_is_drawn_as_a_waterfall(gateway: GatewayTap) -> None:
     rows = [line for line in drawn.stdout.splitlines() if "█" in line]
     assert len(rows) == trace["span_count"]  # a bar per span
     assert any("gateway.execute" in row for row in rows)
+    assert any("gateway.route" in row for row in rows)  # the router writes to this app's store
     code, missing = reach(gateway, "trace", "0" * 32)
     assert code == 1
     assert missing["reason"] == "trace_not_found"

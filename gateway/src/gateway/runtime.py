@@ -197,7 +197,11 @@ def _executor(
 
 
 def _router(
-    settings: Settings, registry: RegistryCache, embedder: Embedder, redis: Redis
+    settings: Settings,
+    registry: RegistryCache,
+    embedder: Embedder,
+    redis: Redis,
+    tracer: trace.Tracer,
 ) -> Router:
     return Router(
         registry,
@@ -212,6 +216,7 @@ def _router(
             alpha=settings.route_alpha,
             cache_min_confidence=settings.route_cache_min_confidence,
         ),
+        tracer=tracer,
     )
 
 
@@ -369,7 +374,7 @@ async def build_runtime(
         callbacks=callbacks,
         approvals_enabled=settings.approvals_enabled,
     )
-    router = _router(settings, registry.cache, embedder, redis)
+    router = _router(settings, registry.cache, embedder, redis, tracer)
     await router.start()
     stack.push_async_callback(router.stop)
     context = SessionContext(

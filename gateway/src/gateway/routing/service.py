@@ -60,7 +60,6 @@ from reach_common.llm.types import LLMProvider
 log = structlog.get_logger(__name__)
 # Query vectors kept per replica: a repeated request (a cache hit, a retry) skips the model.
 _RECENT_VECTORS = 4096
-tracer = trace.get_tracer("gateway.routing")
 
 
 @dataclass
@@ -101,8 +100,11 @@ class Router:
         *,
         provider: LLMProvider | None = None,
         settings: RouterSettings | None = None,
+        tracer: trace.Tracer | None = None,
     ) -> None:
         self.registry = registry
+        # The app's own tracer: a process-wide one would miss this app's span store.
+        self.tracer = tracer or trace.get_tracer("gateway.routing")
         self.embedder = embedder
         self.cache = cache
         self.provider = provider
@@ -204,7 +206,7 @@ class Router:
         """The tool for ``query`` and its arguments. Raises :class:`NoMatchingTool` or
         :class:`RoutedArgumentsInvalid`, each with the decision so far."""
         # A failed route is an answer (404/422), not a crash: no traceback on the span.
-        with tracer.start_as_current_span(
+        with self.tracer.start_as_current_span(
             "gateway.route", record_exception=False, set_status_on_exception=False
         ) as span:
             try:
