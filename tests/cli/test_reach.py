@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,12 @@ import pytest
 from typer.testing import CliRunner
 
 from reach_cli.main import app
+from reach_common.embeddings import Embedder
+from retriever.app import create_app as create_retriever_app
+from retriever.settings import Settings as RetrieverSettings
+from tests.agent.servers import ServerThread
 from tests.agent.tap import GatewayTap
-from tests.conftest import REPO_ROOT
+from tests.conftest import REPO_ROOT, Backends
 
 runner = CliRunner()
 OPS = ["--user", "u1", "--roles", "ops_admin"]
@@ -161,3 +166,49 @@ def test_a_trace_is_drawn_as_a_waterfall(gateway: GatewayTap) -> None:
     code, missing = reach(gateway, "trace", "0" * 32)
     assert code == 1
     assert missing["reason"] == "trace_not_found"
+
+
+@pytest.fixture
+def retriever(clean_state: Backends, embedder: Embedder) -> Iterator[str]:
+    settings = RetrieverSettings(
+        database_url=clean_state.database_url,
+        redis_url=clean_state.redis_url,
+        log_level="WARNING",
+        llm_provider="offline",
+        otel_span_store=False,
+    )
+    with ServerThread(create_retriever_app(settings, embedder=embedder)) as server:
+        yield server.url
+
+
+def test_ingest_a_folder_then_search_it(retriever: str, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    for n in range(12):
+        (docs / ("sub" if n % 2 else "") / f"note-{n}.md").write_text(
+            f"# Note {n}\n\nWarehouse {n} ships parcels on day {n} of the week.", "utf-8"
+        )
+    (docs / "image.png").write_bytes(b"\x89PNG not a document")
+    writer = ["--retriever-url", retriever, "--user", "docs", "--roles", "retriever_writer"]
+    first = runner.invoke(app, [*writer, "--json", "ingest", str(docs)])
+    assert first.exit_code == 0, first.stdout
+    body = json.loads(first.stdout)
+    assert body["summary"] == {
+        "files": 12,
+        "outcomes": {"ingested": 12},
+        "documents": 12,
+        "chunks": 12,
+    }
+    again = runner.invoke(app, [*writer, "ingest", str(docs)])
+    assert again.exit_code == 0
+    assert "12 files: 12 unchanged; the retriever holds 12 documents, 12 chunks" in again.stdout
+    found = runner.invoke(app, ["--retriever-url", retriever, "--json", "search", "day 7 parcels"])
+    assert found.exit_code == 0
+    assert json.loads(found.stdout)["chunks"][0]["source"].endswith("note-7.md")
+    # Without the writer role every file is refused by the retriever: exit 1, each says why.
+    reader = ["--retriever-url", retriever, "--user", "ann", "--roles", "viewer"]
+    refused = runner.invoke(app, [*reader, "--json", "ingest", str(docs)])
+    assert refused.exit_code == 1
+    assert {r["reason"] for r in json.loads(refused.stdout)["results"]} == {
+        "insufficient_permission"
+    }
