@@ -4,11 +4,18 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import re
+import select
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from typer.testing import CliRunner
 
@@ -212,3 +219,60 @@ def test_ingest_a_folder_then_search_it(retriever: str, tmp_path: Path) -> None:
     assert {r["reason"] for r in json.loads(refused.stdout)["results"]} == {
         "insufficient_permission"
     }
+
+
+def run_in_terminal(argv: list[str], timeout_s: float = 120) -> tuple[int, str]:
+    """``argv`` under a pseudo-terminal, as a person runs it: ``(exit code, what it drew)``."""
+    main, child = pty.openpty()
+    process = subprocess.Popen(argv, stdin=child, stdout=child, stderr=child, close_fds=True)
+    os.close(child)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([main], [], [], 0.5)
+        if ready:
+            try:
+                data = os.read(main, 65536)
+            except OSError:  # the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif process.poll() is not None:
+            break
+    os.close(main)
+    code = process.wait(timeout=10)
+    return code, b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_ingest_of_200_files_draws_a_progress_bar_and_sums_up(
+    retriever: str, tmp_path: Path
+) -> None:
+    docs = tmp_path / "many"
+    docs.mkdir()
+    for n in range(200):
+        (docs / f"doc-{n:03d}.md").write_text(f"# Doc {n}\n\nItem {n} is stored in bin {n}.")
+    reach_bin = Path(sys.executable).parent / "reach"
+    code, screen = run_in_terminal(
+        [
+            str(reach_bin),
+            "--retriever-url",
+            retriever,
+            "--user",
+            "docs",
+            "--roles",
+            "retriever_writer",
+            "ingest",
+            str(docs),
+        ]
+    )
+    assert code == 0, screen[-2000:]
+    screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", screen)  # colours and cursor moves
+    assert "ingesting" in screen
+    assert "━" in screen  # rich's bar, drawn because this is a terminal
+    assert "100%" in screen
+    assert screen.count("ingested  ") == 200  # a line per file
+    status = httpx.get(f"{retriever}/status", headers={"X-User-Id": "docs"}, timeout=30).json()
+    summary = f"200 files: 200 ingested; the retriever holds {status['documents']} documents"
+    assert summary in " ".join(screen.split())
+    assert status["documents"] == 200
