@@ -6,13 +6,14 @@ from __future__ import annotations
 import uuid
 from types import SimpleNamespace
 
-from agent.memory.extract import facts_of_turn, refers_back, worth_asking
+from agent.memory.extract import facts_of_turn, worth_asking
 from agent.memory.service import rank
 from agent.react.context import OMITTED, extractive_summary, fit, message_tokens
 from agent.sessions.models import ChatMessage
 from agent.sessions.tokens import TokenCounter
 from reach_common.llm.history import repair
 from reach_common.llm.types import Message, ToolCall
+from reach_common.references import refers_back
 
 
 def turn(n: int, output: str) -> list[Message]:

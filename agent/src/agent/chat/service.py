@@ -33,7 +33,6 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
 from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller
-from agent.memory.extract import refers_back
 from agent.memory.service import MemoryService, Recalled
 from agent.react.approvals import Resolved, resolve_pending
 from agent.react.context import Budget, Context, build_context, load_window, tools_tokens
@@ -51,6 +50,7 @@ from agent.sessions.service import TurnStore, parse_result
 from agent.sessions.tokens import TokenCounter
 from agent.settings import Settings
 from reach_common.llm.types import LLMProvider
+from reach_common.references import refers_back
 
 MEMORY_NOTE = (
     "What this user told you in earlier conversations (their own words, possibly out of "

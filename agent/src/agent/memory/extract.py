@@ -108,20 +108,6 @@ _ABOUT_THE_USER = re.compile(
 )
 
 
-# Offline, the gateway reads remembered facts only for an argument the request refers to
-# without naming it ("my usual product", "this SKU"): the same words as its extractor's.
-_REFERS = re.compile(
-    r"\b(this|that|it|its|same|previous|above|these|those|my|our|usual)\b"
-    r"|这个|那个|该|它|这|那|上面|刚才|我的|我们的|常用|平时",
-    re.IGNORECASE,
-)
-
-
-def refers_back(message: str) -> bool:
-    """Whether an offline request could use a remembered fact (so recalling is worth it)."""
-    return bool(_REFERS.search(message))
-
-
 def worth_asking(message: str) -> bool:
     """Whether ``message`` may hold a fact about the user (so the model is asked)."""
     return bool(_ABOUT_THE_USER.search(message))

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
+from reach_common.references import refers_back
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")  # "6cm" counts, "SKU2024001" does not
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”|「([^」]+)」|‘([^’]+)’")
@@ -64,11 +65,6 @@ _FILE_NAMES = ("source", "file", "filename", "file_name", "document", "path", "d
 _FILE_TOKEN = re.compile(r"(?<![\w/.-])[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w.-])")
 _COLON = re.compile(r"[:：]\s*(.+)$", re.DOTALL)
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|of|de|la|du))*")
-_REFERS_BACK = re.compile(
-    r"\b(this|that|it|its|same|previous|above|these|those|my|our|usual)\b"
-    r"|这个|那个|该|它|这|那|上面|刚才|我的|我们的|常用|平时",
-    re.IGNORECASE,
-)
 _TRUE = re.compile(r"\b(yes|true|enable|enabled|include|with)\b", re.IGNORECASE)
 _FALSE = re.compile(r"\b(no|false|disable|disabled|exclude|without)\b", re.IGNORECASE)
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)")
@@ -201,15 +197,15 @@ class ArgumentExtractor:
             if value is not None:
                 result.arguments[name] = value
 
-        refers_back = bool(_REFERS_BACK.search(query))
+        refers = refers_back(query)
         for name in required:
             if name in result.arguments:
                 continue
-            if previous and refers_back and name in previous:
+            if previous and refers and name in previous:
                 result.arguments[name] = previous[name]
                 result.from_context.append(name)
                 continue
-            value = self._recall(name, props.get(name) or {}, remembered) if refers_back else None
+            value = self._recall(name, props.get(name) or {}, remembered) if refers else None
             if value is not None:
                 result.arguments[name] = value
                 result.from_memory.append(name)
