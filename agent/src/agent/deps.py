@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 from agent.chat.service import ChatDeps
 from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller as ForwardedCaller
+from agent.memory.service import MemoryService
 from agent.settings import Settings
 from reach_common.auth.authenticator import (
     Authenticator,
@@ -58,7 +59,13 @@ def get_chat_deps(request: Request) -> ChatDeps:
     )
 
 
+def get_memory(request: Request) -> MemoryService | None:
+    memory: MemoryService | None = request.state.memory
+    return memory
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+MemoryDep = Annotated[MemoryService | None, Depends(get_memory)]
 RedisDep = Annotated[Redis, Depends(get_redis)]
 GatewayDep = Annotated[GatewayClient, Depends(get_gateway)]
 ChatDepsDep = Annotated[ChatDeps, Depends(get_chat_deps)]

@@ -16,7 +16,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from agent.deps import AgentCallerDep, SettingsDep
+from agent.deps import AgentCallerDep, MemoryDep, SettingsDep
 from agent.memory import store
 from agent.memory.schemas import MemoriesDeleted, MemoryList, MemoryRead
 from agent.sessions.errors import MemoryNotFound
@@ -46,11 +46,16 @@ async def list_memories(
     db: SessionDep,
     caller: AgentCallerDep,
     settings: SettingsDep,
+    memory: MemoryDep,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
 ) -> MemoryList:
-    """What the agent remembers about the caller, most recently used first."""
-    memories, total = await store.list_for(db, _owner(caller), limit=limit, offset=offset)
+    """What the agent remembers about the caller, most recently used first (including
+    what their last turn taught it: learning still under way is waited for)."""
+    owner = _owner(caller)
+    if memory is not None:
+        await memory.settled(owner)
+    memories, total = await store.list_for(db, owner, limit=limit, offset=offset)
     return MemoryList(
         memories=[MemoryRead.model_validate(m) for m in memories],
         total=total,

@@ -130,7 +130,7 @@ class MemoryService:
     async def recall(self, owner: str | None, message: str) -> list[Recalled]:
         if owner is None:
             return []
-        await self._settled(owner)
+        await self.settled(owner)
         vector = await anyio.to_thread.run_sync(self.embedder.embed_one, message)
         async with self.sessionmaker() as db:
             nearest = await store.nearest(db, owner, vector, CANDIDATES)
@@ -202,7 +202,8 @@ class MemoryService:
             if not pending:
                 self._learning.pop(owner, None)
 
-    async def _settled(self, owner: str) -> None:
+    async def settled(self, owner: str) -> None:
+        """Wait for ``owner``'s learning still under way (a recall, or the owner's own list)."""
         pending = list(self._learning.get(owner, ()))
         if pending:
             await asyncio.wait(pending)
