@@ -252,10 +252,12 @@ def test_hostile_manifests_are_refused_clearly_or_registered_harmlessly(
     assert sum(outcomes.values()) == COUNT
     assert outcomes.get("registered", 0) < COUNT  # the hostile ones were refused
     assert not failed_probes
-    # A stall (a regex or a body that freezes the event loop) shows as seconds. On 2
-    # shared cores a lone probe can still lose a scheduling slice, so the 100 ms bar is
-    # held by the 99th percentile and a stall bar by the maximum.
-    assert _p99(probes) < 100, "the gateway stalled while handling hostile manifests"
+    # A stall (a regex or a body that freezes the event loop) shows as seconds, and as
+    # many slow probes in a row. On 2 shared cores a lone probe can still lose a
+    # scheduling slice (one of 32 took 103 ms in a CI run), so the 100 ms bar is held
+    # by the share of probes over it, and the stall bar by the maximum.
+    slow = [ms for ms in probes if ms >= 100]
+    assert len(slow) <= max(1, len(probes) // 20), f"the gateway stalled: {slow}"
     assert max(probes) < 1000, "the gateway stalled while handling hostile manifests"
 
 
