@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from gateway.api import approvals, audit, invoke, run, tasks, tools, traces, upstreams
+from gateway.api import approvals, audit, invoke, keys, run, tasks, tools, traces, upstreams
 
 ROUTERS: tuple[APIRouter, ...] = (
     tools.router,
@@ -20,4 +20,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     upstreams.router,
     audit.router,
     approvals.router,
+    keys.router,
 )

@@ -87,6 +87,23 @@ async def revoke_key(session: AsyncSession, key_id: str) -> bool:
     return result.first() is not None
 
 
+async def list_keys(
+    session: AsyncSession,
+    *,
+    user_id: str | None = None,
+    include_revoked: bool = False,
+    limit: int = 100,
+    offset: int = 0,
+) -> list[ApiKey]:
+    """Keys newest first (rows carry the hash: callers show only ids, owners and dates)."""
+    query = select(ApiKey).order_by(ApiKey.created_at.desc(), ApiKey.key_id)
+    if user_id is not None:
+        query = query.where(ApiKey.user_id == user_id)
+    if not include_revoked:
+        query = query.where(ApiKey.revoked_at.is_(None))
+    return list((await session.scalars(query.limit(limit).offset(offset))).all())
+
+
 class ApiKeyStore:
     """Verifies API keys against the database, with a short in-memory cache."""
 
