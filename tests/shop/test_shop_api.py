@@ -283,6 +283,15 @@ async def test_monthly_report_rejects_bad_params(
     assert_error(await client.get("/api/reports/monthly", params=params), 422, "invalid_request")
 
 
+@pytest.mark.parametrize("month", ["0000-01", "9999-12"])
+async def test_a_month_outside_the_calendar_is_a_clear_422(
+    client: httpx.AsyncClient, month: str
+) -> None:
+    # Found by schemathesis: both answered 500 (no year 0; the end of 9999-12 overflows).
+    params = {"month": month, "delay_ms": 0}
+    assert_error(await client.get("/api/reports/monthly", params=params), 422, "invalid_month")
+
+
 # --- request errors ---------------------------------------------------------------
 
 

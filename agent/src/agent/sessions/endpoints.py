@@ -33,6 +33,7 @@ from agent.settings import Settings
 from reach_common.auth.caller import Caller
 from reach_common.auth.errors import InsufficientPermission
 from reach_common.db import SessionDep
+from reach_common.paging import MAX_OFFSET
 
 router = APIRouter(prefix="/sessions", tags=["sessions"])
 
@@ -72,7 +73,7 @@ async def list_sessions(
         ),
     ] = None,
     limit: Annotated[int, Query(ge=1, le=200, description="Page size.")] = 50,
-    offset: Annotated[int, Query(ge=0, description="Sessions to skip.")] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Sessions to skip.")] = 0,
 ) -> SessionList:
     """The caller's sessions, most recently active first, with their message counts.
 

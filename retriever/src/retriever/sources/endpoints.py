@@ -8,6 +8,7 @@ import structlog
 from fastapi import APIRouter, Path, Query
 
 from reach_common.db import SessionDep
+from reach_common.paging import MAX_OFFSET
 from retriever.deps import EmbedderDep, ProviderDep, ReaderDep, SettingsDep, WriterDep
 from retriever.sources import repository
 from retriever.sources.errors import SourceNotFound
@@ -72,7 +73,7 @@ async def list_sources(
     session: SessionDep,
     _caller: ReaderDep,
     limit: Annotated[int, Query(ge=1, le=1000, description="Sources per page.")] = 100,
-    offset: Annotated[int, Query(ge=0, description="Sources to skip.")] = 0,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, description="Sources to skip.")] = 0,
 ) -> SourceList:
     """Ingested sources in name order, with chunk counts, content hash and metadata."""
     sources, total = await repository.list_sources(session, limit=limit, offset=offset)

@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from reach_common.db import SessionDep
+from reach_common.errors import Unprocessable
 from shop import repository
 from shop.errors import (
     IdempotencyKeyPending,
@@ -211,4 +212,11 @@ async def monthly_report(
 def _month_start(month: str | None) -> datetime:
     if month is None:
         return datetime.now(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    # The pattern admits 0000-01 (no such year) and 9999-12 (whose end is past the
+    # calendar): both are a clear 422, not a ValueError or an OverflowError.
+    if not "0001-01" <= month <= "9999-11":
+        raise Unprocessable(
+            f"month {month!r} is outside the calendar the report covers (0001-01 to 9999-11).",
+            reason="invalid_month",
+        )
     return datetime.strptime(month, "%Y-%m").replace(tzinfo=UTC)
