@@ -175,6 +175,40 @@ def test_a_trace_is_drawn_as_a_waterfall(gateway: GatewayTap) -> None:
     assert missing["reason"] == "trace_not_found"
 
 
+def test_traces_lists_recent_ones_and_keeps_the_slow(gateway: GatewayTap) -> None:
+    code, fast = reach(gateway, "invoke", "inventory_query", "sku=SKU2024001")
+    assert code == 0
+    code, other = reach(gateway, "run", "SKU2024002 还有多少库存")
+    assert code == 0
+    wanted = {fast["trace_id"], other["trace_id"]}
+    deadline = time.monotonic() + 20
+    while True:  # spans reach the store in batches
+        code, listed = reach(gateway, "traces")
+        seen = {t["trace_id"]: t for t in listed.get("traces", [])} if code == 0 else {}
+        if wanted <= set(seen) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert wanted <= set(seen), listed
+    slower, quicker = sorted(wanted, key=lambda t: -seen[t]["duration_ms"])
+    # A bar between the two (durations are listed rounded, so not one of them exactly).
+    bar = (seen[slower]["duration_ms"] + seen[quicker]["duration_ms"]) / 2
+    assert seen[quicker]["duration_ms"] < bar
+    code, kept = reach(gateway, "traces", "--slow", str(bar))
+    assert code == 0
+    assert slower in {t["trace_id"] for t in kept["traces"]}
+    assert quicker not in {t["trace_id"] for t in kept["traces"]}
+    assert all(t["duration_ms"] >= bar for t in kept["traces"])
+    code, by_tool = reach(gateway, "traces", "--tool", "inventory_query")
+    assert {t["trace_id"] for t in by_tool["traces"]} == wanted  # both called it
+    drawn = runner.invoke(app, ["--url", gateway.url, *OPS, "traces", "--slow", str(bar)])
+    assert drawn.exit_code == 0
+    assert slower in drawn.stdout
+    assert quicker not in drawn.stdout
+    code, refused = reach(gateway, "traces", "--status", "maybe")
+    assert code == 1
+    assert refused["reason"] == "invalid_request"
+
+
 @pytest.fixture
 def retriever(clean_state: Backends, embedder: Embedder) -> Iterator[str]:
     settings = RetrieverSettings(

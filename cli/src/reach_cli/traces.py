@@ -55,7 +55,7 @@ def traces(
     tool: Annotated[str | None, typer.Option(help="Only traces that called this tool.")] = None,
     service: Annotated[str | None, typer.Option(help="Only traces through this service.")] = None,
     status: Annotated[str | None, typer.Option(help="ok or error.")] = None,
-    limit: Annotated[int, typer.Option(min=1, max=200, help="How many.")] = 20,
+    limit: Annotated[int, typer.Option(min=1, max=100, help="How many.")] = 20,
 ) -> None:
     """Recent traces, newest first (GET /traces); `--slow MS` keeps the slow ones."""
     body = call(
@@ -69,14 +69,15 @@ def traces(
             "limit": limit,
         },
     )
-    table = Table("trace", "started", "ms", "root", "services", "status")
+    table = Table("trace", "started", "ms", "root", "tools", "status")
+    table.columns[0].no_wrap = True  # a trace id is copied whole into `reach trace ID`
     for item in body.get("traces", []):
         table.add_row(
             item["trace_id"],
-            str(item.get("start", ""))[:19],
-            f"{float(item.get('duration_ms') or 0):.1f}",
-            str(item.get("root") or item.get("name") or ""),
-            ", ".join(item.get("services", [])),
-            str(item.get("status", "")),
+            str(item["started_at"])[:19],
+            f"{float(item['duration_ms']):.1f}",
+            f"{item['root_service']} {item['root_name']}",
+            ", ".join(item.get("tools", [])),
+            "[red]error[/]" if item["status"] == "error" else item["status"],
         )
     show(body, table)

@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from gateway.api import ROUTERS
 from gateway.runtime import build_runtime
 from gateway.settings import Settings
+from gateway.ui.endpoints import router as ui_router
 from reach_common.embeddings import Embedder
 from reach_common.service import build_app, service_resources
 
@@ -49,4 +50,5 @@ def create_app(settings: Settings | None = None, *, embedder: Embedder | None = 
     app.state.embedder = embedder
     for router in ROUTERS:
         app.include_router(router)
+    app.include_router(ui_router)  # the trace viewer, /ui/...
     return app

@@ -68,6 +68,15 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
             "Roles (besides registry admins) that may read every trace and GET /upstreams."
         ),
     )
+    ui_session_ttl_s: int = Field(
+        3600,
+        ge=60,
+        le=7 * 86400,
+        description=(
+            "How long a trace viewer sign-in (/ui/login) lasts, in seconds. Signing out, "
+            "or revoking the API key used, ends it sooner."
+        ),
+    )
     allow_anonymous_registry_writes: bool = Field(
         False,
         description=(

@@ -1,26 +1,49 @@
-"""``GET /traces/{trace_id}``: every service's spans of one request, as a tree."""
+"""``GET /traces``: recent traces, filtered and paged; ``GET /traces/{trace_id}``: every
+service's spans of one request, as a tree."""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from typing import Annotated
 
-from fastapi import APIRouter
-from sqlalchemy import text
+from fastapi import APIRouter, Query
 
 from gateway.api.deps import CallerDep, RuntimeDep, SessionDep, TelemetryDep
-from gateway.traces.schemas import TraceRead
-from gateway.traces.service import build_trace, may_read
+from gateway.traces.repository import trace_spans
+from gateway.traces.schemas import TraceList, TraceQuery, TraceRead
+from gateway.traces.service import build_trace, find_traces, may_read
 from reach_common.errors import NotFound
 
 router = APIRouter(tags=["traces"])
 
 _TRACE_ID = re.compile(r"^[0-9a-f]{32}$")
-_SPANS = text(
-    "SELECT trace_id, span_id, parent_span_id, service, name, kind, start_time, end_time, "
-    "duration_ms, status_code, status_message, attributes, events "
-    "FROM telemetry.spans WHERE trace_id = :trace_id ORDER BY start_time, span_id"
-)
+
+
+@router.get("/traces", response_model=TraceList)
+async def list_traces(
+    query: Annotated[TraceQuery, Query()],
+    session: SessionDep,
+    runtime: RuntimeDep,
+    caller: CallerDep,
+    telemetry: TelemetryDep,
+) -> TraceList:
+    """Recent traces, newest first: one row per request with its root span, duration,
+    services, tools, callers and status.
+
+    Filters combine: `service` (a span of that service), `tool` (a call of, or a route
+    to, that tool), `caller` (recorded for that user id), `status` (`error` when any
+    span failed), `min_duration_ms` (the root span). Pages hold up to `limit` traces
+    (at most 100); pass `next_cursor` as `cursor` for the next, older page.
+
+    The same rule as `GET /traces/{trace_id}`: operators (`OPS_ROLES`, registry admins)
+    list every trace, any other caller only the traces recorded entirely as theirs, an
+    anonymous caller nothing (401 `unauthenticated`). Bad parameters are a 422
+    `invalid_request` naming each field. The viewer's own reads (`/traces`, `/ui/...`)
+    are not listed.
+    """
+    await asyncio.to_thread(telemetry.flush, 2000)
+    return await find_traces(session, caller, query, ops=runtime.auth.is_ops(caller))
 
 
 @router.get("/traces/{trace_id}", response_model=TraceRead, response_model_by_alias=True)
@@ -51,7 +74,7 @@ async def read_trace(
         )
     # This process's finished spans may still sit in the batch processor.
     await asyncio.to_thread(telemetry.flush, 2000)
-    rows = [dict(r) for r in (await session.execute(_SPANS, {"trace_id": trace_id})).mappings()]
+    rows = await trace_spans(session, trace_id)
     if not rows or not may_read(caller, rows, ops=runtime.auth.is_ops(caller)):
         raise NotFound(f"No spans recorded for trace {trace_id}.", reason="trace_not_found")
     return build_trace(trace_id, rows)

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from gateway.traces.schemas import Phases, SpanNode, TraceRead
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from gateway.traces.repository import TraceFilter, list_traces
+from gateway.traces.schemas import (
+    Phases,
+    SpanNode,
+    TraceList,
+    TraceQuery,
+    TraceRead,
+    TraceSummary,
+)
 from reach_common.auth.authenticator import ENDUSER_ATTRIBUTE
 from reach_common.auth.caller import Caller
+from reach_common.auth.errors import Unauthenticated
+from reach_common.errors import Unprocessable
 
 PHASE_SPANS = {
     "route": "gateway.route",
@@ -80,3 +94,79 @@ def may_read(caller: Caller, rows: list[dict[str, Any]], *, ops: bool) -> bool:
         if isinstance(row.get("attributes"), dict) and ENDUSER_ATTRIBUTE in row["attributes"]
     }
     return owners == {caller.user_id}
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_CURSOR = re.compile(r"^(\d{1,19})\.([0-9a-f]{32})$")
+
+
+def encode_cursor(started_at: datetime, trace_id: str) -> str:
+    """A page boundary: the last root's start (exact microseconds) and trace id."""
+    micros = (started_at - _EPOCH) // timedelta(microseconds=1)
+    return f"{micros}.{trace_id}"
+
+
+def decode_cursor(cursor: str) -> tuple[datetime, str] | None:
+    """The boundary in ``cursor``; ``None`` if it is not one this service issued."""
+    match = _CURSOR.match(cursor)
+    if match is None:
+        return None
+    try:
+        started_at = _EPOCH + timedelta(microseconds=int(match.group(1)))
+    except OverflowError:
+        return None
+    return started_at, match.group(2)
+
+
+def trace_list(rows: Sequence[dict[str, Any]], limit: int) -> TraceList:
+    """A page from up to ``limit + 1`` rows (one more than shown says there is a next page)."""
+    shown = rows[:limit]
+    traces = [
+        TraceSummary(
+            trace_id=r["trace_id"],
+            started_at=r["start_time"],
+            duration_ms=round(float(r["duration_ms"]), 3),
+            root_service=r["service"],
+            root_name=r["name"],
+            status="error" if r["failed"] else "ok",
+            services=list(r["services"]),
+            span_count=int(r["span_count"]),
+            tools=sorted(r["tools"]),
+            callers=sorted(r["callers"]),
+        )
+        for r in shown
+    ]
+    last = shown[-1] if shown and len(rows) > limit else None
+    next_cursor = encode_cursor(last["start_time"], last["trace_id"]) if last else None
+    return TraceList(traces=traces, next_cursor=next_cursor)
+
+
+async def find_traces(
+    session: AsyncSession, caller: Caller, query: TraceQuery, *, ops: bool
+) -> TraceList:
+    """A page of the traces ``caller`` may read (the rule of :func:`may_read`), newest first.
+
+    Operators see every trace; another caller only traces recorded entirely as theirs;
+    an anonymous caller nothing (401, so a client knows to send a credential).
+    """
+    if not ops and not caller.authenticated:
+        raise Unauthenticated("Listing traces needs an API key or a bearer token.")
+    before = None
+    if query.cursor is not None:
+        before = decode_cursor(query.cursor)
+        if before is None:
+            problem = "not a cursor from a previous page's next_cursor"
+            raise Unprocessable(
+                f"The request is invalid. cursor: {problem}.",
+                errors=[{"field": "cursor", "problem": problem}],
+            )
+    where = TraceFilter(
+        owner=None if ops else caller.user_id,
+        service=query.service,
+        tool=query.tool,
+        caller=query.caller,
+        status=query.status,
+        min_duration_ms=query.min_duration_ms,
+        before=before,
+    )
+    return trace_list(await list_traces(session, where, query.limit + 1), query.limit)

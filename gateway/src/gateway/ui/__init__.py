@@ -1,0 +1,1 @@
+"""The trace viewer: HTML pages over the traces the caller may read (``/ui/traces``)."""
