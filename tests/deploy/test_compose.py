@@ -32,7 +32,15 @@ def test_compose_config_accepts_the_file() -> None:
             "`docker-compose` package provides the latter (apt-get install docker-compose)"
         )
     services = files.render_compose(command)["services"]
-    assert set(services) == {*files.SERVICES, *BACKENDS, "migrate", "otel-collector", "jaeger"}
+    assert set(services) == {
+        *files.SERVICES,
+        *BACKENDS,
+        "migrate",
+        "otel-collector",
+        "jaeger",
+        "prometheus",
+        "grafana",
+    }
 
 
 def test_every_long_running_service_has_a_healthcheck(compose: ComposeConfig) -> None:

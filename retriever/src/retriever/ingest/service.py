@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from reach_common.embeddings import Embedder
 from retriever.ingest.chunking import Chunk, Chunker, TokenCounter
+from retriever.metrics import record_ingest
 from retriever.storage import repository
 from retriever.storage.repository import IndexDelta, NewChunk, StoredSource
 
@@ -165,6 +166,7 @@ class Ingestor:
         outcomes = [
             written.get(d.source) or IngestOutcome(d.source, "unchanged", 0) for d in documents
         ]
+        record_ingest(outcomes)
         for outcome in outcomes:
             log.info(
                 "document_ingested",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from reach_common.embeddings import Embedder
 from reach_common.llm.types import LLMProvider
+from retriever.metrics import record_search
 from retriever.search import repository
 from retriever.search.errors import (
     EmptyQuery,
@@ -118,6 +120,7 @@ class Searcher:
     async def search(self, query: SearchQuery, *, limit: int | None = None) -> SearchResult:
         """Hits for a validated query; ``limit`` (default ``top_k``) may exceed top_k_max."""
         limit = limit or query.top_k
+        started = time.perf_counter()
         with self.tracer.start_as_current_span("retriever.search") as span:
             span.set_attributes({"retriever.mode": query.mode, "retriever.rewrite": query.rewrite})
             source_ids = await self._source_ids(query.sources)
@@ -144,6 +147,7 @@ class Searcher:
                 fused=len(lists) > 1,
             )
             span.set_attribute("retriever.hits", len(hits))
+            record_search(query.mode, started)
             return SearchResult(hits, plan.details)
 
     async def _candidates(

@@ -27,6 +27,8 @@ from reach_common.db import create_engine, create_sessionmaker
 from reach_common.embedded import ensure_urls
 from reach_common.errors import install_error_handlers
 from reach_common.logs import configure_logging
+from reach_common.metrics import Metrics, MetricsAccess, MetricsMiddleware, bind_lifespan
+from reach_common.metrics import router as metrics_router
 from reach_common.middleware import (
     BodyLimitMiddleware,
     TraceIdHeaderMiddleware,
@@ -116,8 +118,17 @@ def build_app(
             "`python -m <service>` to use the embedded servers."
         )
     configure_logging(settings.service_name, settings.log_level, settings.log_format)
-    app = FastAPI(title=title, description=description, version="0.1.0", lifespan=lifespan)
+    app = FastAPI(
+        title=title, description=description, version="0.1.0", lifespan=bind_lifespan(lifespan)
+    )
     app.state.settings = settings
+    app.state.metrics = Metrics(
+        MetricsAccess(
+            strict=settings.auth_mode == "strict",
+            token=settings.metrics_token.get_secret_value() if settings.metrics_token else None,
+            allow_from=settings.metrics_allow_from,
+        )
+    )
     # Tracing middleware must be in place before the app starts, so the
     # provider is built here; connections wait for the lifespan.
     app.state.telemetry = setup_telemetry(
@@ -127,6 +138,7 @@ def build_app(
         otlp_endpoint=settings.otel_exporter_otlp_endpoint,
     )
     app.state.telemetry.instrument_app(app)
+    app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)  # inside the 500 boundary
     app.add_middleware(UnhandledErrorMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=settings.allowed_hosts)
@@ -137,6 +149,7 @@ def build_app(
     app.add_middleware(TraceIdHeaderMiddleware)  # outermost: the 500 gets it too
     install_error_handlers(app)
     app.include_router(health.router)
+    app.include_router(metrics_router)
     return app
 
 

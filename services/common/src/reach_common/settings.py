@@ -89,6 +89,34 @@ class TelemetrySettings(BaseSettings):
     )
 
 
+class MetricsSettings(BaseSettings):
+    metrics_token: SecretStr | None = Field(
+        None,
+        description=(
+            "Bearer token a Prometheus scrape of /metrics must send. Set, or with "
+            "METRICS_ALLOW_FROM set, or in strict mode, /metrics is not public "
+            "(docs/metrics.md)."
+        ),
+    )
+    metrics_allow_from: StringList = Field(
+        default_factory=list,
+        description=(
+            "Addresses or CIDRs that may scrape /metrics without the token (comma-separated). "
+            "Strict mode with neither this nor METRICS_TOKEN refuses every scrape."
+        ),
+    )
+
+    @field_validator("metrics_token", mode="before")
+    @classmethod
+    def _empty_token_is_none(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("metrics_allow_from", mode="before")
+    @classmethod
+    def _split_allow_from(cls, value: Any) -> Any:
+        return string_list(value)
+
+
 class EmbeddedSettings(BaseSettings):
     reach_data_dir: str = Field(".reach", description="Where embedded servers keep data.")
 
@@ -114,6 +142,7 @@ class CommonSettings(
     TelemetrySettings,
     EmbeddedSettings,
     EmbedderSettings,
+    MetricsSettings,
 ):
     """Everything a service built on ``reach_common`` needs."""
 
