@@ -4,16 +4,20 @@ python -m gateway                      # serve (embedded Postgres/Redis if no UR
 python -m gateway keys create --user u1 --roles ops_admin
 python -m gateway keys revoke <key id>
 python -m gateway manifest-schema > manifests/schema.json
+python -m gateway mcp-stdio --url http://127.0.0.1:8080/mcp --key <key>   # MCP over stdio
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Annotated
 
+import structlog
 import typer
 
 from gateway.settings import Settings
+from reach_common import migrate
 from reach_common.auth.keys import CreatedKey, create_key, revoke_key
 from reach_common.db import create_engine, create_sessionmaker
 from reach_common.embedded import ensure_urls
@@ -46,6 +50,24 @@ def manifest_schema() -> None:
     typer.echo(manifest_schema_text(), nl=False)
 
 
+@cli.command("mcp-stdio")
+def mcp_stdio(
+    url: Annotated[
+        str, typer.Option(help="The gateway's MCP endpoint, e.g. http://127.0.0.1:8080/mcp.")
+    ] = "http://127.0.0.1:8080/mcp",
+    key: Annotated[
+        str | None,
+        typer.Option(envvar="REACH_API_KEY", help="API key or JWT (or set REACH_API_KEY)."),
+    ] = None,
+    user: Annotated[str | None, typer.Option(help="Permissive mode only: a user id.")] = None,
+    roles: Annotated[str | None, typer.Option(help="Permissive mode only: roles.")] = None,
+) -> None:
+    """Speak MCP over stdin/stdout and forward to a gateway (for desktop MCP clients)."""
+    from gateway.mcp.bridge import bridge_headers, serve_stdio
+
+    asyncio.run(serve_stdio(url, bridge_headers(key, user, roles)))
+
+
 async def _create(database_url: str, user: str, roles: list[str]) -> CreatedKey:
     engine = create_engine(database_url, pool_size=1)
     try:
@@ -65,9 +87,15 @@ async def _revoke(database_url: str, key_id: str) -> bool:
 
 
 def _database_url() -> tuple[str, object]:
+    # Stdout carries only the key (KEY=$(python -m gateway keys create ...)): the embedded
+    # servers' start-up lines go to stderr.
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr))
     settings = Settings()
+    embedded = not settings.database_url
     servers = ensure_urls(settings)
     assert settings.database_url
+    if embedded:  # a fresh clone's own database: bring it to head first (a no-op after)
+        migrate.upgrade(settings.database_url)
     return settings.database_url, servers
 
 

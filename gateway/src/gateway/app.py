@@ -15,6 +15,8 @@ from typing import Any
 from fastapi import FastAPI
 
 from gateway.api import ROUTERS
+from gateway.api.mcp import mcp_routes
+from gateway.metrics import GatewayMetrics
 from gateway.runtime import build_runtime
 from gateway.settings import Settings
 from gateway.ui.endpoints import router as ui_router
@@ -48,7 +50,9 @@ def create_app(settings: Settings | None = None, *, embedder: Embedder | None = 
         lifespan=lifespan,
     )
     app.state.embedder = embedder
+    app.state.metrics.family(GatewayMetrics)  # its gauges are read at every scrape
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(ui_router)  # the trace viewer, /ui/...
+    app.router.routes.extend(mcp_routes())  # after the API's own /mcp/... paths
     return app

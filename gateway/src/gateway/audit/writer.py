@@ -10,6 +10,7 @@ transaction is ever open while a tool runs.
 from __future__ import annotations
 
 import asyncio
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -22,6 +23,10 @@ from gateway.audit.models import Invocation
 from gateway.background import cancel_and_wait
 
 log = structlog.get_logger(__name__)
+
+transport_name: ContextVar[str] = ContextVar("transport_name", default="http")
+"""How the call came in (``http``, ``mcp``): set by the transport, like the trace id read
+from the current span, and recorded on each audit row made while it is set."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +44,8 @@ class AuditRow:
     arguments: dict[str, Any] = field(default_factory=dict)
     approval_id: str | None = None
     actor: str | None = None  # who made an approval transition
+    transport: str = field(default_factory=transport_name.get)
+    flags: list[str] = field(default_factory=list)  # untrusted-text flags of the output
 
 
 class AuditWriter:
@@ -54,6 +61,11 @@ class AuditWriter:
         self._inflight: asyncio.Future[None] | None = None
         self._unwritten = 0  # recorded rows not yet through an INSERT (written or lost)
         self.written = 0
+
+    @property
+    def queue_depth(self) -> int:
+        """Rows recorded and not yet through an INSERT (the metric of that name)."""
+        return max(self._unwritten, 0)
 
     async def record(self, row: AuditRow) -> None:
         self._unwritten += 1

@@ -1,4 +1,4 @@
-"""The executor: one entry point that runs a tool's http or python target.
+"""The executor: one entry point that runs a tool's http, python or mcp target.
 
 It owns what every target shares: the circuit breaker, the deadline
 (``timeout_ms`` covers the whole call, retries included) and the
@@ -15,10 +15,11 @@ from typing import Any
 from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
-from gateway.catalog.spec import HttpTarget, PythonTarget, ToolSpec
+from gateway.catalog.spec import HttpTarget, McpTarget, PythonTarget, ToolSpec
 from gateway.executor.breaker import Breakers
-from gateway.executor.errors import ToolCallError, call_error
+from gateway.executor.errors import ToolCallError, ToolFailed, call_error
 from gateway.executor.http import CallStats, HttpExecutor
+from gateway.executor.mcp import McpExecutor
 from gateway.executor.python import PythonExecutor
 from reach_common.errors import ReachError
 
@@ -38,16 +39,18 @@ class Executor:
         python: PythonExecutor,
         breakers: Breakers,
         tracer: trace.Tracer,
+        mcp: McpExecutor | None = None,
     ) -> None:
         self.http = http
         self.python = python
+        self.mcp = mcp
         self.breakers = breakers
         self._tracer = tracer
 
     async def run(
         self,
         spec: ToolSpec,
-        target: HttpTarget | PythonTarget,
+        target: HttpTarget | PythonTarget | McpTarget,
         arguments: dict[str, Any],
         *,
         idempotency_key: str | None,
@@ -78,7 +81,7 @@ class Executor:
     async def _guarded(
         self,
         spec: ToolSpec,
-        target: HttpTarget | PythonTarget,
+        target: HttpTarget | PythonTarget | McpTarget,
         arguments: dict[str, Any],
         idempotency_key: str | None,
         stats: CallStats,
@@ -102,7 +105,7 @@ class Executor:
     async def _deadline(
         self,
         spec: ToolSpec,
-        target: HttpTarget | PythonTarget,
+        target: HttpTarget | PythonTarget | McpTarget,
         arguments: dict[str, Any],
         idempotency_key: str | None,
         stats: CallStats,
@@ -121,8 +124,18 @@ class Executor:
                         stats=stats,
                     )
                     return Execution(result.output, result.status_code, stats.attempts)
+                if isinstance(target, McpTarget):
+                    output = await self._mcp().call(
+                        spec, target, arguments, deadline=deadline, stats=stats
+                    )
+                    return Execution(output, None, stats.attempts)
                 stats.attempts += 1
                 output = await self.python.call(spec, target, arguments)
                 return Execution(output, None, stats.attempts)
         except TimeoutError as exc:
             raise call_error(exc, spec, expired=scope.expired()) from exc
+
+    def _mcp(self) -> McpExecutor:
+        if self.mcp is None:
+            raise ToolFailed("This gateway runs no MCP federation.", counts_as_failure=False)
+        return self.mcp

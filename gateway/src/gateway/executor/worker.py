@@ -31,7 +31,7 @@ from gateway.audit.redaction import redact
 from gateway.audit.writer import AuditRow, AuditWriter
 from gateway.auth.service import can_use
 from gateway.background import cancel_and_wait
-from gateway.catalog.spec import HttpTarget, PythonTarget, QueueTarget, ToolSpec
+from gateway.catalog.spec import HttpTarget, McpTarget, PythonTarget, QueueTarget, ToolSpec
 from gateway.executor.callbacks import CallbackSender
 from gateway.executor.errors import ToolFailed
 from gateway.executor.http import CallStats
@@ -301,7 +301,7 @@ class TaskWorker:
         )
 
 
-def _target(spec: ToolSpec | None, mode: str) -> HttpTarget | PythonTarget | None:
+def _target(spec: ToolSpec | None, mode: str) -> HttpTarget | PythonTarget | McpTarget | None:
     """What a task runs: a queue tool's target, or, for a call made ``async``, the tool's
     own endpoint (None when the tool no longer fits the task)."""
     if spec is None:

@@ -19,6 +19,21 @@ from reach_common.errors import (
 log = structlog.get_logger(__name__)
 
 
+def replaying(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that hands an already-read request ``body`` on once, whole, then
+    passes on what the server sends next (a disconnect)."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
 class TraceIdHeaderMiddleware:
     """Adds ``X-Trace-Id`` (the OpenTelemetry trace id) to every HTTP response.
 
@@ -160,17 +175,7 @@ class BodyLimitMiddleware:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 break
-        body = b"".join(chunks)
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replaying(b"".join(chunks), receive), send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         response = error_response(

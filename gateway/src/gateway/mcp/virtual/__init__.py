@@ -1,0 +1,1 @@
+"""Virtual MCP servers: named, curated subsets of the registry, kept in Postgres."""
