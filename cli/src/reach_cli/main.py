@@ -3,6 +3,7 @@
     reach run "SKU2024001 还有多少库存"
     reach invoke TOOL key=value ...
     reach tools ls | show TOOL | register FILE | rm TOOL
+    reach tools import URL|FILE [--apply] | history TOOL | rollback TOOL VERSION
     reach trace TRACE_ID  |  reach traces [--slow MS] [--tool T] [--service S]
     reach search "…"  |  reach ingest PATH…   (the retriever: --retriever-url)
     reach chat [--session ID]                  (the agent: --agent-url)
@@ -25,7 +26,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from reach_cli import approvals, chat, documents, keys, traces
+from reach_cli import approvals, chat, documents, imports, keys, traces
 from reach_cli.client import DEFAULT_URL, Target
 from reach_cli.output import (
     DEFAULT_AGENT_URL,
@@ -45,6 +46,9 @@ app = typer.Typer(
 )
 tools_app = typer.Typer(no_args_is_help=True, help="The tools you may use.")
 app.add_typer(tools_app, name="tools")
+tools_app.command("import")(imports.tools_import)
+tools_app.command("history")(imports.tools_history)
+tools_app.command("rollback")(imports.tools_rollback)
 app.add_typer(approvals.app, name="approvals")
 app.add_typer(keys.app, name="keys")
 app.command()(traces.trace)
