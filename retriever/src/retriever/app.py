@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,13 +13,16 @@ from fastapi import FastAPI
 from opentelemetry import trace
 from pgvector.asyncpg import register_vector
 from sqlalchemy import event
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from reach_common.embeddings import Embedder
 from reach_common.llm.factory import check_settings, create_provider
 from reach_common.service import build_app, service_resources
+from retriever.handles.endpoints import router as handles_router
+from retriever.handles.service import HandlePolicy, HandleStore
 from retriever.ingest.endpoints import router as ingest_router
 from retriever.ingest.service import Ingestor
+from retriever.metrics import RetrieverMetrics
 from retriever.search.endpoints import router as search_router
 from retriever.search.service import Searcher
 from retriever.settings import Settings
@@ -51,6 +55,21 @@ def configure_connections(engine: AsyncEngine, settings: Settings) -> None:
         dbapi_connection.run_async(setup)
 
 
+def build_handle_store(
+    settings: Settings, sessionmaker: async_sessionmaker[AsyncSession], tracer: trace.Tracer
+) -> HandleStore:
+    """Stored tool outputs (``/handles``), with their limits from the settings."""
+    policy = HandlePolicy(
+        ttl_s=settings.handle_ttl_s,
+        max_ttl_s=settings.handle_max_ttl_s,
+        chunk_chars=settings.handle_chunk_chars,
+        max_per_owner=settings.handle_max_per_owner,
+        bm25_k1=settings.bm25_k1,
+        bm25_b=settings.bm25_b,
+    )
+    return HandleStore(sessionmaker, policy, tracer)
+
+
 def build_ingestor(
     settings: Settings, embedder: Embedder, tracer: trace.Tracer | None = None
 ) -> Ingestor:
@@ -79,6 +98,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
             resources.engine,
             resources.telemetry.tracer("retriever"),
         )
+        handle_store = build_handle_store(
+            settings, resources.sessionmaker, resources.telemetry.tracer("retriever")
+        )
+        sweeper = asyncio.create_task(handle_store.sweep_forever(settings.handle_sweep_s))
         log.info(
             "retriever_ready",
             llm=provider.name if provider else "offline",
@@ -93,8 +116,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
                     settings, embedder, resources.telemetry.tracer("retriever")
                 ),
                 "searcher": searcher,
+                "handle_store": handle_store,
             }
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
             close = getattr(provider, "aclose", None)
             if close is not None:
                 await close()
@@ -115,7 +142,9 @@ def create_app(settings: Settings | None = None, *, embedder: Embedder | None = 
         lifespan=lifespan,
     )
     app.state.embedder = embedder
+    app.state.metrics.family(RetrieverMetrics)
     app.include_router(ingest_router)
     app.include_router(search_router)
     app.include_router(sources_router)
+    app.include_router(handles_router)
     return app

@@ -20,6 +20,7 @@ from reach_common.auth.caller import Caller
 from reach_common.auth.errors import InsufficientPermission, Unauthenticated
 from reach_common.embeddings import Embedder
 from reach_common.llm.types import LLMProvider
+from retriever.handles.service import HandleStore
 from retriever.ingest.service import Ingestor
 from retriever.search.service import Searcher
 from retriever.settings import Settings
@@ -40,6 +41,11 @@ def get_searcher(request: Request) -> Searcher:
     return searcher
 
 
+def get_handle_store(request: Request) -> HandleStore:
+    store: HandleStore = request.state.handle_store
+    return store
+
+
 def get_embedder(request: Request) -> Embedder:
     embedder: Embedder = request.state.embedder
     return embedder
@@ -58,6 +64,7 @@ def get_sessionmaker(request: Request) -> async_sessionmaker[AsyncSession]:
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 IngestorDep = Annotated[Ingestor, Depends(get_ingestor)]
 SearcherDep = Annotated[Searcher, Depends(get_searcher)]
+HandleStoreDep = Annotated[HandleStore, Depends(get_handle_store)]
 SessionmakerDep = Annotated[async_sessionmaker[AsyncSession], Depends(get_sessionmaker)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 ProviderDep = Annotated[LLMProvider | None, Depends(get_provider)]

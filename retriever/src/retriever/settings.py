@@ -41,6 +41,33 @@ class Settings(CommonSettings, LLMSettings):
         ),
     )
 
+    retriever_delegate_roles: StringList = Field(
+        default_factory=lambda: ["retriever_writer"],
+        min_length=1,
+        description=(
+            "Roles that may act for another user with X-Reach-On-Behalf-Of: store and search "
+            "that user's tool outputs (`/handles`). The gateway's service key holds one; give "
+            "them to service keys only."
+        ),
+    )
+
+    # --- stored tool outputs (handles) ---------------------------------------------------------
+    handle_ttl_s: int = Field(
+        86400, ge=1, description="How long a stored tool output is kept when the caller says not."
+    )
+    handle_max_ttl_s: int = Field(
+        604800, ge=1, description="Longest a stored tool output may be kept."
+    )
+    handle_chunk_chars: int = Field(
+        1500, ge=200, le=20000, description="Largest chunk of a stored tool output, in characters."
+    )
+    handle_max_per_owner: int = Field(
+        200, ge=1, description="Stored tool outputs one user may hold at once (429 above)."
+    )
+    handle_sweep_s: float = Field(
+        60.0, gt=0, description="How often expired tool outputs are deleted."
+    )
+
     # --- ingest --------------------------------------------------------------------------------
     chunk_tokens: int = Field(
         MAX_CHUNK_TOKENS,
@@ -111,7 +138,7 @@ class Settings(CommonSettings, LLMSettings):
     multi_query_count: int = Field(3, ge=1, le=8, description="Rephrasings asked of the LLM.")
     rewrite_max_tokens: int = Field(400, ge=32, description="Token limit of a rewrite answer.")
 
-    @field_validator("retriever_writer_roles", mode="before")
+    @field_validator("retriever_writer_roles", "retriever_delegate_roles", mode="before")
     @classmethod
     def _split_roles(cls, value: Any) -> Any:
         return string_list(value)

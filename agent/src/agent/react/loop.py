@@ -15,6 +15,7 @@ turn, write tools are no longer run on its say-so.
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,9 +24,11 @@ import anyio
 import structlog
 from opentelemetry import trace
 
+from agent.metrics import record_model_call
 from agent.react.approvals import AWAITING, approval_of, waiting_reply
 from agent.react.context import SLACK, fit, message_tokens, tools_tokens
 from agent.react.events import TurnEvent
+from agent.react.outputs import follow_handles
 from agent.react.policy import frame_tool_results, output_seen_in_turn
 from agent.react.tools import ToolRunner
 from agent.sessions.service import TurnStore
@@ -86,6 +89,7 @@ class ReactLoop:
             messages, estimate = self._request(system, offer_tools)
             span.set_attribute("llm.request_tokens_estimate", self.counter.scale(estimate))
             completion: Completion | None = None
+            started = time.perf_counter()
             async for event in self.provider.stream(
                 messages,
                 system=system,
@@ -101,6 +105,7 @@ class ReactLoop:
                     "the model stream ended without an answer", provider=self.provider.name
                 )
             self.counter.observe(estimate, completion.usage.input_tokens)
+            record_model_call(self.provider.name, started, completion.usage)
             span.set_attribute("llm.stop_reason", completion.stop_reason)
             span.set_attribute("llm.input_tokens", completion.usage.input_tokens)
             span.set_attribute("llm.output_tokens", completion.usage.output_tokens)
@@ -162,6 +167,13 @@ class ReactLoop:
             )
             return
 
+    def _question(self) -> str:
+        """The user's message this turn answers (what a truncated result is searched for)."""
+        for message in reversed(self.history):
+            if message.role == "user" and isinstance(message.content, str):
+                return message.content
+        return ""
+
     async def _await_approval(
         self, waiting: list[tuple[str, str]], rounds: int
     ) -> AsyncIterator[TurnEvent]:
@@ -192,6 +204,10 @@ class ReactLoop:
         with trace.use_span(span, end_on_exit=True):
             results = await self.tools.run_all(
                 completion.tool_calls, writes_allowed=not self.output_seen
+            )
+            # A truncated result is read through its handle for the user's question.
+            results = await follow_handles(
+                results, self._question(), self.tools.retrieve, self.tools.result_limit
             )
         if any(result.from_gateway for result in results):
             self.output_seen = True

@@ -22,6 +22,7 @@ from agent.clients.gateway import GatewayClient, GatewayUnavailable
 from agent.clients.schemas import Caller, ToolOutcome
 from agent.react.approvals import AWAITING, Resolved, placeholder, waiting_reply
 from agent.react.events import TurnEvent
+from agent.react.outputs import RETRIEVE_TOOL, offline_reply, retrieve_arguments, truncated_handle
 from agent.sessions.service import TurnStore
 from reach_common.errors import error_body
 from reach_common.llm.types import Message, ToolCall
@@ -52,11 +53,14 @@ def describe_resolved(update: Resolved) -> str:
     return f"Update: {update.tool_id} (approval {update.approval_id}) {what} — {detail}."
 
 
-def compose_reply(outcome: ToolOutcome) -> str:
+def compose_reply(outcome: ToolOutcome, result: str | None = None) -> str:
+    """The offline answer; ``result`` replaces the output's one-line description."""
     tool = outcome.tool_id
     if outcome.success and tool:
         arguments = ", ".join(f"{k}={_value(v)}" for k, v in (outcome.arguments or {}).items())
         called = f"{tool}({arguments})" if arguments else tool
+        if result is not None:
+            return f"Used the tool {called}. {result}"
         return f"Used the tool {called}. Result — {describe_output(outcome.output)}"
     error = outcome.error
     reason = error.reason if error else "tool_error"
@@ -92,7 +96,19 @@ async def offline_turn(
         rounds = 1
         async for event in _routed_call(outcome, outcome.tool_id, store):
             yield event
-    reply = compose_reply(outcome)
+    result = None
+    if outcome.success and isinstance(outcome.output, dict) and outcome.output.get("truncated"):
+        # Too large to show whole: read the part this message asks about through its handle.
+        handle, follow = truncated_handle(outcome.output), None
+        if handle is not None:
+            arguments = retrieve_arguments(handle, user_message)
+            follow = await gateway.invoke(RETRIEVE_TOOL, arguments, caller)
+            follow = follow.model_copy(update={"arguments": arguments})
+            rounds = 2
+            async for event in _routed_call(follow, RETRIEVE_TOOL, store, round_no=2):
+                yield event
+        result = offline_reply(outcome.output, follow, user_message)
+    reply = compose_reply(outcome, result)
     if outcome.awaiting_approval and outcome.tool_id and outcome.approval_id:
         yield TurnEvent(
             "approval_required",
@@ -119,14 +135,15 @@ async def offline_turn(
 
 
 async def _routed_call(
-    outcome: ToolOutcome, tool_id: str, store: TurnStore
+    outcome: ToolOutcome, tool_id: str, store: TurnStore, round_no: int = 1
 ) -> AsyncIterator[TurnEvent]:
-    """The call ``/run`` made, saved as the turn's one tool round, as events."""
+    """The call ``/run`` made (or the follow-up read of its handle), saved as a tool round,
+    as events."""
     call = ToolCall(
         id=f"run_{uuid.uuid4().hex[:24]}", name=tool_id, arguments=dict(outcome.arguments or {})
     )
     call_data = {"id": call.id, "tool_id": tool_id, "arguments": call.arguments}
-    yield TurnEvent("tool_call", {**call_data, "round": 1})
+    yield TurnEvent("tool_call", {**call_data, "round": round_no})
     result: Any = outcome.output
     if outcome.awaiting_approval:
         result = placeholder(outcome)
@@ -137,12 +154,12 @@ async def _routed_call(
         role="tool", content=content, tool_call_id=call.id, is_error=not outcome.success
     )
     with anyio.CancelScope(shield=True):
-        await store.save_round("", [(call, tool_id)], [message], 1)
+        await store.save_round("", [(call, tool_id)], [message], round_no)
     yield TurnEvent(
         "tool_result",
         {
             **call_data,
-            "round": 1,
+            "round": round_no,
             "is_error": not outcome.success,
             "result": result,
             "latency_ms": outcome.latency_ms,

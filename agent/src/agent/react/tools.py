@@ -63,6 +63,9 @@ def _render(value: Any, limit: int) -> str:
     return text
 
 
+render = _render  # what a tool message holds: ``value`` as text, cut to ``limit`` characters
+
+
 class ToolRunner:
     """Runs one round of calls concurrently through the gateway, as ``caller``."""
 
@@ -93,6 +96,15 @@ class ToolRunner:
             )
             for name, tool in self._by_name.items()
         ]
+
+    @property
+    def result_limit(self) -> int:
+        """Characters of one tool result the model is shown."""
+        return self._limit
+
+    async def retrieve(self, arguments: dict[str, Any]) -> ToolOutcome:
+        """``rag_retrieve`` as this caller: how a truncated result's handle is read."""
+        return await self._gateway.invoke("rag_retrieve", arguments, self._caller)
 
     def tool_id(self, name: str) -> str:
         tool = self._by_name.get(name)

@@ -1,12 +1,12 @@
-"""The invocation audit log (schema ``gateway``, migrations 0004 and 0008)."""
+"""The invocation audit log (schema ``gateway``, migrations 0004, 0008, 0010 and 0014)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import BigInteger, DateTime, Float, Identity, Integer, String, func
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import BigInteger, DateTime, Float, Identity, Integer, String, Text, func
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from gateway.db import Base
@@ -31,4 +31,7 @@ class Invocation(Base):
     arguments: Mapped[dict[str, Any]] = mapped_column(JSONB, server_default="{}")
     approval_id: Mapped[str | None] = mapped_column(String(32))
     actor: Mapped[str | None] = mapped_column(String(200))
+    transport: Mapped[str] = mapped_column(String(16), server_default="http")  # http | mcp
+    # Untrusted-text flags the output raised (gateway.catalog.untrusted): a signal, not a verdict.
+    flags: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

@@ -33,6 +33,11 @@ class InvocationRead(BaseModel):
     actor: str | None = Field(
         None, description="Who made this approval transition (approver, or the gateway)."
     )
+    transport: str = Field("http", description="How the call came in: `http` or `mcp`.")
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Untrusted-text flags the output raised (see docs/openapi-import.md).",
+    )
     created_at: datetime
 
 

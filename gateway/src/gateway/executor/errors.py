@@ -45,6 +45,14 @@ class ToolCallError(ReachError):
     counts_as_failure = True
 
 
+class InvalidToolOutput(ReachError):
+    """502: the tool answered, but its output breaks the manifest's ``output_schema``
+    (``output_schema_mode: enforce``); ``path`` names the first problem."""
+
+    status_code = 502
+    reason = "invalid_tool_output"
+
+
 class ToolTimeout(ToolCallError):
     status_code = 504
     reason = "tool_timeout"

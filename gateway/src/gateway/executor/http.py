@@ -26,6 +26,7 @@ import email.utils
 import json
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
@@ -48,6 +49,12 @@ from gateway.executor.transport import (
 
 _ERROR_BODY_LIMIT = 2000
 _USER_AGENT = "reach-gateway"
+ON_BEHALF_HEADER = "X-Reach-On-Behalf-Of"
+
+acting_for: ContextVar[str | None] = ContextVar("acting_for", default=None)
+"""The verified caller a call runs for, set by the invoke path around the call. Sent
+(percent-encoded) in ``X-Reach-On-Behalf-Of`` only to tools whose manifest says
+``forward_caller`` (the retriever's stored tool outputs are read this way)."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +196,8 @@ class HttpExecutor:
         headers.extend(auth.items())
         if not spec.idempotent and idempotency_key:
             headers.append(("Idempotency-Key", idempotency_key))
+        if target.forward_caller and (user_id := acting_for.get()) is not None:
+            headers.append((ON_BEHALF_HEADER, quote(user_id, safe="")))
 
         async def attempt() -> HttpResult:
             stats.attempts += 1

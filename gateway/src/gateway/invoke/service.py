@@ -27,10 +27,12 @@ from gateway.audit.writer import AuditRow, AuditWriter
 from gateway.auth.service import AuthService, can_use, rate_key
 from gateway.catalog.spec import QueueTarget, ToolSpec
 from gateway.executor.callbacks import CallbackSender
-from gateway.executor.http import CallStats
+from gateway.executor.http import CallStats, acting_for
 from gateway.executor.service import Executor
 from gateway.executor.tasks import TaskStore
+from gateway.invoke.outputs import CheckedOutput, OutputGuard
 from gateway.invoke.validation import check_arguments, preview_arguments
+from gateway.metrics import record_tool_call
 from gateway.ratelimit.service import RateLimiter
 from gateway.registry.cache import RegisteredTool, RegistryCache
 from gateway.registry.errors import ToolNotFound
@@ -82,7 +84,9 @@ class InvokeService:
         approvals: ApprovalService,
         callbacks: CallbackSender,
         approvals_enabled: bool = True,
+        outputs: OutputGuard | None = None,
     ) -> None:
+        self._outputs = outputs or OutputGuard(None, tracer)
         self._approvals = approvals
         self._callbacks = callbacks
         self._approvals_enabled = approvals_enabled
@@ -130,16 +134,21 @@ class InvokeService:
             status, output, task_id = await self._perform(
                 spec, arguments, caller, idempotency_key, stats, options
             )
+            checked = CheckedOutput(output)
+            if task_id is None:
+                checked = await self._outputs.check(spec, output, caller)
         except ReachError as exc:
             latency_ms = _ms(started)
+            record_tool_call(tool_id, tool is not None, exc.reason, started, stats.attempts)
             # A refused call may carry megabytes of arguments: answer (and audit) a preview.
             shown_arguments = preview_arguments(shown_arguments)
             await self._record(tool_id, caller, exc, shown_arguments, latency_ms, stats)
             body = failure_envelope(tool_id, shown_arguments, exc, latency_ms)
             return InvokeOutcome(exc.status_code, body, dict(exc.headers), caller)
         latency_ms = _ms(started)
+        record_tool_call(tool_id, tool is not None, None, started, stats.attempts)
         body = await self._succeeded(
-            tool_id, caller, shown_arguments, output, task_id, stats, latency_ms
+            tool_id, caller, shown_arguments, checked, task_id, stats, latency_ms
         )
         return InvokeOutcome(status, body, {}, caller)
 
@@ -148,12 +157,14 @@ class InvokeService:
         tool_id: str,
         caller: Caller,
         arguments: dict[str, Any],
-        output: Any,
+        checked: CheckedOutput,
         task_id: str | None,
         stats: CallStats,
         latency_ms: float,
     ) -> dict[str, Any]:
-        """Audit a call that ran (or was queued) and build its envelope."""
+        """Audit a call that ran (or was queued) and build its envelope. The audit reason
+        says what was done to its output (``output_truncated``, a tolerated
+        ``invalid_tool_output``); its flags, what untrusted text it carried."""
         await self._audit.record(
             AuditRow(
                 trace_id=current_trace_id(),
@@ -161,19 +172,20 @@ class InvokeService:
                 caller=caller.user_id,
                 auth_via=caller.via,
                 status="accepted" if task_id else "succeeded",
-                reason=None,
+                reason=checked.audit_reason,
                 http_status=202 if task_id else 200,
                 latency_ms=latency_ms,
                 attempts=stats.attempts,
                 task_id=task_id,
                 arguments=arguments,
+                flags=list(checked.flags),
             )
         )
         body = {
             "success": True,
             "tool_id": tool_id,
             "arguments": arguments,
-            "output": output,
+            "output": checked.output,
             "latency_ms": latency_ms,
             "trace_id": current_trace_id(),
         }
@@ -255,9 +267,13 @@ class InvokeService:
             task_id = await self._enqueue(spec, arguments, caller, idempotency_key, options)
             queued = {"task_id": task_id, "status": "queued", "status_url": f"/tasks/{task_id}"}
             return 202, queued, task_id
-        execution = await self._executor.run(
-            spec, spec.endpoint, arguments, idempotency_key=idempotency_key, stats=stats
-        )
+        token = acting_for.set(caller.user_id)  # for manifests with `forward_caller` only
+        try:
+            execution = await self._executor.run(
+                spec, spec.endpoint, arguments, idempotency_key=idempotency_key, stats=stats
+            )
+        finally:
+            acting_for.reset(token)
         return 200, execution.output, None
 
     async def _enqueue(

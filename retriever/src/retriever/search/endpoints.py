@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import time
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
-from retriever.deps import ReaderDep, SearcherDep, SettingsDep
+from retriever.deps import HandleStoreDep, ReaderDep, SearcherDep, SettingsDep
+from retriever.handles.endpoints import retrieve_from_handle
 from retriever.search.errors import InvalidSources
 from retriever.search.schemas import (
     BranchRanks,
@@ -26,18 +27,28 @@ router = APIRouter(tags=["search"])
     responses={
         400: {"description": "`llm_unavailable`: hyde or multi_query without an LLM."},
         401: {"description": "`unauthenticated` (strict mode) or `invalid_credential`."},
-        404: {"description": "`source_not_found`: a name in `sources` is unknown."},
+        404: {
+            "description": (
+                "`source_not_found`: a name in `sources` is unknown; `handle_not_found`: "
+                "no such stored output for this caller (or it expired)."
+            )
+        },
         413: {"description": "`query_too_long`."},
         422: {
             "description": (
                 "`empty_query`, `unknown_mode`, `unknown_rewrite`, `top_k_out_of_range`, "
-                "`invalid_sources`."
+                "`invalid_sources`, `invalid_handle_search`."
             )
         },
     },
 )
 async def retrieve(
-    body: RetrieveRequest, searcher: SearcherDep, settings: SettingsDep, _caller: ReaderDep
+    body: RetrieveRequest,
+    request: Request,
+    searcher: SearcherDep,
+    handles: HandleStoreDep,
+    settings: SettingsDep,
+    caller: ReaderDep,
 ) -> RetrieveResponse:
     """The chunks that best match a query, best first, each with its per-branch scores.
 
@@ -45,8 +56,11 @@ async def retrieve(
     (HYBRID_BM25_CANDIDATES, HYBRID_VECTOR_CANDIDATES) by reciprocal rank with
     constant RRF_K; each hit reports its BM25 score and cosine similarity for
     the query, its rank in each list, and the fused score. `sources` limits the
-    search to named sources.
+    search to named sources. `handle` searches one stored tool output instead
+    (keywords only; see docs/tool-outputs.md), for its owner only.
     """
+    if body.handle is not None:
+        return await retrieve_from_handle(body, request, caller, handles, settings)
     started = time.perf_counter()
     if body.sources is not None and not body.sources:
         raise InvalidSources()

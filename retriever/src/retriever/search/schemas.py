@@ -36,6 +36,14 @@ class RetrieveRequest(BaseModel):
     sources: list[str] | None = Field(
         None, description="Only search these sources (names as ingested)."
     )
+    handle: str | None = Field(
+        None,
+        max_length=64,
+        description=(
+            "Only search this stored tool output (the `handle` of a truncated tool result), "
+            "by keywords; its owner only. Not with `sources`."
+        ),
+    )
 
 
 class BranchScores(BaseModel):

@@ -1,0 +1,1 @@
+"""Tool outputs stored by handle: one caller's document, searched on its own, with an expiry."""
