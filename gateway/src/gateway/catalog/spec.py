@@ -17,6 +17,8 @@ DEFAULT_STREAM_PREFIX = "reach:gateway:tasks:"
 DEFAULT_STREAM_NAME = "default"
 #: What a manifest's ``stream`` may be (the manifest model, and so its JSON Schema, use it).
 STREAM_NAME_PATTERN = r"^[a-z0-9][a-z0-9_.-]{0,62}$"
+#: A federated MCP server's id: no ``_``, so the ``__`` after it in a tool id is unambiguous.
+MCP_SERVER_ID_PATTERN = r"^[a-z][a-z0-9]{0,19}$"
 
 
 def stream_key(prefix: str, name: str) -> str:
@@ -48,6 +50,7 @@ class HttpTarget:
     auth: OutboundAuth
     path_params: tuple[str, ...]
     type: Literal["http"] = "http"
+    forward_caller: bool = False
 
     @property
     def sends_query(self) -> bool:
@@ -75,7 +78,19 @@ class QueueTarget:
     type: Literal["queue"] = "queue"
 
 
-Endpoint = HttpTarget | PythonTarget | QueueTarget
+@dataclass(frozen=True)
+class McpTarget:
+    """A tool of a federated MCP server (``POST /mcp/servers``): ``server`` is the server's
+    id, ``tool`` the tool's name on it, unchanged. ``held_back``: the upstream changed the
+    tool's definition and no admin has accepted it yet, so calls are refused."""
+
+    server: str
+    tool: str
+    held_back: bool = False
+    type: Literal["mcp"] = "mcp"
+
+
+Endpoint = HttpTarget | PythonTarget | QueueTarget | McpTarget
 
 
 @dataclass(frozen=True)
@@ -121,6 +136,10 @@ class ToolSpec:
     max_argument_chars: int = 65_536
     approvers: tuple[str, ...] = ("admin",)
     allow_self_approval: bool = False
+    # Compiled once per manifest revision, like ``validator``; None: no output_schema.
+    output_validator: Validator | None = field(default=None, repr=False, compare=False)
+    output_schema_mode: Literal["enforce", "warn"] = "enforce"
+    max_output_bytes: int = 100_000
 
     @property
     def endpoint_type(self) -> str:
@@ -143,3 +162,5 @@ class ManifestDefaults:
     python_packages: tuple[str, ...] = ()
     max_argument_chars: int = 65_536
     task_stream_prefix: str = DEFAULT_STREAM_PREFIX
+    max_output_bytes: int = 100_000
+    max_output_tokens: int = 25_000

@@ -1,7 +1,8 @@
 """``TOOL_AUTO_DISCOVERY``: the manifests folder as a source of tools.
 
 At start every ``*.json`` directly in the folder (``schema.json`` excepted) is
-registered or updated, and tools whose file is gone are removed. While the
+registered or updated, in one batch (one transaction and one revision, however
+many files), and tools whose file is gone are removed. While the
 gateway runs, ``watchfiles`` reports adds, edits and removals, which are applied
 the same way. A broken file is logged and skipped; it never stops the gateway or
 removes the tool it used to declare.
@@ -52,13 +53,16 @@ class ManifestDiscovery:
         self.watching = asyncio.Event()
 
     async def load_all(self) -> dict[str, str]:
-        """Bring the registry in line with the folder; returns file → outcome."""
-        outcomes = {}
-        present = set()
-        for path in manifest_files(self._folder):
-            present.add(path.name)
-            outcomes[path.name] = await self._sync(path)
-        await self._registry.remove_files(keep=present)
+        """Bring the registry in line with the folder as one batch (one transaction, one
+        revision, one embedding pass); returns file → outcome."""
+        paths = await asyncio.to_thread(manifest_files, self._folder)
+        manifests = await asyncio.to_thread(lambda: [read_manifest(p) for p in paths])
+        pairs = list(zip(paths, manifests, strict=True))
+        outcomes = {p.name: "unreadable" for p, m in pairs if m is None}
+        readable = [(m, p.name) for p, m in pairs if m is not None]
+        log.info("manifests_loading", files=len(paths))
+        outcomes.update(await self._registry.sync_files(readable))
+        await self._registry.remove_files(keep={p.name for p in paths})
         return outcomes
 
     async def _sync(self, path: Path) -> str:

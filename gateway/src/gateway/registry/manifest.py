@@ -27,6 +27,7 @@ from gateway.catalog.spec import (
     Endpoint,
     HttpTarget,
     ManifestDefaults,
+    McpTarget,
     OutboundAuth,
     Permission,
     PythonTarget,
@@ -42,6 +43,7 @@ from gateway.registry.manifest_model import (
     BearerAuth,
     HttpEndpoint,
     Manifest,
+    McpEndpoint,
     NoAuth,
     OAuth2Auth,
     PythonEndpoint,
@@ -155,6 +157,7 @@ def _target(
             url=target.url,
             auth=_outbound_auth(target.auth),
             path_params=_path_params(target.url, where),
+            forward_caller=target.forward_caller,
         )
     module = target.function.partition(":")[0]
     if not any(module == p or module.startswith(p + ".") for p in defaults.python_packages):
@@ -169,6 +172,8 @@ def _target(
 
 def _endpoint(manifest: Manifest, defaults: ManifestDefaults) -> Endpoint:
     endpoint = manifest.endpoint
+    if isinstance(endpoint, McpEndpoint):
+        return McpTarget(server=endpoint.server, tool=endpoint.tool, held_back=endpoint.held_back)
     if isinstance(endpoint, QueueEndpoint):
         # The model allows only a short name (no `:`), so the key stays under the prefix.
         return QueueTarget(
@@ -227,6 +232,49 @@ def _checked_arguments_validator(input_schema: dict[str, Any], endpoint: Endpoin
                 "uses path parameters that input_schema does not declare: " + ", ".join(missing),
             )
     return schema_validator(input_schema)
+
+
+def _output_validator(output_schema: dict[str, Any] | None) -> Validator | None:
+    """``output_schema`` compiled once per revision, with the rules ``input_schema`` obeys."""
+    if output_schema is None:
+        return None
+    problems = [
+        f"{where}: {problem}"
+        for where, problem in pattern_problems(output_schema, ("output_schema",))
+    ]
+    problems += [
+        f"{where}: only references inside output_schema (`#...`) are allowed"
+        for where in external_refs(output_schema, ("output_schema",))
+    ]
+    if problems:
+        raise InvalidManifest(
+            "output_schema cannot be used: " + "; ".join(problems[:MAX_PROBLEMS]),
+            problems=problems[:MAX_PROBLEMS],
+        )
+    try:
+        check_schema(output_schema)
+    except SchemaError as exc:
+        where = json_path(("output_schema", *(str(p) for p in exc.path)))
+        raise _refused(where, f"not a valid JSON Schema: {_schema_message(exc)}") from exc
+    except RecursionError:
+        raise _refused("output_schema", "nested too deeply.") from None
+    return schema_validator(output_schema)
+
+
+#: A model token is counted as this many bytes of JSON (a common rule of thumb for English
+#: and JSON; no tokenizer runs on the hot path).
+BYTES_PER_TOKEN = 4
+
+
+def _output_budget(manifest: Manifest, defaults: ManifestDefaults) -> int:
+    """The output budget in bytes: what the manifest says (the smaller of its two limits),
+    or, when it says neither, the smaller of the deployment's defaults."""
+    if manifest.max_output_bytes is None and manifest.max_output_tokens is None:
+        return min(defaults.max_output_bytes, defaults.max_output_tokens * BYTES_PER_TOKEN)
+    limits = [manifest.max_output_bytes]
+    if manifest.max_output_tokens is not None:
+        limits.append(manifest.max_output_tokens * BYTES_PER_TOKEN)
+    return min(limit for limit in limits if limit is not None)
 
 
 def _schema_message(error: SchemaError) -> str:
@@ -312,4 +360,7 @@ def compile_manifest(
         max_argument_chars=defaults.max_argument_chars,
         approvers=tuple(manifest.approvers),
         allow_self_approval=manifest.allow_self_approval,
+        output_validator=_output_validator(manifest.output_schema),
+        output_schema_mode=manifest.output_schema_mode,
+        max_output_bytes=_output_budget(manifest, defaults),
     )

@@ -31,7 +31,12 @@ from pydantic import (
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from gateway.catalog.spec import DEFAULT_NAMESPACE, DEFAULT_STREAM_NAME, STREAM_NAME_PATTERN
+from gateway.catalog.spec import (
+    DEFAULT_NAMESPACE,
+    DEFAULT_STREAM_NAME,
+    MCP_SERVER_ID_PATTERN,
+    STREAM_NAME_PATTERN,
+)
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_ID = "https://reach.dev/schemas/tool-manifest.json"
@@ -176,6 +181,14 @@ class HttpEndpoint(_Strict):
     scope: Omittable[Roles] = Field(
         None, description="The original design's place for `scope`; the top-level one is preferred."
     )
+    forward_caller: bool = Field(
+        False,
+        description=(
+            "Name the verified caller to the upstream in `X-Reach-On-Behalf-Of` (percent-"
+            "encoded), for services that trust the gateway's key to act for a user (the "
+            "retriever's stored tool outputs)."
+        ),
+    )
 
 
 class PythonEndpoint(_Strict):
@@ -217,7 +230,40 @@ class QueueEndpoint(_Strict):
     scope: Omittable[Roles] = None
 
 
-Endpoint = Annotated[HttpEndpoint | PythonEndpoint | QueueEndpoint, Field(discriminator="type")]
+class McpEndpoint(_Strict):
+    """A tool of an MCP server the gateway federates (`POST /mcp/servers`). The gateway writes
+    these manifests itself when it syncs the server; the tool's own name stays in `tool`."""
+
+    type: Literal["mcp"]
+    server: Annotated[
+        str,
+        Field(
+            pattern=MCP_SERVER_ID_PATTERN,
+            description="Id of the registered MCP server (`POST /mcp/servers`).",
+        ),
+    ]
+    tool: Annotated[
+        str,
+        Field(
+            min_length=1, max_length=128, description="The tool's name on that server, unchanged."
+        ),
+    ]
+    definition_hash: Omittable[Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]] = Field(
+        None, description="Hash of the accepted definition (description and input schema)."
+    )
+    held_back: bool = Field(
+        False,
+        description=(
+            "Set by the gateway when the server changed this tool's definition: calls are "
+            "refused (409 `tool_definition_changed`) until an admin accepts the new version."
+        ),
+    )
+    scope: Omittable[Roles] = None
+
+
+Endpoint = Annotated[
+    HttpEndpoint | PythonEndpoint | QueueEndpoint | McpEndpoint, Field(discriminator="type")
+]
 
 
 # --- policies ------------------------------------------------------------------------------------
@@ -305,7 +351,34 @@ class Manifest(_Strict):
             json_schema_extra={"properties": {"type": {"const": "object"}}, "required": ["type"]},
         ),
     ]
-    output_schema: Omittable[dict[str, Any]] = None
+    output_schema: Omittable[dict[str, Any]] = Field(
+        None,
+        description=(
+            "JSON Schema every successful output must match; a mismatch is 502 "
+            "`invalid_tool_output` naming the first problem's path (see output_schema_mode)."
+        ),
+    )
+    output_schema_mode: Literal["enforce", "warn"] = Field(
+        "enforce",
+        description=(
+            "`enforce`: an output that breaks output_schema is refused; `warn`: it is passed "
+            "on, and the mismatch is recorded on the span and the audit row."
+        ),
+    )
+    max_output_bytes: Omittable[Annotated[int, Field(ge=1024, le=104_857_600), WHOLE]] = Field(
+        None,
+        description=(
+            "Output budget, as compact UTF-8 JSON. A larger output answers a valid-JSON preview "
+            "and a handle to the whole (docs/tool-outputs.md). Default: MAX_OUTPUT_BYTES."
+        ),
+    )
+    max_output_tokens: Omittable[Annotated[int, Field(ge=256, le=26_214_400), WHOLE]] = Field(
+        None,
+        description=(
+            "Output budget in model tokens (counted as 4 bytes each); the smaller of the two "
+            "budgets applies. Default: MAX_OUTPUT_TOKENS."
+        ),
+    )
     endpoint: Endpoint
     permission: Omittable[Permission] = Field(
         None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -13,6 +13,7 @@ from gateway.registry.models import RegistryState, Tool
 # Key for pg_advisory_xact_lock: one registry writer at a time across replicas, so
 # revisions are gap-free and concurrent discovery on two replicas cannot race.
 REGISTRY_LOCK = 7_240_401
+_IN_CHUNK = 5_000
 
 
 async def lock_registry(session: AsyncSession) -> None:
@@ -64,3 +65,37 @@ async def add_tool(session: AsyncSession, tool: Tool) -> Tool:
 
 async def delete_tool(session: AsyncSession, tool_id: str) -> None:
     await session.execute(delete(Tool).where(Tool.tool_id == tool_id))
+
+
+async def tool_versions(session: AsyncSession) -> Sequence[tuple[str, int, int]]:
+    """``(tool_id, version, revision)`` of every tool: what a replica compares to catch up."""
+    statement = select(Tool.tool_id, Tool.version, Tool.revision)
+    return [(str(t), int(v), int(r)) for t, v, r in (await session.execute(statement)).all()]
+
+
+def _chunks(tool_ids: Collection[str]) -> list[list[str]]:
+    # An IN list is one bind parameter per id; Postgres takes at most 32,767 per statement.
+    ids = list(tool_ids)
+    return [ids[i : i + _IN_CHUNK] for i in range(0, len(ids), _IN_CHUNK)]
+
+
+async def tools_by_id(session: AsyncSession, tool_ids: Collection[str]) -> list[Tool]:
+    rows: list[Tool] = []
+    for chunk in _chunks(tool_ids):
+        rows.extend((await session.scalars(select(Tool).where(Tool.tool_id.in_(chunk)))).all())
+    return rows
+
+
+async def existing_versions(session: AsyncSession, tool_ids: Collection[str]) -> dict[str, int]:
+    """tool_id → version of those of ``tool_ids`` that are registered."""
+    found: dict[str, int] = {}
+    for chunk in _chunks(tool_ids):
+        statement = select(Tool.tool_id, Tool.version).where(Tool.tool_id.in_(chunk))
+        found.update({str(t): int(v) for t, v in (await session.execute(statement)).all()})
+    return found
+
+
+async def add_tools(session: AsyncSession, tools: Sequence[Tool]) -> None:
+    """Insert many tools with one flush (a batch of thousands in one round of statements)."""
+    session.add_all(tools)
+    await session.flush()

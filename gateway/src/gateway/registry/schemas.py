@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from gateway.registry.cache import RegisteredTool
 
@@ -15,6 +15,16 @@ class ToolChanged(BaseModel):
     tool_id: str = Field(examples=["inventory_query"])
     version: int = Field(description="The tool's version; send it as If-Match to edit it.")
     revision: int = Field(description="The registry-wide revision after this change.")
+    flags: list[str] | None = Field(
+        None,
+        description="Untrusted-text flags the description raised (recorded, not refused); "
+        "left out when there are none.",
+    )
+
+    @field_validator("flags")
+    @classmethod
+    def _none_when_empty(cls, value: list[str] | None) -> list[str] | None:
+        return value or None
 
 
 class ToolSummary(BaseModel):
@@ -27,7 +37,7 @@ class ToolSummary(BaseModel):
     aliases: list[str]
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
-    endpoint_type: Literal["http", "python", "queue"]
+    endpoint_type: Literal["http", "python", "queue", "mcp"]
     permission: Literal["public", "user", "admin"]
     scope: list[str]
     idempotent: bool
@@ -63,7 +73,7 @@ class ToolList(BaseModel):
 
 class ToolRead(ToolSummary):
     revision: int
-    source: Literal["api", "file"]
+    source: Literal["api", "file", "mcp"]
     updated_at: datetime
     manifest: dict[str, Any] | None = Field(
         None, description="The manifest exactly as registered (registry admins only)."
@@ -79,3 +89,18 @@ class ToolRead(ToolSummary):
             updated_at=tool.updated_at,
             manifest=tool.spec.manifest if with_manifest else None,
         )
+
+
+class ToolBatch(BaseModel):
+    """Manifests to register together."""
+
+    tools: list[Any] = Field(
+        description="New tool manifests (see manifests/schema.json), at most "
+        "REGISTRY_BATCH_MAX; all are registered or none.",
+    )
+
+
+class ToolsRegistered(BaseModel):
+    status: Literal["registered"] = "registered"
+    revision: int = Field(description="The one registry revision the whole batch made.")
+    tools: list[ToolChanged]

@@ -1,15 +1,20 @@
 """Cross-replica propagation: a registry change on one replica reaches all within a second.
 
-The writer publishes the new revision on a Redis channel after committing;
-every replica listens and reloads from Postgres (the source of truth). A
-periodic re-check and a reload after every reconnect cover messages lost while
-a listener was down, since pub/sub does not replay.
+The writer publishes its delta (the new revision, the tools it changed and
+removed) on a Redis channel after committing; every replica listens and reads
+just those rows from Postgres (the source of truth): ``RegistryCache.apply``.
+A replica that missed a revision (pub/sub does not replay), a message with a
+revision only (``publish``), the periodic re-check and every reconnect catch up
+instead (``RegistryCache.refresh``: a light listing, then only the rows that
+differ). A delta naming more than ``MAX_IDS`` tools goes out as a bare revision.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+from typing import Any
 
 import structlog
 from redis.asyncio import Redis
@@ -17,9 +22,11 @@ from redis.exceptions import RedisError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_exponential
 
 from gateway.background import cancel_and_wait
-from gateway.registry.cache import RegistryCache
+from gateway.registry.cache import RegistryCache, RegistryDelta
 
 log = structlog.get_logger(__name__)
+
+MAX_IDS = 20_000  # tool ids one message carries (about 0.5 MB); past that, a bare revision
 
 
 class RegistrySync:
@@ -32,7 +39,15 @@ class RegistrySync:
         self.listening = asyncio.Event()
 
     async def publish(self, revision: int) -> None:
+        """Announce a revision without saying what changed: replicas catch up."""
         await self._redis.publish(self._channel, str(revision))
+
+    async def publish_delta(self, delta: RegistryDelta) -> None:
+        """Announce a revision and what it changed: replicas read just those tools."""
+        if len(delta.changed) + len(delta.deleted) > MAX_IDS:
+            await self.publish(delta.revision)
+            return
+        await self._redis.publish(self._channel, json.dumps(delta.as_message()))
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="registry-sync")
@@ -77,12 +92,18 @@ class RegistrySync:
                 if message is None:
                     await self._cache.refresh()  # periodic safety net
                     continue
-                try:
-                    announced = int(message["data"])
-                except (TypeError, ValueError):
-                    announced = None
-                if announced is None or announced != self._cache.revision:
-                    await self._cache.refresh()
+                await self._heard(message["data"])
         finally:
             with contextlib.suppress(RedisError, OSError):
                 await pubsub.aclose()  # type: ignore[no-untyped-call]
+
+    async def _heard(self, data: Any) -> None:
+        try:
+            parsed = json.loads(data)
+        except (TypeError, ValueError):
+            parsed = None
+        delta = RegistryDelta.from_message(parsed)
+        if delta is not None:
+            await self._cache.apply(delta)
+        elif not (isinstance(parsed, int) and parsed <= self._cache.revision):
+            await self._cache.refresh()

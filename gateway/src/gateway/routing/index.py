@@ -30,17 +30,21 @@ saturated instead of min-max BM25, measured worse on both. Candidates are
 filtered to the tools the caller may use *before* scores are normalised and
 ranked.
 
-The index lives in memory in each gateway replica and is rebuilt when the
-registry revision changes; tool vectors are cached by text (and shared by
-every index on the same embedder), so a rebuild only embeds what changed.
+The index lives in memory in each gateway replica and follows the registry
+change by change (``ToolIndex.apply``): a change embeds and indexes only the
+tools it touched; vectors are appended or replaced, never the matrix rebuilt.
+Tool vectors are also cached by text (and shared by every index on the same
+embedder), so a tool seen before is not embedded again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import weakref
-from collections.abc import Collection, Sequence
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -53,6 +57,7 @@ from gateway.routing.text import (
     cjk_share,
     positive_description,
     split_identifier,
+    tokenize,
     tool_document,
 )
 from reach_common.embeddings import Embedder
@@ -150,6 +155,48 @@ class _View:
     owner: npt.NDArray[np.int64]  # each example's tool, as a position in ``rows``
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What indexing some tools needs, computed off the event loop (``ToolIndex.prepare``):
+    their vectors and their BM25 terms."""
+
+    manifests: list[dict[str, Any]]
+    describe: Matrix
+    bare: Matrix
+    names: Matrix
+    examples: list[Matrix]  # per tool, one row per alias or example
+    terms: list[Counter[str]]
+
+
+class _Rows:
+    """Rows of a matrix that grows by doubling, and loses a row by moving its last row into
+    the hole: appending and removing cost the rows touched, never a copy of the whole."""
+
+    def __init__(self, tail: tuple[int, ...], dtype: type[np.generic] = np.float32) -> None:
+        self._data: npt.NDArray[Any] = np.zeros((16, *tail), dtype=dtype)
+        self.size = 0
+
+    @property
+    def data(self) -> npt.NDArray[Any]:
+        return self._data[: self.size]
+
+    def extend(self, rows: npt.NDArray[Any]) -> None:
+        needed = self.size + len(rows)
+        if needed > len(self._data):
+            shape = (max(needed, 2 * len(self._data)), *self._data.shape[1:])
+            grown = np.zeros(shape, dtype=self._data.dtype)
+            grown[: self.size] = self._data[: self.size]
+            self._data = grown
+        self._data[self.size : needed] = rows
+        self.size = needed
+
+    def remove(self, row: int) -> None:
+        last = self.size - 1
+        if row != last:
+            self._data[row] = self._data[last]
+        self.size = last
+
+
 # CJK coverage is scaled so that a fifth of the query's information found in the tool's
 # text (p10 of the right tools on our request set, above p90 of the off-topic ones,
 # scripts/bench_shipped.py) counts as the default threshold 0.3.
@@ -164,8 +211,25 @@ def _minmax(scores: Matrix) -> Matrix:
     return normalised
 
 
+def _top(scores: Matrix, k: int) -> npt.NDArray[np.intp]:
+    """Positions of the ``k`` best scores, best first (ties in position order). A large
+    catalogue partitions first: sorting 10,000 scores to keep 5 costs more than a query's
+    other steps together."""
+    if scores.size <= 2048 or not 0 < k < scores.size:
+        return np.argsort(-scores, kind="stable")[:k]
+    kth = np.partition(-scores, k - 1)[k - 1]
+    kept = np.flatnonzero(-scores <= kth)  # the k best, and any tied with the k-th
+    return kept[np.argsort(-scores[kept], kind="stable")][:k]
+
+
 class ToolIndex:
-    """Dense + BM25 index over one revision of the registry."""
+    """Dense + BM25 index over the registry, kept at one revision.
+
+    Built once from every tool, then kept current by :meth:`apply`: the vectors of added
+    or changed tools are appended (a changed tool's old rows removed), a removed tool's
+    rows give way to the last ones; the BM25 index is updated per document. Only the
+    tools a change touches are embedded and tokenized (:meth:`prepare`, off the loop).
+    """
 
     def __init__(
         self,
@@ -185,56 +249,116 @@ class ToolIndex:
         self.name_weight = name_weight
         self.example_weight = example_weight
         self.example_discount = example_discount
-        self.tool_ids = [str(m["tool_id"]) for m in manifests]
-        self.manifests = {str(m["tool_id"]): m for m in manifests}
-        self._position = {tool_id: i for i, tool_id in enumerate(self.tool_ids)}
+        self.vectors = vectors
+        self.tool_ids: list[str] = []
+        self.manifests: dict[str, dict[str, Any]] = {}
+        self._position: dict[str, int] = {}
         self._views: dict[frozenset[str] | None, _View] = {}
+        dimensions = (vectors.embedder.dimensions,)
+        self._describe, self._bare = _Rows(dimensions), _Rows(dimensions)
+        self._names = _Rows(dimensions)
+        self._examples = _Rows(dimensions)
+        self._example_owner = _Rows((), np.int64)
+        self._example_rows: dict[str, list[int]] = {}
+        self._bm25 = BM25Index([])
+        self.apply(self.prepare(manifests), (), revision)
+
+    def prepare(self, manifests: Sequence[dict[str, Any]]) -> Prepared:
+        """Vectors (one embedding pass for every text) and BM25 terms of ``manifests``."""
         describe = [describe_text(m) for m in manifests]
+        bare = [bare_text(m) or d for m, d in zip(manifests, describe, strict=True)]
         names = [name_text(m) for m in manifests]
-        self._describe = vectors.embed(describe)
-        self._bare = vectors.embed(
-            [bare_text(m) or d for m, d in zip(manifests, describe, strict=True)]
-        )
-        self._names = vectors.embed(names)
         examples = [example_texts(m) for m in manifests]
-        self._examples = vectors.embed([t for texts in examples for t in texts])
-        self._example_owner = np.array(
-            [i for i, texts in enumerate(examples) for _ in texts], dtype=np.int64
+        flat = [t for texts in examples for t in texts]
+        matrix = self.vectors.embed([*describe, *bare, *names, *flat])
+        n = len(manifests)
+        bounds = np.cumsum([3 * n, *(len(texts) for texts in examples)])
+        documents = [
+            f"{split_identifier(str(m['tool_id']))}\n{name}\n{d}"
+            for m, name, d in zip(manifests, names, describe, strict=True)
+        ]
+        return Prepared(
+            manifests=list(manifests),
+            describe=matrix[:n],
+            bare=matrix[n : 2 * n],
+            names=matrix[2 * n : 3 * n],
+            examples=[matrix[a:b] for a, b in itertools.pairwise(bounds)],
+            terms=[Counter(tokenize(doc)) for doc in documents],
         )
-        self._bm25 = BM25Index(
-            [
-                f"{split_identifier(str(m['tool_id']))}\n{n}\n{d}"
-                for m, n, d in zip(manifests, names, describe, strict=True)
-            ]
-        )
+
+    def apply(self, prepared: Prepared, removed: Iterable[str], revision: int) -> None:
+        """Remove ``removed``, add or replace the tools ``prepared`` holds, and move to
+        ``revision``; costs the tools touched (run it where searches run: not thread-safe)."""
+        replaced = [str(m["tool_id"]) for m in prepared.manifests]
+        for tool_id in (*removed, *replaced):
+            if tool_id in self._position:
+                self._remove(tool_id)
+        start = len(self.tool_ids)
+        self._describe.extend(prepared.describe)
+        self._bare.extend(prepared.bare)
+        self._names.extend(prepared.names)
+        pairs = zip(replaced, prepared.manifests, strict=True)
+        for offset, (tool_id, manifest) in enumerate(pairs):
+            position = start + offset
+            self.tool_ids.append(tool_id)
+            self.manifests[tool_id] = manifest
+            self._position[tool_id] = position
+            examples = prepared.examples[offset]
+            first = self._examples.size
+            self._examples.extend(examples)
+            self._example_owner.extend(np.full(len(examples), position, dtype=np.int64))
+            self._example_rows[tool_id] = list(range(first, first + len(examples)))
+            self._bm25.add_terms(prepared.terms[offset])
+        self.revision = revision
+        self._views.clear()
+
+    def _remove(self, tool_id: str) -> None:
+        position = self._position.pop(tool_id)
+        # Highest first: a row moved into a hole is then never one of this tool's own.
+        for row in sorted(self._example_rows.pop(tool_id), reverse=True):
+            last = self._examples.size - 1
+            if row != last:
+                moved = self._example_rows[self.tool_ids[int(self._example_owner.data[last])]]
+                moved[moved.index(last)] = row
+            self._examples.remove(row)
+            self._example_owner.remove(row)
+        last = len(self.tool_ids) - 1
+        if position != last:
+            moved_id = self.tool_ids[last]
+            self.tool_ids[position] = moved_id
+            self._position[moved_id] = position
+            self._example_owner.data[self._example_rows[moved_id]] = position
+        for rows in (self._describe, self._bare, self._names):
+            rows.remove(position)
+        self.tool_ids.pop()
+        self._bm25.remove(position)
+        del self.manifests[tool_id]
 
     def __len__(self) -> int:
         return len(self.tool_ids)
 
     def _view(self, allowed: Collection[str] | None) -> _View:
-        """The allowed tools' rows and their vectors; memoised per permission set, so a
-        query copies no matrices (callers share a handful of permission sets)."""
+        """The allowed tools' rows and their vectors; memoised per permission set until the
+        next change, so a query copies no matrices (callers share a handful of permission
+        sets). Every tool: the stores themselves, no copy at all."""
         key = None if allowed is None else frozenset(allowed)
         view = self._views.get(key)
         if view is None:
+            describe, bare, names = self._describe.data, self._bare.data, self._names.data
+            examples, owner = self._examples.data, self._example_owner.data
             if key is None:
-                rows = np.arange(len(self.tool_ids))
+                view = _View(np.arange(len(self.tool_ids)), describe, bare, names, examples, owner)
             else:
                 rows = np.array(
                     sorted(self._position[t] for t in key if t in self._position), dtype=np.int64
                 )
-            local = np.full(len(self.tool_ids), -1, dtype=np.int64)
-            local[rows] = np.arange(rows.size)
-            owner = local[self._example_owner]
-            kept = owner >= 0
-            view = _View(
-                rows,
-                self._describe[rows],
-                self._bare[rows],
-                self._names[rows],
-                self._examples[kept],
-                owner[kept],
-            )
+                local = np.full(len(self.tool_ids), -1, dtype=np.int64)
+                local[rows] = np.arange(rows.size)
+                owned = local[owner]
+                kept = owned >= 0
+                view = _View(
+                    rows, describe[rows], bare[rows], names[rows], examples[kept], owned[kept]
+                )
             if len(self._views) > 256:
                 self._views.clear()
             self._views[key] = view
@@ -276,7 +400,7 @@ class ToolIndex:
             fused = np.array(
                 [self.confidence(float(evidence[0]), float(lexical[0]), cjk, float(coverage[0]))]
             )
-        top = np.argsort(-fused, kind="stable")[:k]
+        top = _top(fused, k)
         return [
             Candidate(
                 tool_id=self.tool_ids[int(rows[i])],

@@ -56,6 +56,12 @@ class StackSettings(DatabaseSettings, RedisSettings, EmbeddedSettings):
     gateway_port: int = 8080
     agent_port: int = 8081
     ready_timeout_s: float = Field(60.0, description="How long to wait for every /readyz.")
+    ready_s_per_manifest: float = Field(
+        0.05,
+        ge=0,
+        description="More time to wait for /readyz per manifest the gateway loads at start "
+        "(`TOOL_AUTO_DISCOVERY`): a folder of thousands takes minutes to embed.",
+    )
     stop_grace_s: float = Field(
         10.0, description="SIGTERM → SIGKILL grace for the children to stop."
     )
@@ -144,8 +150,20 @@ class Stack:
             )
             child.pump.start()
 
+    def ready_limit_s(self) -> float:
+        """``ready_timeout_s``, plus ``ready_s_per_manifest`` for each manifest the gateway
+        loads at start: the limit follows the registry's size."""
+        gateway = next(c for c in self.children if c.name == "gateway")
+        env = self.child_env(gateway, "", "")
+        if env.get("TOOL_AUTO_DISCOVERY", "").lower() not in ("1", "true", "yes", "on"):
+            return self.settings.ready_timeout_s
+        folder = Path(env.get("MANIFESTS_DIR", "manifests"))
+        count = sum(1 for p in folder.glob("*.json") if p.name != "schema.json")
+        return self.settings.ready_timeout_s + count * self.settings.ready_s_per_manifest
+
     def wait_ready(self) -> bool:
-        deadline = time.monotonic() + self.settings.ready_timeout_s
+        limit = self.ready_limit_s()
+        deadline = time.monotonic() + limit
         pending = list(self.children)
         with httpx.Client(timeout=1.0) as http:
             while pending and time.monotonic() < deadline and not self._stopping.is_set():
@@ -162,7 +180,7 @@ class Stack:
                 time.sleep(0.2)
         if pending:
             names = ", ".join(c.name for c in pending)
-            console.print(f"[red]not ready after {self.settings.ready_timeout_s:.0f}s: {names}")
+            console.print(f"[red]not ready after {limit:.0f}s: {names}")
         return not pending
 
     def print_urls(self) -> None:
