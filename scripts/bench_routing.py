@@ -149,6 +149,7 @@ async def run_bench(
                 index = await router.index()
                 report_coarse(index, router.embedder, queries, ids, tools)
                 await report_run(client, queries, ids, back)
+                await report_breakdown(router, queries)
                 if irrelevant:
                     report_rejection(index, router.embedder, queries, irrelevant, ids)
                 await report_llm(client, router, queries, ids, back, llm_limit)
@@ -234,6 +235,55 @@ async def report_run(
     print(
         f"POST /run latency, cache hit:  p50 {statistics.median(hit_latency or [float('nan')]):.2f} ms, p95 {pct(hit_latency, 95):.2f} ms (n={len(hit_latency)})"
     )
+
+
+async def report_breakdown(router: Any, queries: list[dict[str, Any]]) -> None:
+    """Where a cache miss spends its time: each routing step timed on its own, in process,
+    on the same queries and inputs as ``POST /run`` gives them (the bench's caller sees
+    every registered tool). The rest of a miss is HTTP, auth and the session context."""
+    from gateway.routing.context import Known
+    from gateway.routing.text import instruction
+    from reach_common.auth.caller import Caller
+
+    index = await router.index()
+    caller = Caller(user_id="bench", via="user_context")
+    allowed = router.visible(caller, None)
+    scope, has_examples = router._scope(index, allowed)
+    needs_shape = has_examples or router.provider is not None
+    scratch = f"bench-breakdown-{scope}"  # a scope of its own: the real one is untouched
+    steps: dict[str, list[float]] = {"embed": [], "search": [], "fill": [], "cache": []}
+    for query in queries:
+        text = instruction(query["query"])
+        started = time.perf_counter()
+        router._recent_vectors.pop(text, None)  # as on a miss: the model runs
+        vector, shape_vector = router._embed(text, needs_shape)
+        steps["embed"].append(_ms_since(started))
+        started = time.perf_counter()
+        candidates = index.search(
+            text, vector, allowed=allowed, k=router.settings.top_k, shape_vector=shape_vector
+        )
+        steps["search"].append(_ms_since(started))
+        started = time.perf_counter()
+        router._fill(query["query"], candidates[0].tool_id, Known({}))
+        steps["fill"].append(_ms_since(started))
+        started = time.perf_counter()
+        await router.cache.probe(scratch, text, similar=shape_vector is not None)
+        await router.cache.put(scratch, text, shape_vector, candidates[0].tool_id, 0.9)
+        steps["cache"].append(_ms_since(started))
+    await router.cache.redis.delete(*router.cache._keys(scratch))
+    both = [a + b for a, b in zip(steps["search"], steps["fill"], strict=True)]
+    texts = "query and its shape" if needs_shape else "the query alone (no tool has examples)"
+    print(f"\ncache-miss breakdown over {len(allowed)} visible tools ({len(queries)} queries):")
+    print(f"  embedding: {texts}")
+    rows = [("  embedding", steps["embed"]), ("  index search", steps["search"])]
+    rows += [("  argument filling", steps["fill"]), ("  search + filling", both)]
+    rows += [("  route cache (probe + put)", steps["cache"])]
+    for label, values in rows:
+        print(f"{label:30s} p50 {statistics.median(values):6.2f} ms, p95 {pct(values, 95):6.2f} ms")
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
 
 
 def _failure(data: dict[str, Any], route: dict[str, Any], gold: set[str]) -> str:

@@ -16,8 +16,8 @@ never read again and expire.
 - Exact hit: the abstracted, normalised query → the cached route, one Redis GET.
 - Semantic hit: the abstracted query's embedding has cosine ≥ ``threshold``
   with a cached one's. Cached vectors are appended to a Redis list per scope;
-  each replica mirrors it in memory and, per lookup, fetches only the entries
-  appended since (one LLEN, plus an LRANGE when something is new).
+  each replica mirrors it in memory and fetches only the entries appended since,
+  in the same round trip as the exact lookup (``probe``).
 
 The cache only proposes: the router serves a hit only when the cached tool is
 still among the coarse stage's top candidates for the current query, and
@@ -181,15 +181,25 @@ class RouteCache:
         raw = await self.redis.hget(exact, key)
         return None if raw is None else self._exact_route(key, raw)
 
-    async def probe(self, scope: str, query: str) -> tuple[CachedRoute | None, int]:
+    async def probe(
+        self, scope: str, query: str, *, similar: bool = True
+    ) -> tuple[CachedRoute | None, int]:
         """The exact hit on the abstracted query, if any, and how many vectors the scope
-        holds: one round trip."""
+        holds: one round trip. With ``similar`` (a semantic lookup may follow), the vectors
+        appended since this replica last looked come in the same round trip, so
+        ``get_similar`` then needs none."""
         exact, vectors = self._keys(scope)
         key = abstract(query)
+        mirror = self._mirrors.get(scope) if similar else None
+        start = 0 if mirror is None else len(mirror.tool_ids)
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.hget(exact, key)
             pipe.llen(vectors)
-            raw, length = await pipe.execute()
+            if similar:
+                pipe.lrange(vectors, start, -1)
+            raw, length, *fetched = await pipe.execute()
+        if similar:
+            self._sync(scope, int(length), start, fetched[0])
         return (None if raw is None else self._exact_route(key, raw)), int(length)
 
     async def get_similar(
@@ -274,6 +284,17 @@ class RouteCache:
         _, vectors = self._keys(scope)
         if length is None:
             length = int(await self.redis.llen(vectors))
+        mirror = self._sync(scope, length)
+        if mirror is not None and len(mirror.tool_ids) < length:
+            start = len(mirror.tool_ids)
+            self._sync(scope, length, start, await self.redis.lrange(vectors, start, length - 1))
+        return self._mirrors.get(scope)
+
+    def _sync(
+        self, scope: str, length: int, start: int = 0, entries: list[bytes | str] | None = None
+    ) -> _Mirror | None:
+        """This replica's mirror of the scope's vector list (``length`` long in Redis), with
+        ``entries`` (the list from position ``start``) appended where they are new to it."""
         if length == 0:
             self._mirrors.pop(scope, None)
             return None
@@ -283,6 +304,7 @@ class RouteCache:
                 self._mirrors.clear()
             mirror = self._mirrors[scope] = _Mirror([], [], [], [], [])
         known = len(mirror.tool_ids)
-        if known < length:
-            mirror.extend(await self.redis.lrange(vectors, known, length - 1))
+        # Concurrent lookups may bring the same entries: append only those past ``known``.
+        if entries and start <= known < start + len(entries):
+            mirror.extend(entries[known - start :])
         return mirror

@@ -232,63 +232,86 @@ class ArgumentExtractor:
         names: list[str],
         used_ids: set[int],
     ) -> Any:
+        if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
+            return _constrained(query, spec)
         kind = spec.get("type", "string")
-        if "pattern" in spec:
-            try:
-                program = compile_pattern(_unanchored(str(spec["pattern"])))
-            except PatternError:
-                return None
-            match = search(program, query)
-            return match.group(0) if match else None
-        if "enum" in spec:
-            for option in sorted(spec["enum"], key=lambda o: -len(str(o))):
-                if re.search(rf"(?<!\w){re.escape(str(option))}(?!\w)", query, re.IGNORECASE):
-                    return option
-            return None
-        if spec.get("format") in _FORMATS:
-            match = _FORMATS[spec["format"]].search(query)
-            return match.group(0) if match else None
         if kind in ("integer", "number"):
-            number = _number_near(query, _mentions(name, spec), used_numbers)
-            if number is None:
-                number = next(
-                    (n for n in _NUMBER.finditer(query) if n.start() not in used_numbers), None
-                )
-            if number is None:
-                return None
-            value = _convert(number.group(0), kind)
-            if value is not None:
-                used_numbers.add(number.start())
-            return value
+            return _number(query, name, spec, kind, used_numbers)
         if kind == "boolean":
-            if _TRUE.search(query):
-                return True
-            if _FALSE.search(query):
-                return False
-            return None
+            return True if _TRUE.search(query) else False if _FALSE.search(query) else None
         if kind == "string":
-            identifier = _identifier(query, name, spec, used_ids)
-            if identifier is not None:
-                return identifier
-            if _is_file_parameter(name, spec):
-                file_name = _file_name(query, used_ids)
-                if file_name is not None:
-                    return file_name
-            lowered = name.lower()
-            if lowered in _TEXT_NAMES or lowered in _QUERY_NAMES:
-                body = _after_colon(query)
-                if body is not None:
-                    return body
-                if lowered in _QUERY_NAMES:
-                    return query.strip()
-            if any(hint in lowered for hint in _NAME_LIKE) and names:
-                return names.pop(0)
-            if quoted:
-                return quoted.pop(0)
-            for example in re.findall(r"e\.g\.\s*([^,.;)]+)", spec.get("description", "")):
-                if example.strip() and example.strip().lower() in query.lower():
-                    return example.strip()
+            return _string(query, name, spec, quoted, names, used_ids)
         return None
+
+
+def _constrained(query: str, spec: dict[str, Any]) -> Any:
+    """A value the schema pins down: a ``pattern`` match, an ``enum`` option (the longest
+    named), or a known ``format`` (date, email ...)."""
+    if "pattern" in spec:
+        try:
+            program = compile_pattern(_unanchored(str(spec["pattern"])))
+        except PatternError:
+            return None
+        match = search(program, query)
+        return match.group(0) if match else None
+    if "enum" in spec:
+        for option in sorted(spec["enum"], key=lambda o: -len(str(o))):
+            if re.search(rf"(?<!\w){re.escape(str(option))}(?!\w)", query, re.IGNORECASE):
+                return option
+        return None
+    match = _FORMATS[spec["format"]].search(query)
+    return match.group(0) if match else None
+
+
+def _number(
+    query: str, name: str, spec: dict[str, Any], kind: str, used: set[int]
+) -> int | float | None:
+    """The number next to a word naming the parameter, else the first one not yet used."""
+    number = _number_near(query, _mentions(name, spec), used)
+    if number is None:
+        number = next((n for n in _NUMBER.finditer(query) if n.start() not in used), None)
+    if number is None:
+        return None
+    value = _convert(number.group(0), kind)
+    if value is not None:
+        used.add(number.start())
+    return value
+
+
+def _string(
+    query: str,
+    name: str,
+    spec: dict[str, Any],
+    quoted: list[str],
+    names: list[str],
+    used_ids: set[int],
+) -> str | None:
+    """An identifier, a file name, the text after a colon (or the whole query) for a text
+    or query parameter, a capitalised name, a quoted string, or an example the
+    description gives that the query repeats: the first that applies."""
+    identifier = _identifier(query, name, spec, used_ids)
+    if identifier is not None:
+        return identifier
+    if _is_file_parameter(name, spec):
+        file_name = _file_name(query, used_ids)
+        if file_name is not None:
+            return file_name
+    lowered = name.lower()
+    if lowered in _TEXT_NAMES or lowered in _QUERY_NAMES:
+        body = _after_colon(query)
+        if body is not None:
+            return body
+        if lowered in _QUERY_NAMES:
+            return query.strip()
+    if any(hint in lowered for hint in _NAME_LIKE) and names:
+        return names.pop(0)
+    if quoted:
+        return quoted.pop(0)
+    for example in re.findall(r"e\.g\.\s*([^,.;)]+)", str(spec.get("description", ""))):
+        text = str(example).strip()
+        if text and text.lower() in query.lower():
+            return text
+    return None
 
 
 # --- identifiers without a pattern -------------------------------------------------------------

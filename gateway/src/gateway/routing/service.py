@@ -9,7 +9,9 @@
                  semantically equal, in this scope; served only while the cached tool
                  is still a top-k candidate above ``threshold`` (else dropped), with
                  arguments filled from this query; only routes at or above
-                 ``cache_min_confidence`` are cached
+                 ``cache_min_confidence`` are cached. The shape's vector (a second
+                 model run) is embedded only when the tools' examples or an LLM
+                 re-rank can use it; without it the cache is exact-only
     fine         an LLM picks and fills arguments (``rerank``), or offline: the top
                  candidate, nudged by the identifiers the request carries and the
                  session's last tool (``choose``), above ``threshold``, and
@@ -37,6 +39,7 @@ import structlog
 from opentelemetry import trace
 
 from gateway.auth.service import can_use
+from gateway.metrics import record_route, record_route_cache, record_route_failure
 from gateway.registry.cache import RegistryCache
 from gateway.routing.cache import (
     CachedRoute,
@@ -50,7 +53,7 @@ from gateway.routing.choose import carries_identifiers, choose, gives_new_values
 from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
 from gateway.routing.extract import ArgumentExtractor, Extraction
-from gateway.routing.index import Candidate, ToolIndex, VectorCache
+from gateway.routing.index import Candidate, ToolIndex, VectorCache, example_texts
 from gateway.routing.rerank import rerank
 from gateway.routing.text import instruction
 from reach_common.auth.caller import Caller
@@ -115,7 +118,7 @@ class Router:
         self._index: ToolIndex | None = None
         self._building: asyncio.Lock = asyncio.Lock()
         self._visible: dict[tuple[int, bool, frozenset[str], frozenset[str]], frozenset[str]] = {}
-        self._scopes: dict[tuple[int, frozenset[str]], str] = {}
+        self._scopes: dict[tuple[int, frozenset[str]], tuple[str, bool]] = {}
         self._rebuild: asyncio.Task[None] | None = None
         self._stale = False
 
@@ -146,13 +149,14 @@ class Router:
             await self.index()
 
     async def index(self) -> ToolIndex:
-        """The index for the registry's current revision, rebuilt when it moved."""
+        """The index for the registry's current revision: built once, then updated with
+        just the tools each change touched."""
         index = self._index
         if index is not None and index.revision == self.registry.revision:
             return index
         async with self._building:
             index = self._index
-            if index is None or index.revision != self.registry.revision:
+            if index is None:
                 revision = self.registry.revision
                 manifests = [t.spec.manifest for t in self.registry.tools.values()]
                 index = await asyncio.to_thread(
@@ -165,7 +169,31 @@ class Router:
                 )
                 self._index = index
                 log.info("routing_index_built", revision=revision, tools=len(index))
+            elif index.revision != self.registry.revision:
+                await self._update(index)
         return index
+
+    async def _update(self, index: ToolIndex) -> None:
+        """Bring ``index`` to the registry's revision: embed the changed tools off the loop,
+        then apply the change on it (where searches run)."""
+        revision, tools = self.registry.revision, self.registry.tools
+        ids = self.registry.changed_since(index.revision)
+        if ids is None:  # further behind than the registry remembers: compare every tool
+            ids = frozenset(tools).symmetric_difference(index.manifests) | {
+                t for t, tool in tools.items() if index.manifests.get(t) is not tool.spec.manifest
+            }
+        upserts = [
+            tools[t].spec.manifest
+            for t in sorted(ids)
+            if t in tools and index.manifests.get(t) is not tools[t].spec.manifest
+        ]
+        removed = [t for t in ids if t not in tools and t in index.manifests]
+        prepared = await asyncio.to_thread(index.prepare, upserts)
+        index.apply(prepared, removed, revision)
+        log.info(
+            "routing_index_updated", revision=revision, tools=len(index), changed=len(upserts),
+            removed=len(removed),
+        )  # fmt: skip
 
     # -- routing ---------------------------------------------------------------------
 
@@ -214,8 +242,10 @@ class Router:
             except RouteFailed as exc:
                 _describe(span, exc.decision)
                 span.set_attribute("route.failure", exc.reason)
+                record_route_failure(exc.reason)
                 raise
             _describe(span, decision)
+            record_route(decision.route_hint, decision.confidence)
             return decision
 
     async def _route(
@@ -233,19 +263,19 @@ class Router:
                 "No tool is available to this caller in the requested namespaces.",
                 decision=RouteDecision(None, why="no visible tools"),
             )
-        scope = self._scopes.get((index.revision, allowed))
-        if scope is None:
-            if len(self._scopes) > 1024:
-                self._scopes.clear()
-            scope = self._scopes[(index.revision, allowed)] = scope_of(index.revision, allowed)
+        scope, has_examples = self._scope(index, allowed)
         previous = Known(previous_arguments(list(recent)), tuple(remembered))
 
         # Found by what it asks for (a payload after a colon aside); filled from all of it.
         text = instruction(query)
-        cached, cached_vectors = await self.cache.probe(scope, text)
-        vector, shape_vector = self._embed(text)
-        if cached is None and cached_vectors > 0:
+        # The shape's vector costs a second model run: embedded when the tools' examples
+        # or an LLM re-rank (whose calls a semantic hit saves) can use it (see _embed).
+        needs_shape = has_examples or self.provider is not None
+        cached, cached_vectors = await self.cache.probe(scope, text, similar=needs_shape)
+        vector, shape_vector = self._embed(text, needs_shape)
+        if cached is None and cached_vectors > 0 and shape_vector is not None:
             cached = await self.cache.get_similar(scope, shape_vector, cached_vectors)
+        record_route_cache(cached is not None)
         # The coarse stage runs on every request: a cache hit is checked against it.
         candidates = index.search(
             text, vector, allowed=allowed, k=self.settings.top_k, shape_vector=shape_vector
@@ -273,14 +303,36 @@ class Router:
 
     # -- route cache -----------------------------------------------------------------
 
-    def _embed(self, query: str) -> tuple[Vector, Vector]:
+    def _scope(self, index: ToolIndex, allowed: frozenset[str]) -> tuple[str, bool]:
+        """The route cache's scope for ``allowed`` at the index's revision, and whether any
+        of those tools has aliases or examples (matched by the query's shape); memoised."""
+        key = (index.revision, allowed)
+        found = self._scopes.get(key)
+        if found is None:
+            if len(self._scopes) > 1024:
+                self._scopes.clear()
+            examples = any(
+                example_texts(index.manifests[t]) for t in allowed if t in index.manifests
+            )
+            found = self._scopes[key] = (scope_of(index.revision, allowed), examples)
+        return found
+
+    def _embed(self, query: str, needs_shape: bool = True) -> tuple[Vector, Vector | None]:
         """The query's vector (for the coarse stage) and its shape's (values abstracted:
-        for the tools' examples and the cache), embedded together; a text embedded lately
-        is not embedded again (a repeated query then costs an index search, not a model
-        run)."""
+        for the tools' examples and the semantic route cache), embedded in one batch.
+
+        The shape's vector is a second model run (on BFCL about 40% of a miss's CPU):
+        without ``needs_shape`` it is left out (None) unless it is free, i.e. the query has
+        no values and is its own shape. Offline a semantic hit may only confirm the top
+        candidate, where deciding afresh starts anyway, so a semantic lookup alone does not
+        pay for the run (BFCL top-1 is the same with and without it).
+
+        A text embedded lately is not embedded again: a repeated query then costs an index
+        search, not a model run."""
         shape = abstract(query)
         # A query without values is its own shape (the model is uncased): one model run.
-        texts = [query] if shape == normalise(query) else [query, shape]
+        same = shape == normalise(query)
+        texts = [query] if same or not needs_shape else [query, shape]
         missing = [t for t in texts if t not in self._recent_vectors]
         if missing:
             for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
@@ -289,7 +341,10 @@ class Router:
                     self._recent_vectors.popitem(last=False)
         for text in texts:
             self._recent_vectors.move_to_end(text)
-        return self._recent_vectors[query], self._recent_vectors[texts[-1]]
+        vector = self._recent_vectors[query]
+        if same:
+            return vector, vector
+        return vector, self._recent_vectors[shape] if needs_shape else None
 
     async def _serve_cached(
         self,
@@ -342,7 +397,7 @@ class Router:
         return decision, ""
 
     async def _remember(
-        self, scope: str, query: str, shape_vector: Vector, decision: RouteDecision
+        self, scope: str, query: str, shape_vector: Vector | None, decision: RouteDecision
     ) -> None:
         """Cache the decision's tool (never its arguments) when it is confident enough to
         reuse: a weak guess is never served again."""
