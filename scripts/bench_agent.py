@@ -10,14 +10,19 @@ a loopback server replaying recorded vendor payloads (FIXTURES_DIR, default
 real streams; the gateway is :class:`EchoGateway`, a loopback stand-in whose
 tool answers at once (the real gateway's overhead is ``make bench-gateway``'s).
 Model and tool time are therefore near zero, and what a turn costs is the
-agent's own work: HTTP, the session lock, history load, two streamed model
-calls through the SDK, one gateway call, and three transactions.
+agent's own work: HTTP, the session lock, the claim and history load, two
+streamed model calls through the SDK, the tool listing and one tool call, and
+its writes.
 
 Each turn: the model calls one tool, then answers (4 messages stored).
 Printed: per-turn overhead p50/p95 per vendor (turn wall time with the model
-and tool answering instantly; the gateway's time inside the tool is shown),
-session load and append p50 measured on the repository directly, and the
+and tool answering instantly; the gateway's time inside the tool is shown) and
+what an average turn sent, measured in the agent process (see
+:func:`counted_app`): SQL statements, the BEGIN/COMMIT/ROLLBACK really sent,
+connection pings, Redis commands, gateway requests, and the agent's CPU time;
+then session load and append p50 measured on the repository directly, and the
 concurrency run's lost and misordered messages (non-zero fails the run).
+``--overhead-only`` prints the per-turn part alone.
 """
 
 from __future__ import annotations
@@ -33,29 +38,37 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
 import numpy as np
+import psutil
 import typer
+from fastapi import FastAPI
+from redis.asyncio import Redis
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from agent.sessions import repository  # noqa: E402
-from agent.sessions.repository import NewMessage  # noqa: E402
+from agent.sessions.service import TurnStore  # noqa: E402
 from reach_common import migrate  # noqa: E402
 from reach_common.db import create_engine, create_sessionmaker  # noqa: E402
 from reach_common.embedded import EmbeddedServers  # noqa: E402
+from reach_common.llm.types import Message, ToolCall  # noqa: E402
 from tests.agent.servers import ServerThread  # noqa: E402
 from tests.agent.wire import ModelScript, replay_app  # noqa: E402
 from tests.e2e.processes import free_port, wait_until_ready  # noqa: E402
 from tests.fixtures import llm as fixtures  # noqa: E402
+
+CHILD_FLAG = "--counted-agent"
+COUNTS_PATH = "/_bench/round-trips"
 
 VENDOR_ENV = {
     "anthropic": {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "sk-ant-bench"},
@@ -67,7 +80,8 @@ MESSAGES_PER_TURN = 4  # user, assistant tool call, tool result, answer
 
 class EchoGateway:
     """What the agent uses of the gateway, and nothing else: ``GET /tools/list`` lists the
-    shipped ``inventory_query`` (the tool the recorded answers call) and every
+    shipped ``inventory_query`` (the tool the recorded answers call), with an ``ETag``
+    honoured by ``If-None-Match`` as the real gateway does, and every
     ``POST /tools/{id}/invoke`` answers at once with its arguments.
 
     The real gateway would add its own routing, auth and tool time to every turn; this
@@ -80,15 +94,23 @@ class EchoGateway:
         fields = ("tool_id", "name", "description", "input_schema", "idempotent")
         self.tools = [{key: manifest[key] for key in fields} | {"requires_approval": False}]
         self.busy_s = 0.0
+        self.calls: Counter[str] = Counter()  # requests by kind: list, list_304, invoke, run
 
     def app(self) -> Starlette:
-        async def list_tools(_: Request) -> JSONResponse:
-            return JSONResponse({"revision": 1, "tools": self.tools})
+        async def list_tools(request: Request) -> Response:
+            # As the real gateway: an ETag of the revision (one caller here), 304 on a match.
+            etag = '"1"'
+            if request.headers.get("if-none-match") == etag:
+                self.calls["list_304"] += 1
+                return Response(status_code=304, headers={"ETag": etag})
+            self.calls["list"] += 1
+            return JSONResponse({"revision": 1, "tools": self.tools}, headers={"ETag": etag})
 
         async def invoke(request: Request) -> JSONResponse:
             started = time.perf_counter()
             body = await request.json()
             tool_id = request.path_params["tool_id"]
+            self.calls["invoke"] += 1
             output = {"echo": body.get("arguments", {})}
             self.busy_s += time.perf_counter() - started
             return JSONResponse({"success": True, "tool_id": tool_id, "output": output})
@@ -96,6 +118,7 @@ class EchoGateway:
         async def run(request: Request) -> JSONResponse:
             started = time.perf_counter()
             body = await request.json()
+            self.calls["run"] += 1
             output = {"echo": body.get("user_query"), "memories": len(body.get("memories", []))}
             self.busy_s += time.perf_counter() - started
             return JSONResponse(
@@ -124,11 +147,83 @@ def pct(samples: list[float], q: float) -> float:
     return float(np.percentile(np.array(samples), q))
 
 
+def counted_app() -> FastAPI:
+    """The agent app, counting its own round trips (the child process's factory).
+
+    SQLAlchemy events on every engine of the process (the agent has one): statements sent
+    (``before_cursor_execute``), transactions begun, pool checkouts; the BEGIN, COMMIT and
+    ROLLBACK really sent (asyncpg's ``Transaction``: an autocommit statement sends none;
+    a ping's own are counted too) and the connection pings (three round trips each:
+    BEGIN, ``;``, ROLLBACK), counted by wrapping the asyncpg adapter's ``ping``; and every
+    Redis command the agent's client sends, by name. ``GET /_bench/round-trips`` reads
+    them.
+    """
+    from asyncpg.transaction import Transaction
+    from sqlalchemy import event
+    from sqlalchemy.dialects.postgresql.asyncpg import AsyncAdapt_asyncpg_connection
+    from sqlalchemy.engine import Engine
+    from sqlalchemy.pool import Pool
+
+    from agent.app import create_app
+
+    counts: Counter[str] = Counter()
+
+    def counted(method: Any, key: str) -> Any:
+        async def call(self: Transaction) -> Any:
+            counts[key] += 1
+            return await method(self)
+
+        return call
+
+    def statement(*_: Any) -> None:
+        counts["statements"] += 1
+
+    def begin(*_: Any) -> None:
+        counts["transactions"] += 1
+
+    def checkout(*_: Any) -> None:
+        counts["checkouts"] += 1
+
+    event.listen(Engine, "before_cursor_execute", statement)
+    event.listen(Engine, "begin", begin)
+    event.listen(Pool, "checkout", checkout)
+    ping = AsyncAdapt_asyncpg_connection.ping
+
+    def counted_ping(self: AsyncAdapt_asyncpg_connection) -> None:
+        counts["pings"] += 1
+        ping(self)
+
+    AsyncAdapt_asyncpg_connection.ping = counted_ping  # type: ignore[method-assign]
+    for name in ("start", "commit", "rollback"):  # what the server really receives
+        setattr(Transaction, name, counted(getattr(Transaction, name), f"sent_{name}"))
+    send = Redis.execute_command
+
+    async def counted_command(self: Redis, *args: Any, **options: Any) -> Any:
+        counts[f"redis_{str(args[0]).lower()}"] += 1
+        return await send(self, *args, **options)
+
+    Redis.execute_command = counted_command  # type: ignore[method-assign]
+    app = create_app()
+
+    async def read_counts() -> dict[str, int]:
+        return dict(counts)
+
+    app.add_api_route(COUNTS_PATH, read_counts, methods=["GET"])
+    return app
+
+
+def serve_counted_agent() -> None:
+    from agent.settings import Settings
+    from reach_common.service import run_service
+
+    run_service(Settings(), "__main__:counted_app")
+
+
 def start_agent(env: dict[str, str], log: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     out = log.open("ab")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "agent"],
+    process = subprocess.Popen(  # noqa: S603 - this very script, as the agent
+        [sys.executable, str(Path(__file__).resolve()), CHILD_FLAG],
         env={**os.environ, **env, "PORT": str(port), "HOST": "127.0.0.1"},
         stdout=out,
         stderr=subprocess.STDOUT,
@@ -157,17 +252,55 @@ async def turn(client: httpx.AsyncClient, session_id: str, n: int) -> tuple[floa
     return (time.perf_counter() - started) * 1000, response.status_code
 
 
-async def sequential(url: str, turns: int, prefix: str) -> tuple[list[float], int]:
+async def sequential(
+    url: str, turns: int, prefix: str, stub: EchoGateway, pid: int
+) -> tuple[list[float], int, dict[str, float]]:
+    """Latencies of ``turns`` turns, failures, and the round trips of an average turn."""
     latencies: list[float] = []
     failures = 0
     async with httpx.AsyncClient(base_url=url, timeout=30) as client:
         for n in range(5):  # warm-up: connections, SDK imports, caches
             await turn(client, f"{prefix}-warmup", n)
+        before = await round_trips(client, stub, pid)
         for n in range(turns):
             ms, status = await turn(client, f"{prefix}-seq-{n // 10}", n)
             latencies.append(ms)
             failures += status != 200
-    return latencies, failures
+        after = await round_trips(client, stub, pid)
+    per_turn = {key: (after[key] - before.get(key, 0)) / turns for key in after}
+    per_turn["redis"] = sum(n for key, n in per_turn.items() if key.startswith("redis_"))
+    return latencies, failures, per_turn
+
+
+async def round_trips(client: httpx.AsyncClient, stub: EchoGateway, pid: int) -> Counter[str]:
+    """Totals so far: the agent's SQL statements, transactions, pool checkouts and Redis
+    commands (counted in the agent, see :func:`counted_app`), the gateway requests it
+    made, by kind, and the agent process's CPU time (ms)."""
+    totals: Counter[str] = Counter((await client.get(COUNTS_PATH)).json())
+    cpu = psutil.Process(pid).cpu_times()
+    totals["cpu_ms"] = round((cpu.user + cpu.system) * 1000)
+    totals.update({f"gateway_{kind}": n for kind, n in stub.calls.items()})
+    for kind in ("gateway_list", "gateway_list_304", "gateway_invoke", "pings", "sent_rollback"):
+        totals.setdefault(kind, 0)
+    return totals
+
+
+def describe_round_trips(per_turn: dict[str, float]) -> str:
+    redis = ", ".join(
+        f"{key.removeprefix('redis_')} {n:.1f}"
+        for key, n in sorted(per_turn.items())
+        if key.startswith("redis_") and n
+    )
+    return (
+        f"  per turn: SQL statements {per_turn['statements']:.1f}; BEGIN sent "
+        f"{per_turn['sent_start']:.1f}, COMMIT {per_turn['sent_commit']:.1f}, ROLLBACK "
+        f"{per_turn['sent_rollback']:.1f} (SQLAlchemy transactions {per_turn['transactions']:.1f});"
+        f" pool checkouts {per_turn['checkouts']:.1f}, connection pings {per_turn['pings']:.1f}; "
+        f"Redis commands {per_turn['redis']:.1f} ({redis or 'none'}); gateway: GET "
+        f"/tools/list {per_turn['gateway_list']:.2f} (answered 304: "
+        f"{per_turn['gateway_list_304']:.2f}), invokes {per_turn['gateway_invoke']:.2f}; "
+        f"agent CPU {per_turn['cpu_ms']:.1f} ms"
+    )
 
 
 MEMORY_USER = {"X-User-Id": "bench-user"}
@@ -282,23 +415,13 @@ async def store_latency(database_url: str, rounds: int = 200) -> tuple[float, fl
         await repository.ensure_session(db, session_id, None, "store benchmark")
     loads: list[float] = []
     appends: list[float] = []
-    call = {
-        "id": "c",
-        "name": "inventory_query",
-        "tool_id": "inventory_query",
-        "arguments": {"sku": "SKU2024001"},
-    }
     for n in range(rounds):
-        turn_id = uuid.uuid4()
-        batch = [
-            NewMessage(role="assistant", turn_id=turn_id, tool_calls=[{**call, "id": f"c{n}"}]),
-            NewMessage(
-                role="tool", turn_id=turn_id, tool_call_id=f"c{n}", content='{"available": 156}'
-            ),
-        ]
+        # As the loop saves a round: the call and its result, in one statement.
+        store = TurnStore(sessionmaker, session_id, uuid.uuid4(), None)
+        call = ToolCall(id=f"c{n}", name="inventory_query", arguments={"sku": "SKU2024001"})
+        result = Message(role="tool", content='{"available": 156}', tool_call_id=call.id)
         started = time.perf_counter()
-        async with sessionmaker.begin() as db:
-            await repository.append(db, session_id, batch)
+        await store.save_round("", [(call, "inventory_query")], [result], 1)
         appends.append((time.perf_counter() - started) * 1000)
     # Loads of a 100-message window (the budget keeps windows about this size).
     async with sessionmaker() as db:
@@ -323,6 +446,9 @@ def main(
     turns_per_session: Annotated[int, typer.Option(help="Turns in each session.")] = 10,
     memory_only: Annotated[
         bool, typer.Option(help="Only the memory on/off comparison (offline).")
+    ] = False,
+    overhead_only: Annotated[
+        bool, typer.Option(help="Only the per-turn overhead of each vendor.")
     ] = False,
 ) -> None:
     fixtures.FIXTURES = fixtures_dir
@@ -367,7 +493,9 @@ def main(
                 process, url = start_agent({**base_env, **env, "LLM_BASE_URL": base_url}, log)
                 try:
                     stub.busy_s = 0.0
-                    latencies, failures = asyncio.run(sequential(url, turns, vendor))
+                    latencies, failures, per_turn = asyncio.run(
+                        sequential(url, turns, vendor, stub, process.pid)
+                    )
                 finally:
                     stop_agent(process)
                 tool_ms = stub.busy_s * 1000 / (turns + 5)
@@ -376,7 +504,11 @@ def main(
                     f"p95 {pct(latencies, 95):6.1f} ms   (tool time inside gateway "
                     f"{tool_ms:.2f} ms/turn; failures {failures})"
                 )
+                print(describe_round_trips(per_turn))
 
+            if overhead_only:
+                ok = True
+                return
             report_memory(base_env, log, turns)
             if memory_only:
                 ok = True
@@ -386,7 +518,7 @@ def main(
             print(f"\nsession load p50   {load_ms:6.2f} ms  ({window}-message window)")
             print(
                 f"session append p50 {append_ms:6.2f} ms  "
-                "(one round: tool call + result, one transaction)"
+                "(one round: tool call + result, one statement)"
             )
 
             process, url = start_agent(
@@ -421,4 +553,7 @@ def main(
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    if sys.argv[1:] == [CHILD_FLAG]:
+        serve_counted_agent()
+    else:
+        typer.run(main)

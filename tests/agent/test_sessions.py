@@ -8,6 +8,8 @@ from typing import Any
 
 import psycopg
 import pytest
+from redis import Redis
+from redis.asyncio.lock import Lock
 
 from agent.sessions.repository import BrokenToolPair, NewMessage, check_pairs
 from reach_common.db import libpq_url
@@ -289,3 +291,21 @@ def test_a_call_is_never_written_without_its_result() -> None:
         check_pairs([NewMessage(role="assistant", turn_id=turn, tool_calls=[call])])
     with pytest.raises(BrokenToolPair, match="unknown call"):
         check_pairs([NewMessage(role="tool", turn_id=turn, tool_call_id="c9")])
+
+
+async def test_the_lock_scripts_are_loaded_at_start(
+    agent: AgentClient, clean_state: Backends
+) -> None:
+    # Otherwise each first turn after Redis starts fails an EVALSHA (NOSCRIPT) before
+    # redis-py loads the script, and that failure shows as an error span in its trace.
+    client = Redis.from_url(clean_state.redis_url)
+    try:
+        client.script_flush()
+        scripts = [Lock.LUA_RELEASE_SCRIPT, Lock.LUA_EXTEND_SCRIPT, Lock.LUA_REACQUIRE_SCRIPT]
+        digests = [client.script_load(s) for s in scripts]
+        client.script_flush()
+        assert client.script_exists(*digests) == [False] * 3
+        async with agent():
+            assert client.script_exists(*digests) == [True] * 3
+    finally:
+        client.close()

@@ -14,7 +14,9 @@ from agent.chat.endpoints import router as chat_router
 from agent.clients.gateway import GatewayClient
 from agent.memory.endpoints import router as memories_router
 from agent.memory.service import MemoryService
+from agent.metrics import AgentMetrics
 from agent.sessions.endpoints import router as sessions_router
+from agent.sessions.lock import load_lock_scripts
 from agent.sessions.tokens import TokenCounter
 from agent.settings import Settings
 from reach_common.embeddings import Embedder
@@ -32,6 +34,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         gateway = GatewayClient(
             resources.http, settings.gateway_url, timeout_s=settings.gateway_timeout_s
         )
+        await load_lock_scripts(resources.redis)
         memory = None
         if settings.memory_enabled:
             embedder = app.state.embedder or await anyio.to_thread.run_sync(
@@ -83,6 +86,7 @@ def create_app(settings: Settings | None = None, *, embedder: Embedder | None = 
         lifespan=lifespan,
     )
     app.state.embedder = embedder
+    app.state.metrics.family(AgentMetrics)
     app.include_router(chat_router)
     app.include_router(sessions_router)
     app.include_router(memories_router)

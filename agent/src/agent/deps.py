@@ -1,6 +1,9 @@
 """Request dependencies: the agent's long-lived objects from the lifespan state, and
 who is calling.
 
+All of them are ``async def``: FastAPI calls those on the event loop, where a plain
+``def`` would cost a hop to its thread pool and back on every request.
+
 The caller comes from the shared auth kit: a verified API key or JWT, or in
 permissive mode also a claimed identity (``X-User-Id`` / ``X-User-Roles``, or
 ``user_context`` in the ``/chat`` body). In strict mode every endpoint but the
@@ -20,32 +23,27 @@ from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller as ForwardedCaller
 from agent.memory.service import MemoryService
 from agent.settings import Settings
-from reach_common.auth.authenticator import (
-    Authenticator,
-    AuthenticatorDep,
-    CallerDep,
-    context_from_headers,
-)
+from reach_common.auth.authenticator import Authenticator, CallerDep, context_from_headers
 from reach_common.auth.caller import Caller, UserContext
 from reach_common.auth.errors import Unauthenticated
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings: Settings = request.state.settings
     return settings
 
 
-def get_redis(request: Request) -> Redis:
+async def get_redis(request: Request) -> Redis:
     redis: Redis = request.state.redis
     return redis
 
 
-def get_gateway(request: Request) -> GatewayClient:
+async def get_gateway(request: Request) -> GatewayClient:
     gateway: GatewayClient = request.state.gateway
     return gateway
 
 
-def get_chat_deps(request: Request) -> ChatDeps:
+async def get_chat_deps(request: Request) -> ChatDeps:
     state = request.state
     return ChatDeps(
         settings=state.settings,
@@ -59,9 +57,14 @@ def get_chat_deps(request: Request) -> ChatDeps:
     )
 
 
-def get_memory(request: Request) -> MemoryService | None:
+async def get_memory(request: Request) -> MemoryService | None:
     memory: MemoryService | None = request.state.memory
     return memory
+
+
+async def get_authenticator(request: Request) -> Authenticator:
+    authenticator: Authenticator = request.state.authenticator
+    return authenticator
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
@@ -69,6 +72,7 @@ MemoryDep = Annotated[MemoryService | None, Depends(get_memory)]
 RedisDep = Annotated[Redis, Depends(get_redis)]
 GatewayDep = Annotated[GatewayClient, Depends(get_gateway)]
 ChatDepsDep = Annotated[ChatDeps, Depends(get_chat_deps)]
+AuthenticatorDep = Annotated[Authenticator, Depends(get_authenticator)]
 
 
 def require_caller(caller: Caller, authenticator: Authenticator) -> Caller:
@@ -81,7 +85,7 @@ def require_caller(caller: Caller, authenticator: Authenticator) -> Caller:
     return caller
 
 
-def get_agent_caller(caller: CallerDep, authenticator: AuthenticatorDep) -> Caller:
+async def get_agent_caller(caller: CallerDep, authenticator: AuthenticatorDep) -> Caller:
     return require_caller(caller, authenticator)
 
 

@@ -12,8 +12,7 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
 from agent.chat.service import PreparedTurn, prepare_turn
-from agent.deps import ChatDepsDep, claimed_context, forwarded, require_caller
-from reach_common.auth.authenticator import AuthenticatorDep
+from agent.deps import AuthenticatorDep, ChatDepsDep, claimed_context, forwarded, require_caller
 from reach_common.errors import InternalError, ReachError, current_trace_id, error_body
 
 router = APIRouter(tags=["chat"])

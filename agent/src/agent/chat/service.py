@@ -3,7 +3,9 @@
 :func:`prepare_turn` does everything that can refuse the turn before any
 answer starts (so even a streaming request gets a plain 409 or 403): check
 that the session is the caller's, take the session's one-writer lock, create
-the session, resolve a retried message id, save the user message.
+the session, resolve a retried message id, save the user message and read the
+session's window — one database transaction, the lock taken inside it. The
+caller's tool listing is fetched meanwhile.
 :meth:`PreparedTurn.events` then runs the turn (the ReAct loop, offline
 routing, or a replay of a finished turn) and always releases the lock, also
 when the client goes away and the turn is cancelled.
@@ -23,6 +25,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import anyio
 import structlog
@@ -30,12 +33,14 @@ from opentelemetry import trace
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from agent.chat.replay import replay_events, stored_reply
 from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
 from agent.clients.gateway import GatewayClient
-from agent.clients.schemas import Caller
+from agent.clients.schemas import Caller, GatewayTool
 from agent.memory.service import MemoryService, Recalled
+from agent.metrics import record_rounds, record_turn
 from agent.react.approvals import Resolved, resolve_pending
-from agent.react.context import Budget, Context, build_context, load_window, tools_tokens
+from agent.react.context import Budget, Context, build_context, tools_tokens
 from agent.react.events import TurnEvent
 from agent.react.loop import LoopConfig, ReactLoop
 from agent.react.offline import offline_turn
@@ -45,8 +50,8 @@ from agent.sessions import repository
 from agent.sessions.errors import MessageIdReused, SessionBusy, SessionForbidden, TurnSuperseded
 from agent.sessions.lock import SessionLock
 from agent.sessions.models import ChatMessage, ChatSession
-from agent.sessions.repository import NewMessage
-from agent.sessions.service import TurnStore, parse_result
+from agent.sessions.repository import NewMessage, SessionHead
+from agent.sessions.service import TurnStore
 from agent.sessions.tokens import TokenCounter
 from agent.settings import Settings
 from reach_common.llm.types import LLMProvider
@@ -88,8 +93,10 @@ class PreparedTurn:
     message: str
     trace_id: str | None
     replay: ChatReply | None = None
-    session: ChatSession | None = None  # as read under the lock
+    session: SessionHead | None = None  # as read under the lock
+    rows: Sequence[ChatMessage] = ()  # the session's window, read under the lock
     recall: asyncio.Task[list[Recalled]] | None = None  # started before the lock is taken
+    listing: asyncio.Task[list[GatewayTool]] | None = None  # the caller's tools, fetched meanwhile
 
     def reply(self, done: dict[str, object], tool_calls: list[ToolCallRead]) -> ChatReply:
         return ChatReply(
@@ -123,16 +130,15 @@ class PreparedTurn:
                 elif event.kind == "done":
                     outcome = str(event.data["stop_reason"])
                     self._learn(calls)
+                    record_rounds(self.deps.mode, event.data["rounds"])
                 yield event
         except Exception as exc:
             outcome = getattr(exc, "reason", type(exc).__name__)
             raise
         finally:
-            if self.recall is not None:
-                if not self.recall.done():
-                    self.recall.cancel()
-                elif not self.recall.cancelled():
-                    self.recall.exception()  # read, so an unused failure is not reported
+            discard(self.recall)
+            discard(self.listing)
+            record_turn(self.deps.mode, outcome, self.replay is not None)
             log.info(
                 "chat_turn_finished",
                 session_id=self.session_id,
@@ -152,8 +158,7 @@ class PreparedTurn:
             return
         # No model reads the history, but the window and its summary are kept the same way,
         # so a session reads alike in both modes and switching modes finds it in shape.
-        assert self.session is not None
-        rows = await load_window(self.deps.sessionmaker, self.session)
+        rows = self.rows
         updates = await self._resolve(rows)
         fixed = self.deps.counter.count(self._system(memories))
         await self._context(None, fixed=fixed, rows=rows)
@@ -218,16 +223,11 @@ class PreparedTurn:
         self, provider: LLMProvider, store: TurnStore, memories: list[str]
     ) -> AsyncIterator[TurnEvent]:
         deps, settings = self.deps, self.deps.settings
-        assert self.session is not None
-        # Independent round trips, so at the same time.
-        listing = asyncio.create_task(deps.gateway.list_tools(self.caller))
-        try:
-            rows = await load_window(deps.sessionmaker, self.session)
-            await self._resolve(rows)
-            tools = await listing
-        except BaseException:
-            listing.cancel()
-            raise
+        rows = self.rows
+        await self._resolve(rows)
+        # Fetched while the turn was claimed (see prepare_turn).
+        listing = self.listing or asyncio.create_task(deps.gateway.list_tools(self.caller))
+        tools = await listing
         runner = ToolRunner(
             deps.gateway,
             self.caller,
@@ -261,61 +261,14 @@ class PreparedTurn:
             yield event
 
 
-def replay_events(reply: ChatReply) -> list[TurnEvent]:
-    events: list[TurnEvent] = []
-    for call in reply.tool_calls:
-        data = {
-            "id": call.id,
-            "tool_id": call.tool_id,
-            "arguments": call.arguments,
-            "round": call.round,
-        }
-        events.append(TurnEvent("tool_call", data))
-        events.append(
-            TurnEvent("tool_result", {**data, "is_error": call.is_error, "result": call.result})
-        )
-    events.append(TurnEvent("delta", {"text": reply.reply}))
-    events.append(
-        TurnEvent(
-            "done", {"reply": reply.reply, "stop_reason": reply.stop_reason, "rounds": reply.rounds}
-        )
-    )
-    return events
-
-
-def stored_reply(
-    rows: Sequence[ChatMessage], session_id: str, message_id: str, mode: str
-) -> ChatReply | None:
-    """The reply of a finished turn, rebuilt from its rows; None if it never finished."""
-    final = next((r for r in rows if r.role == "assistant" and r.stop_reason), None)
-    if final is None:
-        return None
-    results = {r.tool_call_id: r for r in rows if r.role == "tool"}
-    calls: list[ToolCallRead] = []
-    for row in rows:
-        for call in row.tool_calls or ():
-            result = results.get(str(call["id"]))
-            calls.append(
-                ToolCallRead(
-                    id=str(call["id"]),
-                    tool_id=str(call.get("tool_id") or call["name"]),
-                    arguments=dict(call.get("arguments") or {}),
-                    round=int(call.get("round") or 1),
-                    is_error=bool(result and result.is_error),
-                    result=parse_result(result.content) if result else None,
-                )
-            )
-    return ChatReply(
-        session_id=session_id,
-        message_id=message_id,
-        reply=final.content,
-        tool_calls=calls,
-        rounds=final.rounds or 0,
-        stop_reason=final.stop_reason or "end_turn",
-        mode=mode,
-        replayed=True,
-        trace_id=final.trace_id,
-    )
+def discard(task: asyncio.Task[Any] | None) -> None:
+    """Stop a helper task the turn no longer needs (its failure, if any, is read)."""
+    if task is None:
+        return
+    if not task.done():
+        task.cancel()
+    elif not task.cancelled():
+        task.exception()  # read, so an unused failure is not reported
 
 
 async def prepare_turn(
@@ -334,47 +287,70 @@ async def prepare_turn(
         else None
     )
     try:
-        lock = await _lock_session(deps, body, owner, session_id)
-        try:
-            turn = await _claim(deps, body, caller, owner, trace_id, session_id, lock)
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await lock.release()
-            raise
+        turn = await _claim_turn(deps, body, caller, owner, trace_id, session_id)
     except BaseException:
-        if recall is not None:
-            recall.cancel()
+        discard(recall)
         raise
     turn.recall = recall
     return turn
 
 
-async def _lock_session(
-    deps: ChatDeps, body: ChatRequest, owner: str | None, session_id: str
-) -> SessionLock:
-    """The session's one-writer lock, for its owner only."""
-    if body.session_id is not None:
-        # Refused before the lock: someone else's message never makes the owner's
-        # session look busy, nor learns whether it is.
-        async with deps.sessionmaker() as db:
-            existing = await repository.get_session(db, session_id)
-        if existing is not None and existing.user_id != owner:
-            raise SessionForbidden(session_id)
-    lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
-    if not await lock.acquire():
-        raise SessionBusy(session_id)
-    return lock
-
-
-async def _claim(
+async def _claim_turn(
     deps: ChatDeps,
     body: ChatRequest,
     caller: Caller,
     owner: str | None,
     trace_id: str | None,
     session_id: str,
-    lock: SessionLock,
 ) -> PreparedTurn:
+    """One transaction: the owner check, the session's one-writer lock taken inside it,
+    then (under the lock) the claim. The lock is released again if the claim fails."""
+    listing: asyncio.Task[list[GatewayTool]] | None = None
+    async with deps.sessionmaker() as db:
+        existing = None
+        if body.session_id is not None:
+            # Refused before the lock: someone else's message never makes the owner's
+            # session look busy, nor learns whether it is.
+            existing = await repository.get_session(db, session_id)
+            if existing is not None and existing.user_id != owner:
+                raise SessionForbidden(session_id)
+        lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
+        try:
+            if not await lock.acquire():
+                raise SessionBusy(session_id)
+            if deps.provider is not None:  # the model turn needs the tools: fetched meanwhile
+                listing = asyncio.create_task(deps.gateway.list_tools(caller))
+            try:
+                turn = await _claim(deps, db, body, caller, owner, trace_id, lock, existing)
+                await db.commit()
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await lock.release()
+                raise
+        except BaseException:
+            discard(listing)
+            raise
+    if turn.replay is not None:
+        discard(listing)
+    else:
+        turn.listing = listing
+    return turn
+
+
+async def _claim(
+    deps: ChatDeps,
+    db: AsyncSession,
+    body: ChatRequest,
+    caller: Caller,
+    owner: str | None,
+    trace_id: str | None,
+    lock: SessionLock,
+    known: ChatSession | None,
+) -> PreparedTurn:
+    """Under the lock, in ``db``'s transaction: the retried message id resolved, else the
+    user message saved; the session's window read unless the turn replays. ``known`` is
+    the session as read before the lock (None: it did not exist)."""
+    session_id = lock.session_id
     turn_id = uuid.uuid4()
     turn = PreparedTurn(
         deps=deps,
@@ -387,38 +363,59 @@ async def _claim(
         message=body.message,
         trace_id=trace_id,
     )
-    async with deps.sessionmaker.begin() as db:
+    if body.message_id is not None or known is None:
+        # A new session, or a retry to look up: the session read again under the lock.
         session = await repository.ensure_session(db, session_id, owner, body.message[:80])
-        turn.session = session
-        # Again under the lock (the session may have been created meanwhile). Before the
-        # message id is looked up: another user's turn is never replayed either.
+        # Before the message id is looked up: another user's turn is never replayed either.
         if session.user_id != owner:
             raise SessionForbidden(session_id)
-        if body.message_id is not None:
-            first = await repository.find_client_message(db, session_id, body.message_id)
-            if first is not None:
-                if first.content != body.message:
-                    raise MessageIdReused(body.message_id)
-                turn.turn_id = first.turn_id
-                rows = await repository.turn_messages(db, first.turn_id)
-                turn.replay = stored_reply(rows, session_id, body.message_id, deps.mode)
-                if turn.replay is None and first.seq != await repository.last_user_seq(
-                    db, session_id
-                ):
-                    raise TurnSuperseded(body.message_id)
-                return turn  # a finished turn replays; an unfinished last one resumes
-        await repository.append(
-            db,
-            session_id,
-            [
-                NewMessage(
-                    role="user",
-                    turn_id=turn.turn_id,
-                    id=turn.turn_id,
-                    content=body.message,
-                    client_message_id=body.message_id,
-                    trace_id=trace_id,
-                )
-            ],
-        )
+        if body.message_id is not None and await _retried(db, body, turn):
+            if turn.replay is not None:
+                return turn  # a finished turn replays
+            # An unfinished last one resumes: nothing to save, its window to read.
+            turn.session = SessionHead.of(session)
+    if turn.session is None:
+        turn.session = await _save_message(db, body, turn)
+    turn.rows = await repository.list_messages(
+        db, session_id, from_seq=turn.session.context_start_seq
+    )
     return turn
+
+
+async def _save_message(db: AsyncSession, body: ChatRequest, turn: PreparedTurn) -> SessionHead:
+    """The user message, saved; the session's row as the write left it."""
+    message = NewMessage(
+        role="user",
+        turn_id=turn.turn_id,
+        id=turn.turn_id,
+        content=body.message,
+        client_message_id=body.message_id,
+        trace_id=turn.trace_id,
+    )
+    try:
+        head = await repository.append(db, turn.session_id, [message])
+    except LookupError:  # deleted since it was checked: started again, for this caller
+        await repository.ensure_session(db, turn.session_id, turn.owner, body.message[:80])
+        head = await repository.append(db, turn.session_id, [message])
+    # Again under the lock, from the row just written: the session may have been deleted
+    # and started by someone else since it was checked (then the claim is rolled back).
+    if head.user_id != turn.owner:
+        raise SessionForbidden(turn.session_id)
+    return head
+
+
+async def _retried(db: AsyncSession, body: ChatRequest, turn: PreparedTurn) -> bool:
+    """Whether ``body.message_id`` names a turn already begun; then ``turn`` takes its id
+    and, if it finished, its reply to replay."""
+    assert body.message_id is not None
+    first = await repository.find_client_message(db, turn.session_id, body.message_id)
+    if first is None:
+        return False
+    if first.content != body.message:
+        raise MessageIdReused(body.message_id)
+    turn.turn_id = first.turn_id
+    rows = await repository.turn_messages(db, first.turn_id)
+    turn.replay = stored_reply(rows, turn.session_id, body.message_id, turn.deps.mode)
+    if turn.replay is None and first.seq != await repository.last_user_seq(db, turn.session_id):
+        raise TurnSuperseded(body.message_id)
+    return True

@@ -1,6 +1,7 @@
 """A thin typed client for the three gateway endpoints the agent uses.
 
-- ``GET /tools/list``: the tools this caller may use;
+- ``GET /tools/list``: the tools this caller may use (each caller's last listing
+  kept and revalidated by its ``ETag``);
 - ``POST /tools/{id}/invoke``: run one tool with the caller's identity;
 - ``POST /run``: natural language in, routed tool result out (offline mode).
 
@@ -21,7 +22,11 @@ the errors below, reported the same way.
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections import OrderedDict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -37,6 +42,7 @@ log = structlog.get_logger(__name__)
 RUN_QUERY_MAX_CHARS = 4000  # POST /run refuses longer queries
 RUN_MEMORIES = 5  # and more memories, or longer ones
 RUN_MEMORY_MAX_CHARS = 300
+LISTINGS_KEPT = 1024  # callers whose last tool listing is kept for revalidation
 
 
 class GatewayUnavailable(ServiceUnavailable):
@@ -59,11 +65,19 @@ class GatewayRefused(RemoteError):
     reason = "gateway_error"  # when the body is not a Reach error body
 
 
+@dataclass(frozen=True)
+class Listing:
+    etag: str
+    tools: tuple[GatewayTool, ...]
+
+
 class GatewayClient:
     def __init__(self, http: httpx.AsyncClient, base_url: str, *, timeout_s: float) -> None:
         self._http = http
         self._base = base_url.rstrip("/")
         self._timeout = timeout_s
+        # The last listing of each caller (by a digest of its identity), newest last.
+        self._listings: OrderedDict[str, Listing] = OrderedDict()
 
     @staticmethod
     def _headers(caller: Caller) -> dict[str, str]:
@@ -95,29 +109,42 @@ class GatewayClient:
         A GET has no body, so the user context travels as the gateway's
         ``X-User-Id`` / ``X-User-Roles`` headers (read in permissive mode only),
         next to the forwarded credential.
+
+        Each caller's last listing is kept with its ``ETag`` (the registry revision and
+        the caller's view) and revalidated on every call: an unchanged listing comes
+        back as a bodiless 304, and nothing is parsed again. The gateway still checks
+        the credential each time, so a revoked key is refused at once, and a change to
+        the registry shows on the next turn.
         """
+        headers = self._get_headers(caller)
+        key = _listing_key(headers)
+        cached = self._listings.get(key)
+        if cached is not None:
+            headers["If-None-Match"] = cached.etag
         try:
             response = await self._http.get(
-                f"{self._base}/tools/list", headers=self._get_headers(caller), timeout=self._timeout
+                f"{self._base}/tools/list", headers=headers, timeout=self._timeout
             )
         except httpx.HTTPError as exc:
             raise GatewayUnavailable(
                 f"The gateway could not be reached to list tools ({type(exc).__name__})."
             ) from exc
+        if response.status_code == 304 and cached is not None:
+            self._listings.move_to_end(key)
+            return list(cached.tools)
+        self._listings.pop(key, None)
         if response.status_code != 200:
             error = gateway_error(response)
             raise GatewayUnavailable(
                 f"The gateway refused to list tools: {error.reason}: {error.message}",
                 gateway_status=response.status_code,
             )
-        body = _json(response)
-        items = body.get("tools", []) if isinstance(body, dict) else body
-        tools: list[GatewayTool] = []
-        for item in items if isinstance(items, list) else []:
-            try:
-                tools.append(GatewayTool.model_validate(item))
-            except ValidationError:
-                log.warning("gateway_tool_unreadable", tool=str(item)[:200])
+        tools = _tools(_json(response))
+        etag = response.headers.get("etag")
+        if etag:
+            self._listings[key] = Listing(etag, tuple(tools))
+            if len(self._listings) > LISTINGS_KEPT:
+                self._listings.popitem(last=False)
         return tools
 
     async def invoke(
@@ -210,6 +237,25 @@ class GatewayClient:
             return _failure(
                 BadGatewayReply("The gateway answered in an unexpected shape."), tool_id
             )
+
+
+def _tools(body: Any) -> list[GatewayTool]:
+    """The tools of a ``GET /tools/list`` body; an unreadable entry is left out."""
+    items = body.get("tools", []) if isinstance(body, dict) else body
+    tools: list[GatewayTool] = []
+    for item in items if isinstance(items, list) else []:
+        try:
+            tools.append(GatewayTool.model_validate(item))
+        except ValidationError:
+            log.warning("gateway_tool_unreadable", tool=str(item)[:200])
+    return tools
+
+
+def _listing_key(headers: dict[str, str]) -> str:
+    """Whose listing: a digest of every header the gateway decides the caller by (the
+    credential, and the claimed identity in permissive mode). Never kept in clear."""
+    identity = json.dumps(sorted(headers.items()))
+    return hashlib.sha256(identity.encode()).hexdigest()
 
 
 def _json(response: httpx.Response) -> Any:

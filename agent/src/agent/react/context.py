@@ -36,7 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from agent.react.offline import describe_output
 from agent.react.policy import UNTRUSTED_DATA_NOTE, frame
 from agent.sessions import repository
-from agent.sessions.models import ChatMessage, ChatSession
+from agent.sessions.models import ChatMessage
 from agent.sessions.service import parse_result, to_llm
 from agent.sessions.tokens import TokenCounter, estimate_tokens
 from reach_common.llm.errors import LLMError
@@ -221,17 +221,9 @@ async def fold(
     return extractive_summary(previous, turns, max_tokens), "extractive"
 
 
-async def load_window(
-    sessionmaker: async_sessionmaker[AsyncSession], session: ChatSession
-) -> Sequence[ChatMessage]:
-    """The messages still in the session's window (``session`` read under its lock)."""
-    async with sessionmaker() as db:
-        return await repository.list_messages(db, session.id, from_seq=session.context_start_seq)
-
-
 async def build_context(
     sessionmaker: async_sessionmaker[AsyncSession],
-    session: ChatSession,
+    session: repository.SessionHead,
     rows: Sequence[ChatMessage],
     *,
     history_budget: int,
@@ -240,7 +232,8 @@ async def build_context(
 ) -> Context:
     """The provider-valid history for this turn, folding what no longer fits.
 
-    ``rows`` is :func:`load_window` of ``session`` (read under the session's lock).
+    ``rows`` is the session's window (from ``session.context_start_seq``), read under
+    the session's lock.
     """
     evicted, kept = split_by_budget(group_turns(rows), history_budget)
     summary = session.summary

@@ -15,6 +15,7 @@ import contextlib
 
 import structlog
 from redis.asyncio import Redis
+from redis.asyncio.lock import Lock
 from redis.exceptions import LockError, LockNotOwnedError, RedisError
 
 log = structlog.get_logger(__name__)
@@ -24,12 +25,25 @@ def lock_key(session_id: str) -> str:
     return f"agent:session-lock:{session_id}"
 
 
+async def load_lock_scripts(redis: Redis) -> None:
+    """Load redis-py's lock scripts once at start. Without it a fresh Redis answers the
+    first EVALSHA of each with NOSCRIPT (redis-py then loads and retries), and that
+    refusal shows in every first turn's trace as a failed span. Redis being down here is
+    not fatal: the turns report it themselves."""
+    try:
+        for script in (Lock.LUA_RELEASE_SCRIPT, Lock.LUA_EXTEND_SCRIPT, Lock.LUA_REACQUIRE_SCRIPT):
+            await redis.script_load(script)
+    except RedisError as exc:
+        log.warning("lock_scripts_not_loaded", error=type(exc).__name__)
+
+
 async def is_locked(redis: Redis, session_id: str) -> bool:
     return bool(await redis.exists(lock_key(session_id)))
 
 
 class SessionLock:
     def __init__(self, redis: Redis, session_id: str, ttl_s: float) -> None:
+        self.session_id = session_id
         self.key = lock_key(session_id)
         self._ttl_s = max(ttl_s, 0.1)
         # thread_local=False: the turn's tasks (heartbeat, release) share the token.

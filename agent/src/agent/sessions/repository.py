@@ -14,12 +14,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import (
+    Integer,
+    Select,
+    Table,
+    Text,
+    bindparam,
+    cast,
+    column,
+    delete,
+    func,
+    insert,
+    select,
+    true,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from agent.sessions.models import ChatMessage, ChatSession, ChatSummary
 from agent.sessions.tokens import estimate_tokens
+
+SESSION: Table = ChatSession.__table__  # type: ignore[assignment]
+MESSAGE: Table = ChatMessage.__table__  # type: ignore[assignment]
 
 
 @dataclass
@@ -64,6 +82,20 @@ def check_pairs(batch: Sequence[NewMessage]) -> None:
 # --- sessions -------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class SessionHead:
+    """What a turn needs of its session's row, as the turn's first write left it."""
+
+    id: str
+    user_id: str | None
+    context_start_seq: int
+    summary: str | None
+
+    @classmethod
+    def of(cls, session: ChatSession) -> SessionHead:
+        return cls(session.id, session.user_id, session.context_start_seq, session.summary)
+
+
 async def get_session(db: AsyncSession, session_id: str) -> ChatSession | None:
     return await db.get(ChatSession, session_id)
 
@@ -71,8 +103,9 @@ async def get_session(db: AsyncSession, session_id: str) -> ChatSession | None:
 async def ensure_session(
     db: AsyncSession, session_id: str, user_id: str | None, title: str
 ) -> ChatSession:
-    """The session ``session_id``, created for ``user_id`` if it does not exist yet."""
-    existing = await db.get(ChatSession, session_id)
+    """The session ``session_id`` as stored now (read again even if ``db`` read it
+    before), created for ``user_id`` if it does not exist yet."""
+    existing = await db.get(ChatSession, session_id, populate_existing=True)
     if existing is not None:  # the common case: one round trip
         return existing
     await db.execute(
@@ -186,49 +219,98 @@ async def turn_messages(db: AsyncSession, turn_id: uuid.UUID) -> Sequence[ChatMe
     return result.all()
 
 
-async def append(db: AsyncSession, session_id: str, batch: Sequence[NewMessage]) -> list[int]:
-    """Write ``batch`` at the end of the session, atomically with the caller's commit.
+# What ``append`` writes of each message besides its session and position.
+_FIELDS = (
+    "id",
+    "turn_id",
+    "role",
+    "content",
+    "tool_calls",
+    "tool_call_id",
+    "tool_name",
+    "is_error",
+    "client_message_id",
+    "stop_reason",
+    "rounds",
+    "token_count",
+    "trace_id",
+)
 
-    Returns the positions given. Raises :class:`BrokenToolPair` before writing
-    anything if the batch would break a call/result pair.
-    """
-    check_pairs(batch)
-    last = await db.scalar(
-        update(ChatSession)
-        .where(ChatSession.id == session_id)
-        .values(last_seq=ChatSession.last_seq + len(batch), updated_at=func.now())
-        .returning(ChatSession.last_seq)
-        .execution_options(synchronize_session=False)
-    )
-    if last is None:
-        raise LookupError(session_id)
-    first = last - len(batch) + 1
-    rows: list[dict[str, Any]] = [
-        {
-            "id": message.id,
-            "session_id": session_id,
-            "seq": first + offset,
-            "turn_id": message.turn_id,
-            "role": message.role,
-            "content": message.content,
-            "tool_calls": message.tool_calls,
-            "tool_call_id": message.tool_call_id,
-            "tool_name": message.tool_name,
-            "is_error": message.is_error,
-            "client_message_id": message.client_message_id,
-            "stop_reason": message.stop_reason,
-            "rounds": message.rounds,
-            "token_count": estimate_tokens(message.content)
+
+def _columns(batch: Sequence[NewMessage]) -> dict[str, list[Any]]:
+    """``batch`` column by column, as the arrays the append statement unnests."""
+    columns: dict[str, list[Any]] = {name: [] for name in _FIELDS}
+    for message in batch:
+        values = message.__dict__
+        for name in _FIELDS[:-2]:
+            columns[name].append(values[name])
+        columns["token_count"].append(
+            estimate_tokens(message.content)
             + sum(
                 estimate_tokens(json.dumps(call.get("arguments"), ensure_ascii=False))
                 for call in message.tool_calls or ()
-            ),
-            "trace_id": message.trace_id,
-        }
-        for offset, message in enumerate(batch)
-    ]
-    await db.execute(pg_insert(ChatMessage), rows)
-    return [first + offset for offset in range(len(batch))]
+            )
+        )
+        columns["trace_id"].append(message.trace_id)
+    # As text, cast back in SQL: ``None`` stays the JSON null the column always held.
+    columns["tool_calls"] = [json.dumps(calls) for calls in columns["tool_calls"]]
+    return columns
+
+
+def _append_statement() -> Select[Any]:
+    """The one statement of :func:`append` (its text never changes, so it is compiled and
+    prepared once); the batch travels as one array per column::
+
+        WITH head AS (UPDATE session SET last_seq = last_seq + :n ... RETURNING ...),
+             added AS (INSERT INTO message SELECT ... FROM head, unnest(:ids, :roles, ...))
+        SELECT ... FROM head
+    """
+    n = bindparam("n", type_=Integer())
+    head = (
+        update(SESSION)
+        .where(SESSION.c.id == bindparam("session_id", type_=SESSION.c.id.type))
+        .values(last_seq=SESSION.c.last_seq + n, updated_at=func.now())
+        .returning(
+            SESSION.c.last_seq, SESSION.c.user_id, SESSION.c.context_start_seq, SESSION.c.summary
+        )
+        .cte("head")
+    )
+    types = {name: MESSAGE.c[name].type for name in _FIELDS} | {"tool_calls": Text()}
+    new = (
+        func.unnest(*(bindparam(f"new_{name}", type_=ARRAY(types[name])) for name in _FIELDS))
+        .table_valued(*(column(name, types[name]) for name in _FIELDS), with_ordinality="pos")
+        .render_derived(name="new")
+    )
+    rows = select(
+        bindparam("session_id", type_=SESSION.c.id.type),
+        head.c.last_seq - n + new.c.pos,
+        *(cast(new.c[name], MESSAGE.c[name].type) for name in _FIELDS),
+    ).select_from(head.join(new, true()))
+    added = insert(MESSAGE).from_select(["session_id", "seq", *_FIELDS], rows).cte("added")
+    return select(head.c.user_id, head.c.context_start_seq, head.c.summary).add_cte(added)
+
+
+_APPEND = _append_statement()
+
+
+async def append(db: AsyncSession, session_id: str, batch: Sequence[NewMessage]) -> SessionHead:
+    """Write ``batch`` at the end of the session in one statement: atomic by itself, and
+    with the caller's transaction if there is one. Returns the session's row as it left it.
+
+    The statement bumps ``last_seq`` (which locks the session's row until the end of the
+    transaction, so two writers can never interleave or reuse a position) and inserts
+    the messages at the positions it freed, in the batch's order.
+
+    Raises :class:`BrokenToolPair` before writing anything if the batch would break a
+    call/result pair, and :class:`LookupError` (nothing written) if the session is gone.
+    """
+    check_pairs(batch)
+    columns = {f"new_{name}": values for name, values in _columns(batch).items()}
+    params = {"session_id": session_id, "n": len(batch), **columns}
+    written = (await db.execute(_APPEND, params)).first()
+    if written is None:
+        raise LookupError(session_id)
+    return SessionHead(session_id, written.user_id, written.context_start_seq, written.summary)
 
 
 async def resolve_tool_result(

@@ -2,8 +2,8 @@
 
 Each write is its own short transaction, never held across a model or tool
 call. A round (the assistant's tool calls plus all of their results) is one
-transaction, so a crash or a cancelled turn leaves either the whole round or
-nothing of it.
+statement, so one transaction: a crash or a cancelled turn leaves either the
+whole round or nothing of it.
 """
 
 from __future__ import annotations
@@ -77,7 +77,10 @@ class TurnStore:
         self._trace_id = trace_id
 
     async def _append(self, batch: Sequence[NewMessage]) -> None:
-        async with self._sessionmaker.begin() as db:
+        # One statement, atomic by itself (see repository.append), so it runs in autocommit:
+        # no BEGIN and COMMIT round trips around it.
+        async with self._sessionmaker() as db:
+            await db.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
             await repository.append(db, self.session_id, batch)
 
     async def save_round(

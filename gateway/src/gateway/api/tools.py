@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Header, Query, Response
@@ -10,6 +12,7 @@ from gateway.api.deps import CallerDep, RuntimeDep
 from gateway.auth.service import can_use
 from gateway.registry.errors import ToolNotFound
 from gateway.registry.schemas import ToolChanged, ToolList, ToolRead, ToolSummary
+from reach_common.auth.caller import Caller
 from reach_common.errors import BadRequest
 
 router = APIRouter(prefix="/tools", tags=["registry"])
@@ -57,7 +60,9 @@ def _expected_version(if_match: str | None) -> int | None:
     return int(text)
 
 
-@router.post("/register", status_code=201, response_model=ToolChanged)
+@router.post(
+    "/register", status_code=201, response_model=ToolChanged, response_model_exclude_none=True
+)
 async def register_tool(manifest: Manifest, runtime: RuntimeDep, caller: CallerDep) -> ToolChanged:
     """Register a new tool from its manifest.
 
@@ -72,23 +77,46 @@ async def register_tool(manifest: Manifest, runtime: RuntimeDep, caller: CallerD
     An existing `tool_id` is a 409 `tool_exists`.
     """
     runtime.auth.require_registry_admin(caller)
-    change = await runtime.registry_service.register(manifest)
+    change = await runtime.registry_service.register(manifest, actor=caller.user_id)
     return ToolChanged(status="registered", **change.__dict__)
 
 
-@router.get("/list", response_model=ToolList)
+def _list_etag(revision: int, caller: Caller, namespace: str | None) -> str:
+    """What a listing depends on: the registry revision, and (hashed) what decides the
+    caller's view in ``can_use`` (identity, roles) and the namespace asked for."""
+    view = json.dumps([caller.user_id, sorted(caller.roles), namespace])
+    return f'"{revision}-{hashlib.sha256(view.encode()).hexdigest()[:16]}"'
+
+
+@router.get(
+    "/list",
+    response_model=ToolList,
+    responses={304: {"description": "`If-None-Match` named the current `ETag`: no change."}},
+)
 async def list_tools(
     runtime: RuntimeDep,
     caller: CallerDep,
+    response: Response,
     namespace: Annotated[str | None, Query(description="Only tools in this namespace.")] = None,
-) -> ToolList:
+    if_none_match: Annotated[
+        str | None, Header(description="The `ETag` of a listing you hold: 304 if unchanged.")
+    ] = None,
+) -> ToolList | Response:
     """The tools the caller may use, with their argument schemas.
 
     Filtered by the same decision that invoking applies, so nothing listed is
     refused and nothing refused is listed. In permissive mode a GET carries the
     user context as `X-User-Id` and `X-User-Roles` (comma-separated) headers.
+
+    The `ETag` names the registry revision and the caller's view; send it back as
+    `If-None-Match` and an unchanged listing is a bodiless 304 (the caller is still
+    authenticated first, so a revoked key gets its 401, never a 304).
     """
     registry = runtime.registry
+    etag = _list_etag(registry.revision, caller, namespace)
+    if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
+        return Response(status_code=304, headers={"ETag": etag})
+    response.headers["ETag"] = etag
     tools = [
         ToolSummary.of(tool)
         for tool in registry.tools.values()
@@ -115,7 +143,7 @@ async def read_tool(
     return ToolRead.of(tool, with_manifest=admin)
 
 
-@router.put("/{tool_id}", response_model=ToolChanged)
+@router.put("/{tool_id}", response_model=ToolChanged, response_model_exclude_none=True)
 async def update_tool(
     tool_id: str,
     manifest: Manifest,
@@ -129,15 +157,19 @@ async def update_tool(
     tool since, the answer is 409 `stale_revision` and nothing is written.
     """
     runtime.auth.require_registry_admin(caller)
-    change = await runtime.registry_service.update(tool_id, manifest, _expected_version(if_match))
+    change = await runtime.registry_service.update(
+        tool_id, manifest, _expected_version(if_match), actor=caller.user_id
+    )
     return ToolChanged(status="updated", **change.__dict__)
 
 
-@router.delete("/{tool_id}", response_model=ToolChanged)
+@router.delete("/{tool_id}", response_model=ToolChanged, response_model_exclude_none=True)
 async def delete_tool(
     tool_id: str, runtime: RuntimeDep, caller: CallerDep, if_match: IfMatch = None
 ) -> ToolChanged:
     """Remove a tool from every replica. `If-Match` guards against deleting a newer edit."""
     runtime.auth.require_registry_admin(caller)
-    change = await runtime.registry_service.delete(tool_id, _expected_version(if_match))
+    change = await runtime.registry_service.delete(
+        tool_id, _expected_version(if_match), actor=caller.user_id
+    )
     return ToolChanged(status="deleted", **change.__dict__)
