@@ -8,7 +8,7 @@ MEMBERS := -e services/common -e services/shop -e gateway -e agent -e retriever 
 STAMP := $(VENV)/.synced
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent images clean
+.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-metrics bench-outputs bench-mcp bench-registry images clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -52,6 +52,12 @@ bench-retriever: $(STAMP) ## Retriever quality and speed on a BEIR folder: make 
 bench-gateway: $(STAMP) ## Gateway overhead: the same load on shop directly and through /tools/{id}/invoke
 	$(PY) scripts/bench_gateway.py
 
+bench-metrics: $(STAMP) ## Metrics middleware: cost per request with and without it
+	$(PY) scripts/bench_metrics.py
+
+bench-outputs: $(STAMP) ## Output checks: cost of the budget and output_schema checks on a small output
+	$(PY) scripts/bench_outputs.py
+
 bench-routing: $(STAMP) ## Routing quality and latency: make bench-routing DATASET=path (tools.jsonl + queries.jsonl)
 	$(PY) scripts/bench_routing.py $(DATASET)
 
@@ -60,6 +66,12 @@ bench-shipped: $(STAMP) ## Routing quality on the shipped tools: make bench-ship
 
 bench-agent: $(STAMP) ## Agent per-turn overhead and a concurrency run against recorded model responses
 	$(PY) scripts/bench_agent.py
+
+bench-mcp: $(STAMP) ## MCP overhead: p50/p99 of /mcp tools/call vs POST /tools/{id}/invoke, same tool, one run
+	$(PY) scripts/bench_mcp.py
+
+bench-registry: $(STAMP) ## Registry at 10,000 tools: rate one by one (start vs end), bulk seconds, replica lag, /run misses
+	$(PY) scripts/bench_registry.py
 
 images: ## Build the four service images (needs Docker)
 	docker compose build

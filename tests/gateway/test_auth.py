@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import jwt
@@ -91,6 +92,17 @@ def _gateway_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess
         cwd=REPO_ROOT,
         check=False,
     )
+
+
+def test_cli_key_alone_on_stdout_with_embedded_servers(tmp_path: Path) -> None:
+    # KEY=$(python -m gateway keys create ...) must capture the key and nothing else,
+    # also when the command starts the embedded servers (their lines go to stderr).
+    env = {"REACH_DATA_DIR": str(tmp_path / "data"), "DATABASE_URL": "", "REDIS_URL": ""}
+    created = _gateway_cli("keys", "create", "--user", "boot", "--roles", "admin", env=env)
+    assert created.returncode == 0, created.stderr
+    assert created.stdout.count("\n") == 1
+    assert created.stdout.startswith("rk_")
+    assert "embedded_postgres" in created.stderr
 
 
 async def test_cli_key_works_in_strict_mode_and_is_stored_hashed(

@@ -70,11 +70,12 @@ def traces(
         },
     )
     table = Table("trace", "started", "ms", "root", "tools", "status")
-    table.columns[0].no_wrap = True  # a trace id is copied whole into `reach trace ID`
+    for column in table.columns[:3]:  # a trace id is copied whole into `reach trace ID`
+        column.no_wrap = True
     for item in body.get("traces", []):
         table.add_row(
             item["trace_id"],
-            str(item["started_at"])[:19],
+            str(item["started_at"])[5:19].replace("T", " "),  # MM-DD hh:mm:ss
             f"{float(item['duration_ms']):.1f}",
             f"{item['root_service']} {item['root_name']}",
             ", ".join(item.get("tools", [])),

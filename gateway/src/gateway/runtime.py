@@ -27,20 +27,27 @@ from gateway.approvals.service import ApprovalService
 from gateway.audit.writer import AuditWriter
 from gateway.auth.service import AuthService
 from gateway.catalog.egress import EgressPolicy
-from gateway.catalog.secrets import ToolSecrets
+from gateway.catalog.secrets import SecretUnavailable, ToolSecrets
 from gateway.catalog.spec import ManifestDefaults
 from gateway.executor.breaker import Breakers
 from gateway.executor.callbacks import CallbackPolicy, CallbackSender
 from gateway.executor.credentials import OutboundCredentials
 from gateway.executor.http import HttpExecutor
+from gateway.executor.mcp import McpExecutor
 from gateway.executor.python import PythonExecutor
 from gateway.executor.resolver import HostResolver
+from gateway.executor.retriever_client import RETRIEVER_MANIFEST_URL, RetrieverClient
 from gateway.executor.service import Executor
 from gateway.executor.tasks import TaskStore
 from gateway.executor.transport import create_tool_client
 from gateway.executor.worker import TaskWorker
+from gateway.invoke.outputs import OutputGuard
 from gateway.invoke.service import InvokeService
 from gateway.invoke.validation import check_arguments
+from gateway.mcp.federation.connection import Upstreams
+from gateway.mcp.federation.service import FederationService, FederationSettings
+from gateway.mcp.oauth import transport_security
+from gateway.mcp.server import McpService
 from gateway.ratelimit.service import RateLimiter
 from gateway.registry.cache import RegistryCache
 from gateway.registry.discovery import ManifestDiscovery
@@ -77,6 +84,8 @@ class GatewayRuntime:
     run: RunService
     callbacks: CallbackSender
     approvals: ApprovalService
+    mcp: McpService | None = None  # serving MCP at /mcp (gateway.mcp.server)
+    federation: FederationService | None = None  # consuming MCP servers (gateway.mcp.federation)
 
 
 @dataclass(frozen=True)
@@ -119,6 +128,28 @@ def _urls(settings: Settings) -> UpstreamUrls:
     )
 
 
+def _outputs(
+    settings: Settings, resources: ServiceResources, secrets: ToolSecrets, tracer: trace.Tracer
+) -> OutputGuard:
+    """Output checks of the invoke path, keeping over-budget outputs in the retriever."""
+
+    def credential() -> str | None:
+        # Bound like the rag_* tools' key: to the retriever's name in the shipped manifests.
+        try:
+            return secrets.value(settings.output_store_secret, RETRIEVER_MANIFEST_URL)
+        except SecretUnavailable:
+            return None
+
+    store = RetrieverClient(
+        resources.http,
+        settings.retriever_url,
+        credential=credential,
+        timeout_s=settings.output_store_timeout_s,
+        ttl_s=settings.output_handle_ttl_s,
+    )
+    return OutputGuard(store, tracer)
+
+
 def _compiler(
     settings: Settings, egress: EgressPolicy, secrets: ToolSecrets, urls: UpstreamUrls
 ) -> ManifestCompiler:
@@ -131,6 +162,8 @@ def _compiler(
             python_packages=tuple(settings.python_tool_packages),
             max_argument_chars=settings.max_argument_chars,
             task_stream_prefix=settings.task_stream_prefix,
+            max_output_bytes=settings.max_output_bytes,
+            max_output_tokens=settings.max_output_tokens,
         ),
         strict=settings.auth_mode == "strict",
         egress=egress,
@@ -154,8 +187,9 @@ async def _registry(
         sessionmaker=resources.sessionmaker,
         cache=cache,
         embedder=embedder,
-        publish=sync.publish,
+        publish=sync.publish_delta,
         compiler=compiler,
+        batch_max=settings.registry_batch_max,
     )
     await cache.refresh(force=True)
     discovery = None
@@ -194,6 +228,64 @@ def _executor(
         breakers=Breakers(),
         tracer=tracer,
     )
+
+
+def _federation(
+    settings: Settings,
+    resources: ServiceResources,
+    redis: Redis,
+    embedder: Embedder,
+    registry: _Registry,
+    executor: Executor,
+    stack: AsyncExitStack,
+) -> FederationService:
+    """Federated MCP servers: their sessions, the timer that re-syncs their tools, and the
+    executor's ``mcp`` transport over those sessions."""
+    tracer = resources.telemetry.tracer("gateway")
+    egress = EgressPolicy(
+        enforce=settings.auth_mode == "strict", allowlist=settings.egress_allowlist
+    )
+    secrets = _secrets(settings)
+    resolver = HostResolver(egress)
+    credentials = OutboundCredentials(redis=redis, http=resources.http, secrets=secrets)
+    credentials.guard_token_endpoints(resolver, tracer)
+    federation: FederationService | None = None
+
+    def list_changed(server_id: str) -> None:
+        if federation is not None:
+            federation.list_changed(server_id)
+
+    upstreams = Upstreams(
+        resolver=resolver,
+        credentials=credentials,
+        tracer=tracer,
+        max_message_bytes=settings.mcp_max_message_bytes,
+        connect_timeout_s=settings.mcp_sync_timeout_s,
+        on_list_changed=list_changed,
+    )
+    federation = FederationService(
+        sessionmaker=resources.sessionmaker,
+        registry=registry.cache,
+        compile=registry.service.compile,
+        embedder=embedder,
+        publish=registry.sync.publish,
+        upstreams=upstreams,
+        egress=egress,
+        secrets=secrets,
+        redis=redis,
+        settings=FederationSettings(
+            strict=settings.auth_mode == "strict",
+            stdio_commands=settings.mcp_stdio_commands,
+            max_tools=settings.mcp_max_tools,
+            max_schema_bytes=settings.mcp_max_schema_bytes,
+            sync_timeout_s=settings.mcp_sync_timeout_s,
+            sync_interval_s=settings.mcp_sync_interval_s,
+        ),
+    )
+    federation.start()
+    stack.push_async_callback(federation.stop)
+    executor.mcp = McpExecutor(federation, tracer)
+    return federation
 
 
 def _router(
@@ -348,6 +440,7 @@ async def build_runtime(
     compiler = _compiler(settings, egress, secrets, urls)
     registry = await _registry(settings, resources, redis, embedder, compiler, stack)
     executor = _executor(settings, resources, redis, egress, secrets, urls, tracer, stack)
+    federation = _federation(settings, resources, redis, embedder, registry, executor, stack)
     audit = _audit(settings, resources, stack)
     auth = _auth(settings, resources)
     limiter = RateLimiter(
@@ -373,16 +466,58 @@ async def build_runtime(
         approvals=approvals,
         callbacks=callbacks,
         approvals_enabled=settings.approvals_enabled,
+        outputs=_outputs(settings, resources, secrets, tracer),
     )
-    router = _router(settings, registry.cache, embedder, redis, tracer)
+    router, run = await _routing(
+        settings, registry.cache, embedder, redis, (invoke, auth), tracer, stack
+    )
+    runtime = GatewayRuntime(
+        settings, redis, embedder, registry.cache, registry.service, registry.sync,
+        registry.discovery, auth, executor, limiter, tasks, worker, audit, invoke, router, run,
+        callbacks, approvals, federation=federation,
+    )  # fmt: skip
+    return await _with_mcp(settings, resources, runtime, tracer, stack)
+
+
+async def _routing(
+    settings: Settings,
+    registry: RegistryCache,
+    embedder: Embedder,
+    redis: Redis,
+    calls: tuple[InvokeService, AuthService],
+    tracer: trace.Tracer,
+    stack: AsyncExitStack,
+) -> tuple[Router, RunService]:
+    """The router (started; stopped by ``stack``) and ``POST /run``'s service over it."""
+    router = _router(settings, registry, embedder, redis, tracer)
     await router.start()
     stack.push_async_callback(router.stop)
     context = SessionContext(
         redis, max_calls=settings.session_context_calls, ttl_s=settings.session_context_ttl_s
     )
-    run = RunService(router=router, invoke=invoke, auth=auth, context=context)
-    return GatewayRuntime(
-        settings, redis, embedder, registry.cache, registry.service, registry.sync,
-        registry.discovery, auth, executor, limiter, tasks, worker, audit, invoke, router, run,
-        callbacks, approvals,
-    )  # fmt: skip
+    invoke, auth = calls
+    return router, RunService(router=router, invoke=invoke, auth=auth, context=context)
+
+
+async def _with_mcp(
+    settings: Settings,
+    resources: ServiceResources,
+    runtime: GatewayRuntime,
+    tracer: trace.Tracer,
+    stack: AsyncExitStack,
+) -> GatewayRuntime:
+    """``runtime`` serving MCP at /mcp (gateway.mcp.server)."""
+    runtime.mcp = McpService(
+        registry=runtime.registry,
+        invoke=runtime.invoke,
+        router=runtime.router,
+        run=runtime.run,
+        sessionmaker=resources.sessionmaker,
+        security=transport_security(
+            settings.allowed_hosts, settings.mcp_allowed_hosts, settings.mcp_allowed_origins
+        ),
+        tracer=tracer,
+        json_response=settings.mcp_json_response,
+    )
+    await stack.enter_async_context(runtime.mcp.run())  # the session manager's task group
+    return runtime

@@ -53,6 +53,9 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
     registry_poll_s: float = Field(
         30.0, description="Safety net: re-check the registry revision this often (seconds)."
     )
+    registry_batch_max: int = Field(
+        1000, ge=1, description="Most manifests one `POST /tools:batch` registers (all or none)."
+    )
 
     # --- auth ----------------------------------------------------------------------------------
     registry_admin_roles: StringList = Field(
@@ -113,6 +116,33 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
     default_timeout_ms: int = Field(10000, ge=1, description="timeout_ms when a manifest has none.")
     max_response_bytes: int = Field(
         1_048_576, ge=1, description="Largest tool response accepted, in bytes."
+    )
+    max_output_bytes: int = Field(
+        100_000,
+        ge=1024,
+        description=(
+            "Output budget of a tool whose manifest sets none, as compact UTF-8 JSON: a larger "
+            "output answers a valid-JSON preview and a handle (docs/tool-outputs.md)."
+        ),
+    )
+    max_output_tokens: int = Field(
+        25_000,
+        ge=256,
+        description="The same budget in model tokens (4 bytes each); the smaller one applies.",
+    )
+    output_handle_ttl_s: int = Field(
+        86400, ge=60, description="How long the retriever keeps a full output behind its handle."
+    )
+    output_store_timeout_s: float = Field(
+        30.0, gt=0, description="How long storing one full output in the retriever may take."
+    )
+    output_store_secret: str = Field(
+        "retriever_api_key",
+        description=(
+            "Tool secret (a retriever API key with a RETRIEVER_DELEGATE_ROLES role) the gateway "
+            "stores full outputs with, for their caller. Unset: it claims the caller's identity "
+            "(accepted by a permissive retriever only)."
+        ),
     )
     tool_http_client: Literal["h11", "httpx"] = Field(
         "h11",
@@ -197,6 +227,99 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
         5000, ge=1, description="How long one delivery attempt may take."
     )
 
+    # --- serving MCP (/mcp) --------------------------------------------------------------------
+    mcp_allowed_hosts: StringList = Field(
+        default_factory=list,
+        description=(
+            "Host header values /mcp answers (DNS-rebinding protection; `host:*` allows any "
+            "port). Empty: every exact name in ALLOWED_HOSTS, on any port."
+        ),
+    )
+    mcp_allowed_origins: StringList = Field(
+        default_factory=lambda: ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"],
+        description=(
+            "Origin header values /mcp accepts from browsers (`scheme://host:*` allows any "
+            "port); requests without an Origin (non-browser clients) are not affected."
+        ),
+    )
+    mcp_resource_url: str | None = Field(
+        None,
+        description=(
+            "This gateway's public base URL as an OAuth protected resource (RFC 9728 "
+            "`resource`), e.g. https://gateway.example.com. Unset: taken from each request. "
+            "JWTs for /mcp must carry it (or JWT_AUDIENCE) as their audience."
+        ),
+    )
+    mcp_authorization_servers: StringList = Field(
+        default_factory=list,
+        description=(
+            "Issuer URLs of the OAuth 2.1 authorization servers whose tokens this gateway "
+            "accepts, published at /.well-known/oauth-protected-resource (JWT_ISSUER when empty)."
+        ),
+    )
+    mcp_json_response: bool = Field(
+        True,
+        description=(
+            "Answer /mcp requests with a JSON body rather than an SSE stream (cheaper for "
+            "clients; Reach's tools send nothing during a call). `subscriptions/listen` "
+            "always streams."
+        ),
+    )
+
+    # --- federated MCP servers -----------------------------------------------------------------
+    mcp_sync_interval_s: float = Field(
+        60.0,
+        gt=0,
+        description=(
+            "Re-list every federated MCP server's tools this often (seconds); tools the server "
+            "no longer offers are removed, changed definitions are held back."
+        ),
+    )
+    mcp_stdio_commands: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description=(
+            'The stdio MCP servers admins may register, by name (JSON): {"files": ["npx", '
+            '"-y", "@modelcontextprotocol/server-filesystem", "/srv/docs"]}. A registration '
+            "names an entry; no other command is ever started."
+        ),
+    )
+    mcp_max_tools: int = Field(
+        200, ge=1, description="Most tools one federated MCP server may list; more is refused."
+    )
+    mcp_max_schema_bytes: int = Field(
+        65536,
+        ge=256,
+        description="Largest input schema (JSON bytes) of a federated tool; larger is skipped.",
+    )
+    mcp_max_message_bytes: int = Field(
+        4_194_304,
+        ge=65536,
+        description="Largest single answer read from a federated MCP server over HTTP.",
+    )
+    mcp_sync_timeout_s: float = Field(
+        10.0, gt=0, description="How long connecting to and listing a federated server may take."
+    )
+
+    # --- OpenAPI import --------------------------------------------------------------------------
+    openapi_max_bytes: int = Field(
+        2_097_152, ge=1024, description="Largest OpenAPI document an import reads (bytes)."
+    )
+    openapi_max_depth: int = Field(
+        64, ge=8, le=200, description="Deepest nesting an imported OpenAPI document may have."
+    )
+    openapi_max_nodes: int = Field(
+        200_000,
+        ge=1000,
+        description="Most keys and values an imported document may have (YAML aliases counted "
+        "as expanded).",
+    )
+    openapi_max_operations: int = Field(
+        500, ge=1, description="Most operations an imported OpenAPI document may have."
+    )
+    openapi_fetch_timeout_s: float = Field(
+        10.0, gt=0, description="How long reading an OpenAPI document from a URL may take."
+    )
+
     # --- limits and audit ----------------------------------------------------------------------
     caller_rate_limit: str | None = Field(
         "600/minute", description="Per-caller limit across all tools, e.g. `600/minute`."
@@ -217,6 +340,9 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
         "ops_roles",
         "egress_allowlist",
         "python_tool_packages",
+        "mcp_allowed_hosts",
+        "mcp_allowed_origins",
+        "mcp_authorization_servers",
         mode="before",
     )
     @classmethod

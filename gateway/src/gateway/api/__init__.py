@@ -9,9 +9,26 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from gateway.api import approvals, audit, invoke, keys, run, tasks, tools, traces, upstreams
+from gateway.api import (
+    approvals,
+    audit,
+    history,
+    invoke,
+    keys,
+    mcp,
+    mcp_servers,
+    mcp_virtual_servers,
+    openapi,
+    run,
+    tasks,
+    tools,
+    tools_batch,
+    traces,
+    upstreams,
+)
 
 ROUTERS: tuple[APIRouter, ...] = (
+    tools_batch.router,
     tools.router,
     invoke.router,
     run.router,
@@ -21,4 +38,9 @@ ROUTERS: tuple[APIRouter, ...] = (
     audit.router,
     approvals.router,
     keys.router,
+    mcp_servers.router,
+    mcp.router,
+    mcp_virtual_servers.router,
+    openapi.router,
+    history.router,
 )

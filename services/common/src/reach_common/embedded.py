@@ -235,6 +235,19 @@ def temporary_backends() -> Iterator[tuple[str, str]]:
                 servers.stop()
 
 
+@contextlib.contextmanager
+def process_stack_env(prefix: str) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A throwaway folder (for the logs of services started as processes) and their
+    environment over :func:`temporary_backends`: ``DATABASE_URL``, ``REDIS_URL`` and
+    ``LOG_LEVEL=WARNING``. Both go when the block ends."""
+    with (
+        temporary_backends() as (database_url, redis_url),
+        tempfile.TemporaryDirectory(prefix=prefix) as folder,
+    ):
+        env = {"DATABASE_URL": database_url, "REDIS_URL": redis_url, "LOG_LEVEL": "WARNING"}
+        yield Path(folder), env
+
+
 def remove_data(data_dir: Path) -> None:
     """Delete an embedded data directory (tests use throwaway ones)."""
     shutil.rmtree(data_dir, ignore_errors=True)

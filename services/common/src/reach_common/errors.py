@@ -65,12 +65,29 @@ it lives in another module)::
     StaleRevision (Conflict)                409 stale_revision
     InvalidManifest (Unprocessable)         422 invalid_manifest    or permission_required
     ToolIdMismatch (Unprocessable)          422 tool_id_mismatch
+    VersionNotFound (NotFound)              404 version_not_found
+    BatchRefused (Unprocessable)            422 batch_refused       409 if only tool_exists
+    BatchTooLarge (Unprocessable)           422 batch_too_large
+    gateway.openapi.errors
+    InvalidOpenApi (Unprocessable)          422 invalid_openapi     names the JSON pointer
+    BaseUrlRequired (Unprocessable)         422 base_url_required
+    OpenApiTooLarge (ReachError)            413 openapi_too_large
+    OpenApiFetchFailed (ReachError)         502 openapi_fetch_failed
     gateway.executor.errors
     InvalidArguments (Unprocessable)        422 invalid_arguments
+    InvalidToolOutput (ReachError)          502 invalid_tool_output its output_schema broken
     ToolCallError (ReachError)              a base: counts_as_failure feeds the breaker
     ├── ToolFailed                          502 tool_error
     ├── ToolUnavailable                     503 tool_unavailable
     └── ToolTimeout                         504 tool_timeout
+    gateway.executor.mcp
+    ToolDefinitionChanged (Conflict)        409 tool_definition_changed  held back
+    gateway.mcp.federation.errors
+    McpServerNotFound (NotFound)            404 mcp_server_not_found
+    McpServerExists (Conflict)              409 mcp_server_exists
+    McpCommandNotAllowed (ReachError)       403 mcp_command_not_allowed
+    McpUpstreamError (ReachError)           502 mcp_upstream_error
+    NothingToAccept (Conflict)              409 nothing_to_accept
     gateway.executor.tasks
     QueueUnavailable (ServiceUnavailable)   503 queue_unavailable
     gateway.ratelimit.service
@@ -92,6 +109,9 @@ it lives in another module)::
     ApproverRoleRequired (ReachError)       403 approver_role_required
     SelfApprovalForbidden (ReachError)      403 self_approval_forbidden
     OutcomeUnknown (ReachError)             502 outcome_unknown     not run again
+    gateway.mcp.virtual.errors
+    VirtualServerNotFound (NotFound)        404 virtual_server_not_found
+    VirtualServerExists (Conflict)          409 virtual_server_exists
     gateway.routing.errors
     RouteFailed (ReachError)                a base: carries the route so far
     ├── NoMatchingTool (NotFound)           404 no_matching_tool
@@ -130,6 +150,10 @@ it lives in another module)::
     UnknownSources (NotFound)               404 source_not_found
     LLMUnavailable (BadRequest)             400 llm_unavailable
     QueryTooLong (ReachError)               413 query_too_long
+    retriever.handles.errors
+    HandleNotFound (NotFound)               404 handle_not_found    also another user's
+    HandleSearchUnsupported (Unprocessable) 422 invalid_handle_search
+    TooManyHandles (ReachError)             429 too_many_handles
     retriever.sources.errors
     SourceNotFound (NotFound)               404 source_not_found
 
