@@ -369,3 +369,25 @@ async def test_find_tools_decision_is_in_the_trace(make_gateway: GatewayFactory)
     assert route["attributes"]["route.hint"] == "find_tools"
     candidates = route["attributes"]["route.candidates"]
     assert candidates[0].startswith(payload(found)["tools"][0]["tool_id"] + ":")
+
+
+async def test_routed_run_stays_within_its_servers_tools(make_gateway: GatewayFactory) -> None:
+    async with running(make_gateway()) as app:
+        client = app.client
+        for name, ids in (("echoes", ["write_echo", "limited_echo"]), ("sums", ["add_numbers"])):
+            server = {"name": name, "routed": True, "tool_ids": ids}
+            made = await client.post("/mcp/virtual-servers", json=server, headers=ADMIN)
+            assert made.is_success, made.text
+        async with mcp_session(app, VIEWER, "/mcp/echoes") as session:
+            outside = await session.call_tool("run", {"query": "add numbers 2 and 3"})
+        async with mcp_session(app, VIEWER, "/mcp/sums") as session:
+            inside = await session.call_tool("run", {"query": "add numbers 2 and 3"})
+    # add_numbers is the obvious tool, and the caller may use it, but not on "echoes".
+    if outside.is_error:
+        assert payload(outside)["reason"] in {"no_matching_tool", "invalid_arguments"}
+        assert "add_numbers" not in json.dumps(payload(outside))
+    else:
+        assert payload(outside)["tool_id"] in {"write_echo", "limited_echo"}
+    assert not inside.is_error, payload(inside)
+    assert payload(inside)["tool_id"] == "add_numbers"
+    assert payload(inside)["output"] == {"sum": 5}

@@ -202,10 +202,6 @@ class RoutedTools:
         claimed = None
         if caller.via == "user_context":  # permissive mode: the identity the headers claimed
             claimed = RunUserContext(user_id=caller.user_id, roles=sorted(caller.roles))
-        namespaces = call.surface.namespaces
-        if len(namespaces) == 1 and not (call.surface.tags or call.surface.tool_ids):
-            claimed = claimed or RunUserContext()
-            claimed.domain = next(iter(namespaces))
         try:
             request = RunRequest(
                 session_id=arguments.get("session_id"),
@@ -214,7 +210,10 @@ class RoutedTools:
             )
         except ValidationError:
             return _invalid("run needs `query`: the request in plain words (1..4000 chars).")
-        outcome = await self._run.run(request, headers=call.headers, client_ip=call.client_ip)
+        # Routed among this surface's tools only: a curated server never reaches past itself.
+        outcome = await self._run.run(
+            request, headers=call.headers, client_ip=call.client_ip, within=self.allowed(call)
+        )
         result = call_result(outcome.status_code, outcome.body)
         if outcome.body.get("success"):
             answer = {

@@ -230,15 +230,18 @@ class Router:
         namespaces: Collection[str] | None = None,
         recent: Sequence[PastCall] = (),
         remembered: Sequence[str] = (),
+        within: frozenset[str] | None = None,
     ) -> RouteDecision:
-        """The tool for ``query`` and its arguments. Raises :class:`NoMatchingTool` or
-        :class:`RoutedArgumentsInvalid`, each with the decision so far."""
+        """The tool for ``query`` and its arguments, among the tools ``caller`` may use (in
+        ``namespaces``, and only ``within`` these ids when given: a curated surface).
+        Raises :class:`NoMatchingTool` or :class:`RoutedArgumentsInvalid`, each with the
+        decision so far."""
         # A failed route is an answer (404/422), not a crash: no traceback on the span.
         with self.tracer.start_as_current_span(
             "gateway.route", record_exception=False, set_status_on_exception=False
         ) as span:
             try:
-                decision = await self._route(query, caller, namespaces, recent, remembered)
+                decision = await self._route(query, caller, namespaces, recent, remembered, within)
             except RouteFailed as exc:
                 _describe(span, exc.decision)
                 span.set_attribute("route.failure", exc.reason)
@@ -255,9 +258,12 @@ class Router:
         namespaces: Collection[str] | None,
         recent: Sequence[PastCall],
         remembered: Sequence[str] = (),
+        within: frozenset[str] | None = None,
     ) -> RouteDecision:
         index = await self.index()
         allowed = self.visible(caller, namespaces)
+        if within is not None:
+            allowed &= within
         if not allowed:
             raise NoMatchingTool(
                 "No tool is available to this caller in the requested namespaces.",

@@ -30,8 +30,15 @@ class RunService:
         self.context = context
 
     async def run(
-        self, request: RunRequest, *, headers: Mapping[str, str], client_ip: str | None
+        self,
+        request: RunRequest,
+        *,
+        headers: Mapping[str, str],
+        client_ip: str | None,
+        within: frozenset[str] | None = None,
     ) -> InvokeOutcome:
+        """Route ``request`` and run the chosen tool; ``within``: route only among these
+        tool ids (an MCP virtual server's curated subset)."""
         started = time.perf_counter()
         user_context = request.user_context
         try:
@@ -51,6 +58,7 @@ class RunService:
                 namespaces=namespaces,
                 recent=recent,
                 remembered=request.memories,
+                within=within,
             )
         except RouteFailed as exc:
             tried = exc.decision
