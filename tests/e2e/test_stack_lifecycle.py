@@ -98,6 +98,8 @@ def test_run_ready_stop_clean_and_keep_data(tmp_path: Path) -> None:
         code = interrupt(stack)
     assert code == 0, log.read_text()[-3000:]
     assert still_alive(procs) == [], log.read_text()[-3000:]
+    # Once up, the stack says where everything is, the trace viewer included.
+    assert f"http://127.0.0.1:{ports['gateway']}/ui/traces" in log.read_text()
 
     stack = start_stack(data_dir, ports, log)
     try:

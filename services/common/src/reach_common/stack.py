@@ -191,6 +191,12 @@ class Stack:
         for child in self.children:
             table.add_row(child.name, self.url(child), self.url(child) + "/docs")
         console.print(table)
+        gateway = next((c for c in self.children if c.name == "gateway"), None)
+        if gateway is not None:
+            console.print(
+                f"Traces in a browser: {self.url(gateway)}/ui/traces · MCP: "
+                f"{self.url(gateway)}/mcp · the `reach` command: .venv/bin/reach --help"
+            )
         console.print("Press Ctrl-C to stop everything.")
 
     def watch(self) -> None:
