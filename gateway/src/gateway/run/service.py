@@ -37,8 +37,7 @@ class RunService:
         client_ip: str | None,
         within: frozenset[str] | None = None,
     ) -> InvokeOutcome:
-        """Route ``request`` and run the chosen tool; ``within``: route only among these
-        tool ids (an MCP virtual server's curated subset)."""
+        """Route ``request`` (``within``: only among these tool ids) and run the tool."""
         started = time.perf_counter()
         user_context = request.user_context
         try:
