@@ -4,6 +4,10 @@ Handlers take only these (and the request's own parameters): the runtime the
 lifespan built, the caller, the request-scoped database session, and the
 shared outbound HTTP client. Nothing here builds anything; ``gateway.runtime``
 does, once per process.
+
+Every dependency is ``async def``: FastAPI runs a plain ``def`` dependency in a worker
+thread, and that hop (a queue, a lock, a thread wake-up) cost more than the rest of
+dependency solving together on the invoke path.
 """
 
 from __future__ import annotations
@@ -28,22 +32,22 @@ __all__ = [
 ]
 
 
-def get_runtime(request: Request) -> GatewayRuntime:
+async def get_runtime(request: Request) -> GatewayRuntime:
     runtime: GatewayRuntime = request.state.runtime
     return runtime
 
 
-def get_http(request: Request) -> httpx.AsyncClient:
+async def get_http(request: Request) -> httpx.AsyncClient:
     http: httpx.AsyncClient = request.state.http
     return http
 
 
-def get_telemetry(request: Request) -> Telemetry:
+async def get_telemetry(request: Request) -> Telemetry:
     telemetry: Telemetry = request.state.telemetry
     return telemetry
 
 
-def get_client_address(request: Request) -> str | None:
+async def get_client_address(request: Request) -> str | None:
     """The client's address (taken from X-Forwarded-For only behind TRUSTED_PROXIES)."""
     return request.client.host if request.client else None
 

@@ -127,6 +127,9 @@ _PHRASES: tuple[tuple[str, Any], ...] = tuple(
         ),
     )
 )
+# Every phrase pattern in one: a text none of them matches (nearly every tool output) is
+# settled in one RE2 pass instead of one per flag, each with the wrapper's own cost.
+_ANY_PHRASE = _compile("|".join(f"(?:{pattern.pattern})" for _, pattern in _PHRASES))
 _BASE64_RUN = _compile(r"[A-Za-z0-9+/]{64,}={0,2}|[A-Za-z0-9_-]{64,}={0,2}")
 
 _ZERO_WIDTH_ALWAYS = frozenset("\u200b\u2060\u180e")
@@ -141,6 +144,8 @@ _INVISIBLE = {
 
 def _hidden_unicode(text: str) -> set[str]:
     flags: set[str] = set()
+    if not text or max(text) < "\u180e":  # no character the loop below looks at
+        return flags
     previous_joiner = False
     for index, char in enumerate(text):
         code = ord(char)
@@ -164,6 +169,8 @@ def _hidden_unicode(text: str) -> set[str]:
 
 def _phrases(text: str) -> set[str]:
     normal = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).lower()
+    if not _ANY_PHRASE.search(normal):
+        return set()
     return {flag for flag, pattern in _PHRASES if pattern.search(normal)}
 
 

@@ -111,7 +111,7 @@ def context_from_headers(headers: Mapping[str, str]) -> UserContext | None:
         raise ReachError("X-User-Id or X-User-Roles is invalid.", reason="invalid_request") from exc
 
 
-def get_authenticator(request: Request) -> Authenticator:
+async def get_authenticator(request: Request) -> Authenticator:
     authenticator: Authenticator = request.state.authenticator
     return authenticator
 
