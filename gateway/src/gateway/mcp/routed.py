@@ -26,10 +26,8 @@ from gateway.executor.errors import InvalidArguments
 from gateway.mcp.convert import call_result, text_result
 from gateway.mcp.surface import McpCall
 from gateway.registry.cache import RegistryCache
-from gateway.routing.cache import abstract
 from gateway.routing.index import Candidate
 from gateway.routing.service import Router
-from gateway.routing.text import instruction
 from gateway.run.schemas import RunRequest, RunUserContext
 from gateway.run.service import RunService
 from reach_common.errors import error_body
@@ -176,11 +174,7 @@ class RoutedTools:
         }
 
     async def _rank(self, task: str, allowed: frozenset[str], k: int) -> list[Candidate]:
-        index = await self._router.index()
-        text = instruction(task)
-        shape = abstract(text)
-        vectors = self._router.embedder.embed([text, shape])
-        candidates = index.search(text, vectors[0], allowed=allowed, k=k, shape_vector=vectors[1])
+        candidates = await self._router.rank(task, allowed, k)
         # A candidate with no evidence at all (every score zero) has not scored.
         return [c for c in candidates if c.score > 0 or c.confidence > 0 or c.lexical > 0]
 

@@ -323,6 +323,14 @@ class Router:
             found = self._scopes[key] = (scope_of(index.revision, allowed), examples)
         return found
 
+    async def rank(self, query: str, allowed: frozenset[str], k: int) -> list[Candidate]:
+        """The coarse stage alone (no cache, no fine choice): the top ``k`` of ``allowed``
+        for ``query``, with the same text handling and vectors as :meth:`route`."""
+        index = await self.index()
+        text = instruction(query)
+        vector, shape_vector = self._embed(text)
+        return index.search(text, vector, allowed=allowed, k=k, shape_vector=shape_vector)
+
     def _embed(self, query: str, needs_shape: bool = True) -> tuple[Vector, Vector | None]:
         """The query's vector (for the coarse stage) and its shape's (values abstracted:
         for the tools' examples and the semantic route cache), embedded in one batch.
