@@ -72,27 +72,10 @@ def definition_hash(manifest: dict[str, Any]) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-async def record(
-    session: AsyncSession,
-    *,
-    tool_id: str,
-    version: int,
-    revision: int,
-    action: str,
-    manifest: dict[str, Any] | None,
-    source: str,
-    actor: str | None = None,
-    flags: Sequence[str] = (),
-    restored_from: int | None = None,
-) -> None:
-    """Add one history row; the caller's transaction commits it with the change."""
-    session.add(
-        entry(
-            tool_id=tool_id, version=version, revision=revision, action=action,
-            manifest=manifest, source=source, actor=actor, flags=flags,
-            restored_from=restored_from,
-        )
-    )  # fmt: skip
+async def record(session: AsyncSession, row: ToolHistory) -> None:
+    """Add one history row (from :func:`entry`); the caller's transaction commits it with
+    the change."""
+    session.add(row)
     await session.flush()
 
 

@@ -131,8 +131,10 @@ class RegistryService:
             revision = await repository.bump_revision(session)
             await repository.add_tool(session, _row(spec, manifest, embedding, revision, 1, "api"))
             await history.record(
-                session, tool_id=spec.tool_id, version=1, revision=revision, action="registered",
-                manifest=manifest, source="api", actor=actor, flags=flags,
+                session, history.entry(
+                    tool_id=spec.tool_id, version=1, revision=revision, action="registered",
+                    manifest=manifest, source="api", actor=actor, flags=flags,
+                )
             )  # fmt: skip
         await self._changed(revision, "tool_registered", [spec.tool_id])
         return Change(spec.tool_id, 1, revision, flags)
@@ -208,9 +210,11 @@ class RegistryService:
             row.source, row.source_path = "api", None
             version = row.version
             await history.record(
-                session, tool_id=tool_id, version=version, revision=revision, action=action,
-                manifest=manifest, source="api", actor=actor, flags=flags,
-                restored_from=restored_from,
+                session, history.entry(
+                    tool_id=tool_id, version=version, revision=revision, action=action,
+                    manifest=manifest, source="api", actor=actor, flags=flags,
+                    restored_from=restored_from,
+                )
             )  # fmt: skip
         await self._changed(revision, f"tool_{action}", [tool_id])
         return Change(tool_id, version, revision, flags)
@@ -229,8 +233,10 @@ class RegistryService:
             await repository.delete_tool(session, tool_id)
             revision = await repository.bump_revision(session)
             await history.record(
-                session, tool_id=tool_id, version=version, revision=revision, action="deleted",
-                manifest=None, source=source, actor=actor,
+                session, history.entry(
+                    tool_id=tool_id, version=version, revision=revision, action="deleted",
+                    manifest=None, source=source, actor=actor,
+                )
             )  # fmt: skip
         await self._changed(revision, "tool_deleted", deleted=[tool_id])
         return Change(tool_id, version, revision)
@@ -261,8 +267,10 @@ class RegistryService:
                 _apply(row, spec, manifest, embedding, revision)
                 row.source_path = source_path
             await history.record(
-                session, tool_id=spec.tool_id, version=row.version, revision=revision,
-                action=f"file_{outcome}", manifest=manifest, source="file", flags=_flags(spec),
+                session, history.entry(
+                    tool_id=spec.tool_id, version=row.version, revision=revision,
+                    action=f"file_{outcome}", manifest=manifest, source="file", flags=_flags(spec),
+                )
             )  # fmt: skip
         await self._changed(revision, f"tool_{outcome}_from_file", [spec.tool_id])
         return outcome
@@ -322,8 +330,10 @@ class RegistryService:
             revision = await repository.bump_revision(session)
             for row in doomed:
                 await history.record(
-                    session, tool_id=row.tool_id, version=row.version, revision=revision,
-                    action="file_removed", manifest=None, source="file",
+                    session, history.entry(
+                        tool_id=row.tool_id, version=row.version, revision=revision,
+                        action="file_removed", manifest=None, source="file",
+                    )
                 )  # fmt: skip
         for row in doomed:
             log.info("tool_removed_with_file", tool_id=row.tool_id, path=row.source_path)
