@@ -183,14 +183,21 @@ class FederationService:
     async def list_servers(self) -> McpServerList:
         async with self._sessionmaker() as db:
             rows = await repository.all_servers(db)
-        return McpServerList(servers=[await self.read(row.server_id) for row in rows])
+            return McpServerList(servers=[await self._view(db, row) for row in rows])
 
     async def read(self, server_id: str, report: SyncReport | None = None) -> McpServerRead:
         async with self._sessionmaker() as db:
             row = await repository.get_server(db, server_id)
             if row is None:
                 raise McpServerNotFound(server_id)
-            tools = await repository.server_tools(db, server_id)
+            return await self._view(db, row, report)
+
+    @staticmethod
+    async def _view(
+        db: AsyncSession, row: McpServer, report: SyncReport | None = None
+    ) -> McpServerRead:
+        """``row`` with its tools as the API shows it (one query for the tools)."""
+        tools = await repository.server_tools(db, row.server_id)
         return McpServerRead(
             server_id=row.server_id,
             namespace=row.namespace,
