@@ -1,21 +1,27 @@
 """Retriever benchmark on a BEIR folder: quality, ingest speed, query latency, and scale.
 
     make bench-retriever DATASET=path/to/scifact
-    python scripts/bench_retriever.py path/to/scifact [--scale 10] [--split test]
+    python scripts/bench_retriever.py path/to/scifact [--scale-chunks 500000] [--keep DIR]
 
-A throwaway PostgreSQL is started in a temporary folder (or, with
-DATABASE_URL, a throwaway database is created on that server) and migrated.
-The corpus (``# title`` + abstract per document) goes through the service's own
-bulk ingest; then every query of the qrels split is searched in each mode
-through the service's search code, with the service's default settings.
+A throwaway PostgreSQL is started in a temporary folder (or, with DATABASE_URL,
+throwaway databases are created on that server) and migrated. The corpus
+(``# title`` + abstract per document) goes through the service's own bulk
+ingest; then every query of the qrels split is searched in each mode through
+the service's search code, with the service's settings (``BM25_TERM_POSTINGS=0``
+in the environment times the exhaustive BM25 leg, for comparison).
 
 Quality is per document: a document ranks where its best chunk ranks.
 Latency is one search call: query embedding, rewriting, both branches, fusion
 and the read of the hits, one query at a time.
 
-The scaling run adds perturbed copies of the stored chunks (words dropped and
-swapped, Gaussian noise on the embedding) through the storage layer until the
-corpus is ``--scale`` times its size, and times the same queries again.
+The scaling run copies that database and adds perturbed copies of its chunks
+in SQL (one word in ten dropped, then analysed and indexed for BM25 as ingest
+does; Gaussian noise on the embedding, renormalised) until it holds
+``--scale-chunks`` chunks, rebuilds the indexes, times the same queries, and
+prints the plans (EXPLAIN ANALYZE, BUFFERS) of both legs of a hybrid search.
+Building 500,000 chunks takes about ten minutes on two cores; with ``--keep``
+the embedded server's data stays in that folder and later runs reuse both
+databases (and resume an interrupted ingest).
 """
 
 from __future__ import annotations
@@ -24,23 +30,22 @@ import asyncio
 import json
 import math
 import os
-import random
+import re
 import statistics
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import numpy as np
 import psycopg
 import typer
 from sqlalchemy import text
 from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from reach_common import migrate
 from reach_common.db import create_engine, create_sessionmaker, libpq_url
@@ -49,10 +54,12 @@ from reach_common.embeddings import Embedder
 from retriever.app import build_ingestor, configure_connections
 from retriever.ingest.bulk import ingest_many
 from retriever.ingest.service import Document
+from retriever.search import repository
+from retriever.search.repository import Bm25Query
 from retriever.search.service import Searcher, SearchQuery
 from retriever.settings import Settings
-from retriever.storage import repository
-from retriever.storage.repository import NewChunk
+from retriever.storage.models import TEXT_SEARCH_CONFIG
+from retriever.storage.repository import TERM_HASH_SEED
 
 RANK_DEPTH = 100  # documents ranked per query (Recall@100)
 CHUNK_DEPTH = 200  # chunks fetched to fill that many documents
@@ -88,18 +95,18 @@ def load_dataset(folder: Path, split: str) -> Dataset:
 
 
 @contextmanager
-def throwaway_database() -> Iterator[str]:
-    """A fresh database: on DATABASE_URL's server if set, else an embedded server."""
+def database_server(keep: Path | None) -> Iterator[str]:
+    """A server URL: DATABASE_URL if set, else an embedded server (in ``keep``, kept)."""
     url = os.environ.get("DATABASE_URL")
     if url:
-        name = f"bench_retriever_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(libpq_url(url), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+        yield url
+        return
+    if keep is not None:
+        server = EmbeddedPostgres(keep / "postgres").start()
         try:
-            yield make_url(url).set(database=name).render_as_string(hide_password=False)
+            yield server.url
         finally:
-            with psycopg.connect(libpq_url(url), autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            server.stop()
         return
     with tempfile.TemporaryDirectory(prefix="bench-retriever-") as folder:
         server = EmbeddedPostgres(Path(folder) / "postgres").start()
@@ -107,6 +114,26 @@ def throwaway_database() -> Iterator[str]:
             yield server.url
         finally:
             server.stop()
+
+
+def database_url(server_url: str, name: str) -> str:
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+def create_database(server_url: str, name: str, template: str | None = None) -> bool:
+    """Create ``name`` (a copy of ``template`` if given); False if it already exists."""
+    with psycopg.connect(libpq_url(server_url), autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            return False
+        copy = f' TEMPLATE "{template}"' if template else ""
+        conn.execute(f'CREATE DATABASE "{name}"{copy}')
+    return True
+
+
+def drop_databases(server_url: str, names: list[str]) -> None:
+    with psycopg.connect(libpq_url(server_url), autocommit=True) as conn:
+        for name in names:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def ndcg_at(ranked: list[str], relevant: dict[str, int], k: int) -> float:
@@ -174,80 +201,155 @@ async def run_queries(
     )
 
 
-def perturb(text_: str, rng: random.Random) -> str:
-    words = [w for w in text_.split() if rng.random() > 0.1]
-    for _ in range(len(words) // 20):
-        i, j = rng.randrange(len(words)), rng.randrange(len(words))
-        words[i], words[j] = words[j], words[i]
-    return " ".join(words) or text_
+# Words dropped at random (one in ten), as a SQL expression over ``x``.
+_DROP_WORDS = (
+    "coalesce(nullif(array_to_string(ARRAY(SELECT w FROM regexp_split_to_table({x}, '\\s+')"
+    " AS w WHERE random() > 0.1), ' '), ''), {x})"
+)
+# One perturbed copy of every original chunk, analysed as repository.insert_chunks does.
+_COPY_CHUNKS = f"""
+INSERT INTO retriever.chunk (source_id, ordinal, heading, text, token_count, term_count,
+  term_hashes, term_frequencies, embedding)
+SELECT n.id, c.ordinal, p.heading, p.body, c.token_count, a.length, a.hashes, a.frequencies,
+  l2_normalize(ARRAY(SELECT x + random_normal(0, 0.02)
+                     FROM unnest(c.embedding::real[]) AS x)::vector)
+FROM retriever.chunk AS c
+JOIN retriever.source AS s ON s.id = c.source_id
+JOIN retriever.source AS n ON n.name = 'copy' || %(copy)s || '/' || s.name
+CROSS JOIN LATERAL (SELECT {_DROP_WORDS.format(x="c.heading")} AS heading,
+                           {_DROP_WORDS.format(x="c.text")} AS body) AS p
+CROSS JOIN LATERAL (
+  SELECT coalesce(array_agg(hashtextextended(t.lexeme, {TERM_HASH_SEED}) ORDER BY t.lexeme),
+           '{{}}') AS hashes,
+         coalesce(array_agg(cardinality(t.positions)::smallint ORDER BY t.lexeme), '{{}}')
+           AS frequencies,
+         coalesce(sum(cardinality(t.positions)), 0)::int AS length
+  FROM unnest(to_tsvector('{TEXT_SEARCH_CONFIG}', CASE WHEN p.heading = '' THEN p.body
+       ELSE p.heading || E'\\n\\n' || p.body END)) AS t) AS a
+WHERE c.id <= %(last_chunk)s
+"""  # noqa: S608 - constants only, values bound
+_FINISH_INDEX = (
+    "INSERT INTO retriever.posting (term_hash, chunk_id, term_frequency, chunk_length)"
+    " SELECT p.term_hash, c.id, p.frequency, least(c.term_count, 32767)"
+    " FROM retriever.chunk AS c,"
+    "  unnest(c.term_hashes, c.term_frequencies) AS p(term_hash, frequency)"
+    " WHERE c.id > %(last_chunk)s",
+    "INSERT INTO retriever.term (term_hash, lexeme, chunk_frequency)"
+    " SELECT term_hash, '', count(*) FROM retriever.posting WHERE chunk_id > %(last_chunk)s"
+    " GROUP BY term_hash ON CONFLICT (term_hash) DO UPDATE"
+    " SET chunk_frequency = retriever.term.chunk_frequency + excluded.chunk_frequency",
+    "UPDATE retriever.corpus_stats SET chunk_count = (SELECT count(*) FROM retriever.chunk),"
+    " total_terms = (SELECT sum(term_count) FROM retriever.chunk)",
+)
+COMPLETE = "bench_retriever: complete"
+VECTOR_LITERAL = re.compile(r"'\[[^]]*\]'::vector")
 
 
-async def grow_corpus(
-    sessionmaker: async_sessionmaker[AsyncSession], copies: int, seed: int = 7
-) -> int:
-    """Write ``copies`` perturbed copies of every stored chunk through the storage layer."""
-    rng = random.Random(seed)  # noqa: S311 - reproducible perturbation, not security
-    noise = np.random.default_rng(seed)
-    async with sessionmaker() as session:
-        rows = (
-            await session.execute(
-                text(
-                    "SELECT s.name, c.ordinal, c.heading, c.text, c.token_count, c.embedding"
-                    " FROM retriever.chunk AS c JOIN retriever.source AS s ON s.id = c.source_id"
-                    " ORDER BY c.id"
-                )
-            )
-        ).all()
-    by_source: dict[str, list[tuple[int, str, str, int, np.ndarray]]] = {}
-    for name, ordinal, heading, body, tokens, embedding in rows:
-        by_source.setdefault(name, []).append(
-            (ordinal, heading, body, tokens, embedding.to_numpy())
+def one(conn: psycopg.Connection[Any], sql: str) -> tuple[Any, ...]:
+    row = conn.execute(sql).fetchone()
+    assert row is not None
+    return tuple(row)
+
+
+def grow_corpus(url: str, target_chunks: int, seed: float = 0.7) -> int:
+    """Add perturbed copies of every chunk, in SQL, until there are ``target_chunks``.
+
+    Each copy drops one word in ten (BM25 sees a different bag of words, analysed
+    and indexed as ingest does) and adds Gaussian noise to the embedding. The
+    indexes of ``chunk``'s embedding and of ``posting`` are dropped for the load
+    and built again after it, as a bulk load should.
+    """
+    with psycopg.connect(libpq_url(url), autocommit=True) as conn:
+        conn.execute("SET maintenance_work_mem = '2GB'; SET max_parallel_maintenance_workers = 1")
+        conn.execute("SELECT setseed(%s)", (seed,))
+        last_source, last_chunk, base = one(
+            conn,
+            "SELECT (SELECT max(id) FROM retriever.source), max(id), count(*) FROM retriever.chunk",
         )
-    written = 0
-    names = list(by_source)
-    for copy in range(1, copies + 1):
-        for start in range(0, len(names), 200):
-            batch = names[start : start + 200]
-            async with sessionmaker() as session, session.begin():
-                ids = await repository.upsert_sources(
-                    session,
-                    [
-                        {
-                            "name": f"copy{copy}/{name}",
-                            "content_hash": uuid.uuid4().hex,
-                            "metadata": "{}",
-                            "chunk_count": len(by_source[name]),
-                            "token_count": sum(c[3] for c in by_source[name]),
-                        }
-                        for name in batch
-                    ],
+        indexes = conn.execute(
+            "SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid),"
+            "  c.conname, pg_get_constraintdef(c.oid)"
+            " FROM pg_index AS i LEFT JOIN pg_constraint AS c ON c.conindid = i.indexrelid"
+            " WHERE i.indrelid = 'retriever.posting'::regclass"
+            "  OR i.indexrelid = 'retriever.ix_chunk_embedding_hnsw'::regclass"
+        ).fetchall()
+        for name, _, constraint, _ in indexes:
+            if constraint:
+                conn.execute(f"ALTER TABLE retriever.posting DROP CONSTRAINT {constraint}")
+            else:
+                conn.execute(f"DROP INDEX {name}")
+        copies = max(0, math.ceil(target_chunks / base) - 1)
+        for copy in range(1, copies + 1):
+            with conn.transaction():
+                conn.execute(
+                    "INSERT INTO retriever.source (name, content_hash, chunk_count, token_count)"
+                    " SELECT 'copy' || %(copy)s || '/' || name, md5(random()::text),"
+                    "  chunk_count, token_count FROM retriever.source WHERE id <= %(last)s",
+                    {"copy": copy, "last": last_source},
                 )
-                chunks = []
-                for name in batch:
-                    for ordinal, heading, body, tokens, embedding in by_source[name]:
-                        moved = embedding + noise.normal(0, 0.02, embedding.shape)
-                        chunks.append(
-                            NewChunk(
-                                ids[f"copy{copy}/{name}"],
-                                ordinal,
-                                perturb(heading, rng) if heading else "",
-                                perturb(body, rng),
-                                tokens,
-                                (moved / np.linalg.norm(moved)).astype(np.float32),
-                            )
-                        )
-                delta = await repository.insert_chunks(session, chunks)
-                await repository.apply_delta(session, delta, ingested=True)
-                written += len(chunks)
-    return written
+                conn.execute(_COPY_CHUNKS, {"copy": copy, "last_chunk": last_chunk})
+        for statement in _FINISH_INDEX:
+            conn.execute(statement, {"last_chunk": last_chunk})
+        for _, definition, constraint, constraint_definition in indexes:
+            if constraint:
+                conn.execute(
+                    f"ALTER TABLE retriever.posting ADD CONSTRAINT {constraint}"
+                    f" {constraint_definition}"
+                )
+            else:
+                conn.execute(definition)
+        return int(base) * int(copies)
 
 
-async def vacuum(database_url: str) -> None:
-    def run() -> None:
-        with psycopg.connect(libpq_url(database_url), autocommit=True) as conn:
-            conn.execute("VACUUM ANALYZE retriever.chunk, retriever.posting, retriever.term")
+def vacuum(url: str) -> None:
+    with psycopg.connect(libpq_url(url), autocommit=True) as conn:
+        conn.execute("VACUUM ANALYZE retriever.chunk, retriever.posting, retriever.term")
 
-    await asyncio.to_thread(run)
+
+def chunk_count(url: str) -> int:
+    with psycopg.connect(libpq_url(url), autocommit=True) as conn:
+        (count,) = one(conn, "SELECT coalesce(max(chunk_count), 0) FROM retriever.corpus_stats")
+        return int(count)
+
+
+def mark_complete(server_url: str, name: str) -> None:
+    with psycopg.connect(libpq_url(server_url), autocommit=True) as conn:
+        conn.execute(f"COMMENT ON DATABASE \"{name}\" IS '{COMPLETE}'")
+
+
+def is_complete(server_url: str, name: str) -> bool:
+    with psycopg.connect(libpq_url(server_url), autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s",
+            (name,),
+        ).fetchone()
+    return row is not None and row[0] == COMPLETE
+
+
+async def explain(searcher: Searcher, query: str) -> str:
+    """EXPLAIN (ANALYZE, BUFFERS) of the BM25 and the vector statement of a hybrid search."""
+    settings = searcher.settings
+    embedded = searcher.embedder.embed([query])[0]
+    vector = (embedded / np.linalg.norm(embedded)).astype(np.float32)
+    statements = {
+        "BM25": repository.bm25_statement(
+            Bm25Query(((query, 1.0),)),
+            limit=settings.hybrid_bm25_candidates,
+            k1=settings.bm25_k1,
+            b=settings.bm25_b,
+            term_postings=settings.bm25_term_postings or None,
+        ),
+        "vector": repository.vector_statement(vector, limit=settings.hybrid_vector_candidates),
+    }
+    out = []
+    async with searcher.engine.connect() as conn:
+        for label, (sql, params) in statements.items():
+            await conn.execute(text(sql), params)  # warm, as the timed runs are
+            rows = await conn.execute(text("EXPLAIN (ANALYZE, BUFFERS) " + sql), params)
+            out.append(f"-- {label} leg: {query!r}")
+            out.extend(VECTOR_LITERAL.sub("'[...]'::vector", row[0]) for row in rows)
+        await conn.rollback()
+    return "\n".join(out)
 
 
 def table(runs: list[ModeRun], *, quality: bool) -> str:
@@ -265,9 +367,7 @@ def table(runs: list[ModeRun], *, quality: bool) -> str:
     return "\n".join(lines)
 
 
-async def bench(dataset_dir: Path, split: str, scale: int, expansion: bool) -> None:
-    dataset = load_dataset(dataset_dir, split)
-    settings = Settings(llm_provider="offline", log_level="WARNING")
+def describe(dataset: Dataset, dataset_dir: Path, split: str, settings: Settings) -> None:
     print(
         f"dataset {dataset_dir.name}: {len(dataset.documents)} documents, "
         f"{len(dataset.queries)} {split} queries"
@@ -276,51 +376,114 @@ async def bench(dataset_dir: Path, split: str, scale: int, expansion: bool) -> N
         f"settings: chunk_tokens={settings.chunk_tokens} overlap={settings.chunk_overlap_tokens} "
         f"bm25 k1={settings.bm25_k1} b={settings.bm25_b} rrf_k={settings.rrf_k} "
         f"candidates bm25={settings.hybrid_bm25_candidates} "
-        f"vector={settings.hybrid_vector_candidates} ef_search={settings.hnsw_ef_search}"
+        f"vector={settings.hybrid_vector_candidates} ef_search={settings.hnsw_ef_search} "
+        f"bm25_term_postings={settings.bm25_term_postings}"
     )
-    with throwaway_database() as database_url:
-        await asyncio.to_thread(migrate.upgrade, database_url)
-        engine = create_engine(database_url, pool_size=4)
-        configure_connections(engine, settings)
-        sessionmaker = create_sessionmaker(engine)
-        # As the CLI does: single-threaded onnxruntime runs, one per core.
+
+
+@asynccontextmanager
+async def searcher_for(url: str, settings: Settings, embedder: Embedder) -> AsyncIterator[Searcher]:
+    engine = create_engine(url, pool_size=4)
+    configure_connections(engine, settings)
+    try:
+        yield Searcher(settings, embedder, None, engine)
+    finally:
+        await engine.dispose()
+
+
+async def ingest(url: str, settings: Settings, dataset: Dataset) -> None:
+    """The corpus through the service's own bulk ingest (single-threaded runs, as the CLI)."""
+    engine = create_engine(url, pool_size=4)
+    configure_connections(engine, settings)
+    try:
         ingestor = build_ingestor(settings, Embedder(threads=1))
-        embedder = Embedder(threads=settings.embedder_threads)  # queries: as the service does
+        started, chunks = time.perf_counter(), 0
+        async for outcome in ingest_many(ingestor, create_sessionmaker(engine), dataset.documents):
+            chunks += outcome.chunks
+        elapsed = time.perf_counter() - started
+        print(
+            f"ingest: {len(dataset.documents)} documents, {chunks} chunks in {elapsed:.1f} s"
+            f" = {len(dataset.documents) / elapsed:.1f} documents/s"
+        )
+    finally:
+        await engine.dispose()
+    await asyncio.to_thread(vacuum, url)
+
+
+async def scale_up(server: str, base: str, target: int) -> str:
+    """The database with ``target`` chunks: a copy of ``base`` grown in SQL (or kept)."""
+    name = f"{base}_{target}"
+    url = database_url(server, name)
+    if not await asyncio.to_thread(is_complete, server, name):
+        await asyncio.to_thread(drop_databases, server, [name])
+    if not await asyncio.to_thread(create_database, server, name, base):
+        await asyncio.to_thread(migrate.upgrade, url)
+        print(
+            f"scaling: reusing database {name} ({await asyncio.to_thread(chunk_count, url)} chunks)"
+        )
+        return url
+    started = time.perf_counter()
+    added = await asyncio.to_thread(grow_corpus, url, target)
+    await asyncio.to_thread(vacuum, url)
+    total = await asyncio.to_thread(chunk_count, url)
+    await asyncio.to_thread(mark_complete, server, name)
+    print(
+        f"scaling: +{added} perturbed chunks, in SQL, indexes rebuilt, in "
+        f"{time.perf_counter() - started:.0f} s -> {total} chunks"
+    )
+    return url
+
+
+async def bench(
+    dataset_dir: Path, split: str, scale_chunks: int, expansion: bool, keep: Path | None
+) -> None:
+    dataset = load_dataset(dataset_dir, split)
+    settings = Settings(llm_provider="offline", log_level="WARNING")
+    describe(dataset, dataset_dir, split, settings)
+    embedder = Embedder(threads=settings.embedder_threads)  # queries: as the service does
+    base = "bench_retriever" if keep else f"bench_retriever_{uuid.uuid4().hex[:8]}"
+    with database_server(keep) as server:
+        created: list[str] = []
         try:
-            started = time.perf_counter()
-            chunks = 0
-            async for outcome in ingest_many(ingestor, sessionmaker, dataset.documents):
-                chunks += outcome.chunks
-            elapsed = time.perf_counter() - started
-            print(
-                f"ingest: {len(dataset.documents)} documents, {chunks} chunks in {elapsed:.1f} s"
-                f" = {len(dataset.documents) / elapsed:.1f} documents/s"
-            )
-            await vacuum(database_url)
-            searcher = Searcher(settings, embedder, None, engine)
+            url = database_url(server, base)
+            fresh = await asyncio.to_thread(create_database, server, base)
+            created += [base] if fresh and not keep else []
+            await asyncio.to_thread(migrate.upgrade, url)
+            if not await asyncio.to_thread(is_complete, server, base):
+                await ingest(url, settings, dataset)  # idempotent: a kept partial one resumes
+                await asyncio.to_thread(mark_complete, server, base)
+            else:
+                print(
+                    f"reusing database {base} ({await asyncio.to_thread(chunk_count, url)} chunks)"
+                )
             variants = [(mode, "none", mode) for mode in ("bm25", "vector", "hybrid")]
             if expansion:
                 variants += [
                     (m, "expansion", f"{m}+expansion") for m in ("bm25", "vector", "hybrid")
                 ]
-            runs = [await run_queries(searcher, dataset, *v) for v in variants]
+            async with searcher_for(url, settings, embedder) as searcher:
+                runs = [await run_queries(searcher, dataset, *v) for v in variants]
             print(table(runs, quality=True))
-
-            if scale > 1:
-                started = time.perf_counter()
-                added = await grow_corpus(sessionmaker, scale - 1)
-                await vacuum(database_url)
-                print(
-                    f"scaling: +{added} perturbed chunks in {time.perf_counter() - started:.0f} s"
-                    f" -> {chunks + added} chunks ({scale}x)"
-                )
+            if scale_chunks <= 0:
+                return
+            scaled_url = await scale_up(server, base, scale_chunks)
+            created += [] if keep else [f"{base}_{scale_chunks}"]
+            async with searcher_for(scaled_url, settings, embedder) as searcher:
                 scaled = [
-                    await run_queries(searcher, dataset, m, "none", f"{m} @{scale}x", quality=False)
+                    await run_queries(searcher, dataset, m, "none", f"{m} @scaled", quality=False)
                     for m in ("bm25", "vector", "hybrid")
                 ]
                 print(table(scaled, quality=False))
+                small = next(r for r in runs if r.label == "hybrid")
+                large = next(r for r in scaled if r.label.startswith("hybrid"))
+                print(
+                    f"hybrid p50: {small.p50_ms:.1f} ms at {len(dataset.documents)} documents,"
+                    f" {large.p50_ms:.1f} ms scaled: {large.p50_ms / small.p50_ms:.2f}x"
+                )
+                print(await explain(searcher, next(iter(dataset.queries.values()))))
         finally:
-            await engine.dispose()
+            if created:
+                await asyncio.to_thread(drop_databases, server, created)
 
 
 def main(
@@ -328,10 +491,16 @@ def main(
         Path, typer.Argument(help="A BEIR folder (corpus.jsonl, queries.jsonl, qrels/).")
     ],
     split: Annotated[str, typer.Option(help="qrels file to evaluate.")] = "test",
-    scale: Annotated[int, typer.Option(help="Grow the corpus this many times for latency.")] = 10,
+    scale_chunks: Annotated[
+        int, typer.Option(help="Chunks in the scaling run's corpus (0: no scaling run).")
+    ] = 500_000,
     expansion: Annotated[bool, typer.Option(help="Also run the offline expansion rewrite.")] = True,
+    keep: Annotated[
+        Path | None,
+        typer.Option(help="Keep the embedded server's data here and reuse its databases."),
+    ] = None,
 ) -> None:
-    asyncio.run(bench(dataset, split, scale, expansion))
+    asyncio.run(bench(dataset, split, scale_chunks, expansion, keep))
 
 
 if __name__ == "__main__":

@@ -96,6 +96,14 @@ class Settings(CommonSettings, LLMSettings):
     # --- search --------------------------------------------------------------------------------
     bm25_k1: float = Field(0.9, ge=0, description="BM25 term-frequency saturation.")
     bm25_b: float = Field(0.4, ge=0, le=1, description="BM25 length normalisation (0: none).")
+    bm25_term_postings: int = Field(
+        2000,
+        ge=0,
+        description=(
+            "Most postings one query term adds to the BM25 candidates (highest term"
+            " frequency first); the best candidates are then scored exactly. 0: every posting."
+        ),
+    )
     rrf_k: float = Field(
         20,
         gt=0,

@@ -30,6 +30,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from retriever.storage.models import TEXT_SEARCH_CONFIG
 from retriever.storage.repository import TERM_HASH_SEED
 
+# Bounded BM25 scores this many times ``limit`` candidates exactly: at 500k chunks
+# (SciFact and 50 perturbed copies), 2x kept 82 % of the exhaustive top 10, 5x 88 %,
+# for about 3 ms more.
+POOL_FACTOR = 5
+
 
 @dataclass(frozen=True)
 class Bm25Query:
@@ -103,6 +108,62 @@ def _query_params(query: Bm25Query, k1: float = 0.0, b: float = 0.0) -> dict[str
     }
 
 
+def bm25_statement(
+    query: Bm25Query,
+    *,
+    limit: int,
+    k1: float,
+    b: float,
+    source_ids: Sequence[int] | None = None,
+    term_postings: int | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """The BM25 statement and its parameters (also what the benchmark explains).
+
+    With ``term_postings`` (and no source filter) the candidates are bounded:
+    each query term contributes at most its ``term_postings`` best postings
+    (highest term frequency first, then shortest chunk, read in that order from
+    ``ix_posting_impact``), the candidates' partial scores pick a pool of
+    ``POOL_FACTOR · limit``, and the pool is scored exactly, over every query term, from
+    the posting keys. A term held by no more chunks than that is read whole, so
+    when every query term is, the result equals the exhaustive one. Without it
+    every matching posting is read and scored.
+    """
+    params = {**_query_params(query, k1, b), "limit": limit}
+    if term_postings is not None and source_ids is None:
+        params |= {"term_postings": term_postings, "pool": POOL_FACTOR * limit}
+        sql = (
+            _QUERY_TERMS + ", pool AS MATERIALIZED ("  # noqa: S608 - constant SQL, values bound
+            "  SELECT p.chunk_id FROM weighted AS w CROSS JOIN params AS k"
+            "  CROSS JOIN LATERAL (SELECT chunk_id, term_frequency, chunk_length"
+            "   FROM retriever.posting WHERE term_hash = w.term_hash"
+            "   ORDER BY term_frequency DESC, chunk_length LIMIT :term_postings) AS p"
+            f"  GROUP BY p.chunk_id ORDER BY {_BM25_SCORE} DESC, p.chunk_id LIMIT :pool)"
+            # One primary-key probe per (candidate, term); LIMIT 1 (the key is unique)
+            # keeps the planner from turning them into a scan of whole posting lists.
+            f" SELECT pool.chunk_id, {_BM25_SCORE} AS score"
+            " FROM pool CROSS JOIN weighted AS w CROSS JOIN params AS k"
+            " CROSS JOIN LATERAL (SELECT term_frequency, chunk_length FROM retriever.posting"
+            "  WHERE term_hash = w.term_hash AND chunk_id = pool.chunk_id LIMIT 1) AS p"
+            " GROUP BY pool.chunk_id ORDER BY score DESC, pool.chunk_id LIMIT :limit"
+        )
+        return sql, params
+    source_filter = ""
+    if source_ids is not None:
+        source_filter = (
+            " WHERE p.chunk_id IN (SELECT id FROM retriever.chunk"
+            " WHERE source_id = ANY(CAST(:source_ids AS bigint[])))"
+        )
+        params["source_ids"] = list(source_ids)
+    sql = (
+        _QUERY_TERMS + f" SELECT p.chunk_id, {_BM25_SCORE} AS score"  # noqa: S608 - constant SQL, values bound
+        " FROM weighted AS w CROSS JOIN params AS k"
+        " JOIN retriever.posting AS p ON p.term_hash = w.term_hash"
+        + source_filter
+        + " GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT :limit"
+    )
+    return sql, params
+
+
 async def bm25_search(
     conn: AsyncConnection,
     query: Bm25Query,
@@ -111,27 +172,34 @@ async def bm25_search(
     k1: float,
     b: float,
     source_ids: Sequence[int] | None = None,
+    term_postings: int | None = None,
 ) -> list[ScoredChunk]:
-    """The ``limit`` best chunks by BM25 (ties broken by chunk id)."""
-    params = {**_query_params(query, k1, b), "limit": limit}
+    """The ``limit`` best chunks by BM25 (ties broken by chunk id); see :func:`bm25_statement`."""
+    sql, params = bm25_statement(
+        query, limit=limit, k1=k1, b=b, source_ids=source_ids, term_postings=term_postings
+    )
+    rows = await conn.execute(text(sql), params)
+    return [ScoredChunk(row.chunk_id, float(row.score)) for row in rows]
+
+
+def vector_statement(
+    embedding: npt.NDArray[np.float32],
+    *,
+    limit: int,
+    source_ids: Sequence[int] | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """The nearest-chunks statement and its parameters (also what the benchmark explains)."""
+    params: dict[str, Any] = {"embedding": embedding, "limit": limit}
     source_filter = ""
     if source_ids is not None:
-        source_filter = (
-            " WHERE p.chunk_id IN (SELECT id FROM retriever.chunk"
-            " WHERE source_id = ANY(CAST(:source_ids AS bigint[])))"
-        )
+        source_filter = " WHERE source_id = ANY(CAST(:source_ids AS bigint[]))"
         params["source_ids"] = list(source_ids)
-    rows = await conn.execute(
-        text(
-            _QUERY_TERMS + f" SELECT p.chunk_id, {_BM25_SCORE} AS score"  # noqa: S608 - constant SQL, values bound
-            " FROM weighted AS w CROSS JOIN params AS k"
-            " JOIN retriever.posting AS p ON p.term_hash = w.term_hash"
-            + source_filter
-            + " GROUP BY p.chunk_id ORDER BY score DESC, p.chunk_id LIMIT :limit"
-        ),
-        params,
+    sql = (
+        "SELECT id, 1 - (embedding <=> :embedding) AS score FROM retriever.chunk"  # noqa: S608 - constant SQL, values bound
+        + source_filter
+        + " ORDER BY embedding <=> :embedding LIMIT :limit"
     )
-    return [ScoredChunk(row.chunk_id, float(row.score)) for row in rows]
+    return sql, params
 
 
 async def vector_search(
@@ -146,19 +214,8 @@ async def vector_search(
     With a source filter the index is scanned before the filter applies;
     ``hnsw.iterative_scan`` keeps the scan going until enough rows pass it.
     """
-    params: dict[str, Any] = {"embedding": embedding, "limit": limit}
-    source_filter = ""
-    if source_ids is not None:
-        source_filter = " WHERE source_id = ANY(CAST(:source_ids AS bigint[]))"
-        params["source_ids"] = list(source_ids)
-    rows = await conn.execute(
-        text(
-            "SELECT id, 1 - (embedding <=> :embedding) AS score FROM retriever.chunk"  # noqa: S608 - constant SQL, values bound
-            + source_filter
-            + " ORDER BY embedding <=> :embedding LIMIT :limit"
-        ),
-        params,
-    )
+    sql, params = vector_statement(embedding, limit=limit, source_ids=source_ids)
+    rows = await conn.execute(text(sql), params)
     return [ScoredChunk(row.id, float(row.score)) for row in rows]
 
 

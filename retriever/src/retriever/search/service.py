@@ -196,6 +196,7 @@ class Searcher:
                     k1=self.settings.bm25_k1,
                     b=self.settings.bm25_b,
                     source_ids=source_ids,
+                    term_postings=self.settings.bm25_term_postings or None,
                 )
 
     async def _vector(
