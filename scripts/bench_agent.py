@@ -306,10 +306,14 @@ def describe_round_trips(per_turn: dict[str, float]) -> str:
 MEMORY_USER = {"X-User-Id": "bench-user"}
 
 
-async def memory_overhead(on_url: str, off_url: str, turns: int) -> tuple[list[float], list[float]]:
+async def memory_overhead(
+    on_url: str, off_url: str, turns: int, pids: dict[str, int]
+) -> tuple[list[float], list[float], dict[str, dict[str, float]]]:
     """Offline turns of one user, alternating between an agent with memory on and one
     with it off, so both see the same machine load. Every message states a new fact (so
-    each turn with memory on recalls *and* learns); the user has 40 memories first."""
+    each turn with memory on recalls *and* learns); the user has 40 memories first.
+    Also returned, per agent: CPU time and SQL statements per turn (background learning
+    included), which a busy machine distorts far less than latency."""
     latencies: dict[str, list[float]] = {on_url: [], off_url: []}
     async with httpx.AsyncClient(timeout=30) as client:
         for n in range(40):
@@ -318,6 +322,7 @@ async def memory_overhead(on_url: str, off_url: str, turns: int) -> tuple[list[f
                 json={"message": f"Remember that project {n} is run by team {n % 7}"},
                 headers=MEMORY_USER,
             )
+        before = {url: await work_done(client, url, pids[url]) for url in latencies}
         for n in range(turns):
             for url in (on_url, off_url):
                 started = time.perf_counter()
@@ -331,7 +336,19 @@ async def memory_overhead(on_url: str, off_url: str, turns: int) -> tuple[list[f
                 )
                 latencies[url].append((time.perf_counter() - started) * 1000)
                 assert response.status_code == 200, response.text
-    return latencies[on_url], latencies[off_url]
+        await client.get(f"{on_url}/memories", headers=MEMORY_USER)  # learning settled
+        per_turn = {}
+        for url in latencies:
+            after = await work_done(client, url, pids[url])
+            per_turn[url] = {key: (after[key] - before[url][key]) / turns for key in after}
+    return latencies[on_url], latencies[off_url], per_turn
+
+
+async def work_done(client: httpx.AsyncClient, url: str, pid: int) -> dict[str, float]:
+    """An agent's CPU time (ms) and SQL statements so far."""
+    cpu = psutil.Process(pid).cpu_times()
+    statements = (await client.get(f"{url}{COUNTS_PATH}")).json().get("statements", 0)
+    return {"cpu_ms": (cpu.user + cpu.system) * 1000, "statements": float(statements)}
 
 
 def report_memory(base_env: dict[str, str], log: Path, turns: int) -> None:
@@ -341,7 +358,8 @@ def report_memory(base_env: dict[str, str], log: Path, turns: int) -> None:
         {**base_env, "LLM_PROVIDER": "offline", "MEMORY_ENABLED": "false"}, log
     )
     try:
-        with_memory, without = asyncio.run(memory_overhead(on_url, off_url, turns))
+        pids = {on_url: on.pid, off_url: off.pid}
+        with_memory, without, work = asyncio.run(memory_overhead(on_url, off_url, turns, pids))
     finally:
         stop_agent(on)
         stop_agent(off)
@@ -353,6 +371,11 @@ def report_memory(base_env: dict[str, str], log: Path, turns: int) -> None:
         f"\n[offline] memory on  p50 {pct(with_memory, 50):6.1f} ms   "
         f"off p50 {pct(without, 50):6.1f} ms   added by memory: p50 difference {added:+.1f} ms, "
         f"median of paired differences {paired:+.1f} ms\n"
+        f"  per turn: agent CPU {work[on_url]['cpu_ms']:.1f} ms on, "
+        f"{work[off_url]['cpu_ms']:.1f} ms off (memory: "
+        f"{work[on_url]['cpu_ms'] - work[off_url]['cpu_ms']:+.1f} ms, learning included); "
+        f"SQL statements {work[on_url]['statements']:.1f} on, "
+        f"{work[off_url]['statements']:.1f} off\n"
         f"  (recall among 40+ memories and learning one new fact every turn; {turns} turns "
         "each, interleaved)"
     )

@@ -4,14 +4,26 @@ by the model, recorded payloads of both vendors; the real gateway throughout."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import uuid
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
+from sqlalchemy import insert
 
+from agent.app import create_app
+from agent.memory import store
+from agent.memory.models import Memory
+from agent.memory.service import MemoryService
+from agent.settings import Settings
+from reach_common.db import create_engine, create_sessionmaker
+from reach_common.embeddings import Embedder, Vectors
 from tests.agent.conftest import AgentClient
 from tests.agent.tap import GatewayTap
 from tests.agent.wire import ModelScript, system_text
+from tests.conftest import Backends, app_client
 
 ADA = {"user_id": "ada", "roles": ["ops_admin"]}
 BOB = {"user_id": "bob", "roles": ["ops_admin"]}
@@ -142,3 +154,78 @@ async def test_with_a_model_facts_it_extracts_are_recalled_into_the_system_promp
     assert memories[0]["kind"] == "model"
     first_of_b = next(r for r in model.requests[before:] if r.get("stream"))
     assert "Prefers answers in German" in system_text(first_of_b, vendor)
+
+
+class CountingEmbedder(Embedder):
+    """The session's real embedder (the same model and onnx session), recording the texts
+    of each model run."""
+
+    def __init__(self, model: Embedder) -> None:
+        self.__dict__.update(model.__dict__)
+        self.runs: list[list[str]] = []
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32) -> Vectors:
+        if texts:
+            self.runs.append(list(texts))
+        return super().embed(texts, batch_size=batch_size)
+
+
+async def test_no_model_run_to_recall_for_an_owner_without_memories(
+    agent_settings: Callable[..., Settings], embedder: Embedder, gateway: GatewayTap
+) -> None:
+    counting = CountingEmbedder(embedder)
+    told_more = "My usual warehouse is Shanghai; how is my usual product selling?"
+    async with app_client(create_app(agent_settings(), embedder=counting)) as client:
+        await chat(client, "s-runs-a", TOLD, ADA)
+        await client.get("/memories", headers=AS_ADA)  # learning settled
+        first = list(counting.runs)
+        await chat(client, "s-runs-b", told_more, ADA)
+        listed = (await client.get("/memories", headers=AS_ADA)).json()["memories"]
+    second = counting.runs[len(first) :]
+    # Ada had no memories: no model run to recall; learning embedded both facts in one.
+    assert [run[0] for run in first] == ["My usual SKU is SKU2024003"]
+    assert first[0][1:] == ["Works with sku SKU2024003 (used with inventory_query)"]
+    # Then she has: the message is embedded to recall, its new fact after the answer.
+    assert second == [[told_more], ["My usual warehouse is Shanghai"]]
+    assert "My usual warehouse is Shanghai" in {m["text"] for m in listed}
+    assert "SKU2024003" in str(gateway.to("/run")[1]["body"]["memories"])  # still recalled
+
+
+async def test_a_known_fact_still_being_written_is_recalled_without_waiting_for_the_write(
+    clean_state: Backends, embedder: Embedder
+) -> None:
+    engine = create_engine(clean_state.database_url, pool_size=4)
+    memory = MemoryService(embedder, create_sessionmaker(engine), top_k=3, min_similarity=0.2)
+    fact = "My usual SKU is SKU2024003"
+    try:
+        for said in ("Remember that I report to Grace", TOLD):
+            memory.learn("ada", said, [], session_id="s-w", message_id=uuid.uuid4())
+            await memory.settled("ada")
+        async with memory.sessionmaker.begin() as db:  # forgotten; its vector still cached
+            stored, _ = await store.list_for(db, "ada", limit=10, offset=0)
+            await store.remove(db, "ada", next(m.id for m in stored if m.text == fact))
+        async with engine.connect() as blocker:
+            # An uncommitted row of the same text holds the learned insert back.
+            await blocker.execute(
+                insert(Memory).values(
+                    id=uuid.uuid4(),
+                    owner="ada",
+                    text=fact,
+                    kind="preference",
+                    content_hash=store.content_hash(fact),
+                    embedding=embedder.embed_one(fact),
+                )
+            )
+            memory.learn("ada", TOLD, [], session_id="s-w2", message_id=uuid.uuid4())
+            # A new session's recall sees the fact said again while its write waits.
+            again = await asyncio.wait_for(memory.recall("ada", ASKED), timeout=30)
+            assert fact in [r.text for r in again]
+            await blocker.rollback()
+        await asyncio.wait_for(memory.settled("ada"), timeout=30)
+        async with memory.sessionmaker() as db:
+            stored, _ = await store.list_for(db, "ada", limit=10, offset=0)
+        assert sorted(m.text for m in stored) == ["I report to Grace", fact]
+        assert next(m for m in stored if m.text == fact).source_session_id == "s-w2"
+    finally:
+        await memory.aclose()
+        await engine.dispose()

@@ -24,7 +24,7 @@ import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
@@ -96,6 +96,7 @@ class PreparedTurn:
     session: SessionHead | None = None  # as read under the lock
     rows: Sequence[ChatMessage] = ()  # the session's window, read under the lock
     recall: asyncio.Task[list[Recalled]] | None = None  # started before the lock is taken
+    recalled: list[str] = field(default_factory=list)  # the recalled memories' texts
     listing: asyncio.Task[list[GatewayTool]] | None = None  # the caller's tools, fetched meanwhile
 
     def reply(self, done: dict[str, object], tool_calls: list[ToolCallRead]) -> ChatReply:
@@ -197,7 +198,8 @@ class PreparedTurn:
         if self.recall is None:
             return []
         try:
-            return [memory.text for memory in await self.recall]
+            self.recalled = [memory.text for memory in await self.recall]
+            return self.recalled
         except Exception as exc:  # noqa: BLE001 - memory is an aid, never a reason to fail
             log.warning("memory_recall_failed", error=type(exc).__name__)
             return []
@@ -210,6 +212,7 @@ class PreparedTurn:
                 calls,
                 session_id=self.session_id,
                 message_id=self.turn_id,
+                used=self.recalled,  # marked used with what the turn teaches
             )
 
     def _system(self, memories: list[str]) -> str:

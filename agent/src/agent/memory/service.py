@@ -10,17 +10,27 @@ small bonus for the memory's words that the message repeats: MiniLM puts
 SKU2024003" (and 0.10 from an unrelated "I want answers in German"), and the
 shared "usual" is what a person would go by too. The embedding runs in a
 worker thread, so a turn starts recalling while its session lock and user
-message are written; marking the recalled memories used happens afterwards.
+message are written.
+
+What recall costs the turn is kept small (docs/agent-memory.md): an owner with no
+memories costs one ``EXISTS`` query and no model run; the recalled memories are
+marked used by the turn's learning, in the same statement as its inserts; and a
+recall waits only for learning whose facts are not known yet.
 
 :meth:`MemoryService.learn` runs after the turn has answered, in the
 background: the offline rules of :mod:`agent.memory.extract` pick facts from
 the user's message and the turn's successful calls, and with a model
 configured the model is asked too (one short call, on the user's message
-alone, and only when the message says something about the user); only facts
-the owner does not already have are embedded and inserted (known ones are
-marked used).
-A later recall for the same owner first waits for that owner's pending
-learning, so what was said in one session is there for the next.
+alone, and only when the message says something about the user). Facts whose
+vectors are in the per-process cache (text to vector: facts said before) are
+written at once; the others are embedded unless the owner already has them.
+One statement inserts the new facts and marks the known and the recalled ones
+used.
+
+What was said in one session is there for the next: a later recall for the
+same owner sees facts still being written whose vectors are known (scored in
+process beside the stored ones), and waits for learning whose facts are not
+known yet (a model's extraction, or facts still to be embedded).
 
 An anonymous caller has no memory: nothing is read or written without an owner.
 """
@@ -30,11 +40,13 @@ from __future__ import annotations
 import asyncio
 import re
 import uuid
-from collections.abc import Coroutine, Iterable, Mapping
+from collections import OrderedDict
+from collections.abc import Coroutine, Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import anyio
+import numpy as np
 import structlog
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -100,6 +112,12 @@ LEXICAL_BONUS = 0.2
 RECENCY_HALF_LIFE_DAYS = 30.0
 RECENCY_WEIGHT = 0.3
 CANDIDATES = 20
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+VECTOR_CACHE_SIZE = 1024  # texts: about 1.5 MB of vectors
+OWNER_CACHE_SIZE = 100_000
 
 
 @dataclass(frozen=True)
@@ -108,6 +126,45 @@ class Recalled:
     text: str
     similarity: float
     score: float
+
+
+class _Lru(Generic[K, V]):
+    """A bounded mapping that forgets the least recently used key first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        value = self._items.get(key)
+        if value is not None:
+            self._items.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+
+@dataclass(eq=False)  # compared by identity (removed from its owner's list)
+class _Pending:
+    """Background work for one owner: ``writing`` is what it will insert (seen by recall
+    meanwhile); ``blocking`` work is waited for by recall (its facts are not known yet)."""
+
+    task: asyncio.Task[None]
+    writing: tuple[store.NewMemory, ...] = ()
+    blocking: bool = True
+
+
+@dataclass(frozen=True)
+class _Source:
+    session_id: str
+    message_id: uuid.UUID
+
+    def memory(self, fact: Fact, vector: store.Vector) -> store.NewMemory:
+        return store.NewMemory(fact.text, fact.kind, vector, self.session_id, self.message_id)
 
 
 class MemoryService:
@@ -125,20 +182,44 @@ class MemoryService:
         self.sessionmaker = sessionmaker
         self.top_k = top_k
         self.min_similarity = min_similarity
-        self._learning: dict[str, set[asyncio.Task[None]]] = {}
+        self._pending: dict[str, list[_Pending]] = {}
+        self._vectors: _Lru[str, store.Vector] = _Lru(VECTOR_CACHE_SIZE)
+        # Owners known to have memories. Only "yes" is kept: another process may teach
+        # an owner something, and a stale "yes" (all deleted since) costs one search.
+        self._has_memories: _Lru[str, bool] = _Lru(OWNER_CACHE_SIZE)
 
     async def recall(self, owner: str | None, message: str) -> list[Recalled]:
         if owner is None:
             return []
-        await self.settled(owner)
-        vector = await anyio.to_thread.run_sync(self.embedder.embed_one, message)
+        await self._settled(owner, blocking_only=True)
+        writing = [m for p in self._pending.get(owner, ()) for m in p.writing]
+        if not writing and not await self._has_any(owner):
+            return []
+        vector = await self._embed_message(message)
         async with self.sessionmaker() as db:
             nearest = await store.nearest(db, owner, vector, CANDIDATES)
-        chosen = rank(message, nearest, self.min_similarity, self.top_k)
-        if chosen:  # "last used" moves off the turn's path
-            hashes = [store.content_hash(m.text) for m in chosen]
-            self._background(owner, self._touch(owner, hashes))
-        return chosen
+        # Facts still being written are scored here (a stored twin is the same text,
+        # which rank keeps once).
+        nearest += [
+            (store.Near(m.id, m.text), float(np.dot(vector, m.embedding)), 0.0) for m in writing
+        ]
+        return rank(message, nearest, self.min_similarity, self.top_k)
+
+    async def _has_any(self, owner: str) -> bool:
+        if self._has_memories.get(owner):
+            return True
+        async with self.sessionmaker() as db:
+            found = await store.has_any(db, owner)
+        if found:
+            self._has_memories.put(owner, True)
+        return found
+
+    async def _embed_message(self, message: str) -> store.Vector:
+        """The message's vector. Alone: embedding the message's facts in the same run
+        costs less CPU in all but puts that work inside the turn, which measured slower
+        (docs/agent-memory.md); :meth:`learn` embeds them after the answer."""
+        vector: store.Vector = await anyio.to_thread.run_sync(self.embedder.embed_one, message)
+        return vector
 
     def learn(
         self,
@@ -148,26 +229,32 @@ class MemoryService:
         *,
         session_id: str,
         message_id: uuid.UUID,
+        used: Iterable[str] = (),
     ) -> None:
-        """Keep what is worth keeping from a finished turn, in the background."""
+        """Keep what is worth keeping from a finished turn, in the background, and mark
+        the memories it ``used`` (their texts) as used."""
         if owner is None:
             return
         calls = list(calls)
+        source = _Source(session_id, message_id)
+        touched = [store.content_hash(text) for text in used]
         if self.provider is not None and worth_asking(message):
-            work = self._learn_with_model(owner, message, calls, session_id, message_id)
+            work = self._learn_with_model(owner, message, calls, source, touched)
             self._background(owner, work)
             return
         facts = facts_of_turn(message, calls)
-        if facts:
-            self._background(owner, self._save(owner, facts, session_id, message_id))
+        ready, later = self._split(facts, source)
+        if facts or touched:
+            work = self._save(owner, ready, later, source, touched)
+            self._background(owner, work, writing=tuple(ready), blocking=bool(later))
 
     async def _learn_with_model(
         self,
         owner: str,
         message: str,
         calls: list[tuple[str, Mapping[str, Any]]],
-        session_id: str,
-        message_id: uuid.UUID,
+        source: _Source,
+        touched: list[str],
     ) -> None:
         assert self.provider is not None
         extra: list[Fact] = []
@@ -178,67 +265,88 @@ class MemoryService:
             extra = from_model_answer(answer.text)
         except LLMError as exc:  # the rules still apply
             log.warning("memory_extraction_failed", reason=exc.reason)
-        facts = facts_of_turn(message, calls, extra)
-        if facts:
-            await self._save(owner, facts, session_id, message_id)
+        ready, later = self._split(facts_of_turn(message, calls, extra), source)
+        await self._save(owner, ready, later, source, touched)
 
-    def _background(self, owner: str, work: Coroutine[Any, Any, None]) -> None:
-        pending = self._learning.setdefault(owner, set())
-        task = asyncio.create_task(work)
-        pending.add(task)
-        task.add_done_callback(lambda done: self._forget(owner, done))
+    def _split(
+        self, facts: list[Fact], source: _Source
+    ) -> tuple[list[store.NewMemory], list[Fact]]:
+        """``facts`` whose vectors are cached (ready to write), and the rest."""
+        ready: list[store.NewMemory] = []
+        later: list[Fact] = []
+        for fact in facts:
+            vector = self._vectors.get(fact.text)
+            if vector is None:
+                later.append(fact)
+            else:
+                ready.append(source.memory(fact, vector))
+        return ready, later
 
-    async def _touch(self, owner: str, hashes: list[str]) -> None:
-        try:
-            async with self.sessionmaker.begin() as db:
-                await store.touch(db, owner, hashes)
-        except (SQLAlchemyError, OSError) as exc:
-            log.warning("memory_touch_failed", error=type(exc).__name__)
+    def _background(
+        self,
+        owner: str,
+        work: Coroutine[Any, Any, None],
+        *,
+        writing: tuple[store.NewMemory, ...] = (),
+        blocking: bool = True,
+    ) -> None:
+        pending = _Pending(asyncio.create_task(work), writing, blocking)
+        self._pending.setdefault(owner, []).append(pending)
+        pending.task.add_done_callback(lambda _: self._forget(owner, pending))
 
-    def _forget(self, owner: str, task: asyncio.Task[None]) -> None:
-        pending = self._learning.get(owner)
+    def _forget(self, owner: str, done: _Pending) -> None:
+        pending = self._pending.get(owner)
         if pending is not None:
-            pending.discard(task)
+            pending.remove(done)
             if not pending:
-                self._learning.pop(owner, None)
+                self._pending.pop(owner, None)
 
     async def settled(self, owner: str) -> None:
-        """Wait for ``owner``'s learning still under way (a recall, or the owner's own list)."""
-        pending = list(self._learning.get(owner, ()))
-        if pending:
-            await asyncio.wait(pending)
+        """Wait for ``owner``'s learning still under way (the owner's own list)."""
+        await self._settled(owner, blocking_only=False)
+
+    async def _settled(self, owner: str, *, blocking_only: bool) -> None:
+        tasks = [p.task for p in self._pending.get(owner, ()) if p.blocking or not blocking_only]
+        if tasks:
+            await asyncio.wait(tasks)
 
     async def _save(
-        self, owner: str, facts: list[Fact], session_id: str, message_id: uuid.UUID
+        self,
+        owner: str,
+        ready: list[store.NewMemory],
+        later: list[Fact],
+        source: _Source,
+        touched: list[str],
     ) -> None:
+        """Insert ``ready`` and what of ``later`` is new (embedded first); mark the rest of
+        ``later`` and ``touched`` used. One statement, unless ``later`` needs a look-up."""
         try:
-            async with self.sessionmaker() as db:
-                known = await store.known_hashes(
-                    db, owner, [store.content_hash(f.text) for f in facts]
-                )
-            new = [f for f in facts if store.content_hash(f.text) not in known]
-            vectors: list[store.Vector] = (
-                list(await anyio.to_thread.run_sync(self.embedder.embed, [f.text for f in new]))
-                if new
-                else []
-            )
+            memories, touch = list(ready), list(touched)
+            if later:
+                async with self.sessionmaker() as db:
+                    known = await store.known_hashes(
+                        db, owner, [store.content_hash(f.text) for f in later]
+                    )
+                new = [f for f in later if store.content_hash(f.text) not in known]
+                touch += known
+                if new:
+                    vectors = await anyio.to_thread.run_sync(
+                        self.embedder.embed, [f.text for f in new]
+                    )
+                    for fact, vector in zip(new, vectors, strict=True):
+                        self._vectors.put(fact.text, vector)
+                        memories.append(source.memory(fact, vector))
             async with self.sessionmaker.begin() as db:
-                await store.touch(db, owner, list(known))
-                await store.save(
-                    db,
-                    owner,
-                    [
-                        store.NewMemory(f.text, f.kind, vector, session_id, message_id)
-                        for f, vector in zip(new, vectors, strict=True)
-                    ],
-                )
+                await store.save(db, owner, memories, touch=touch)
+            if memories:
+                self._has_memories.put(owner, True)
         except (SQLAlchemyError, OSError) as exc:
             # Memory is a convenience: a lost fact never fails the turn it came from.
             log.warning("memory_save_failed", error=type(exc).__name__)
 
     async def aclose(self) -> None:
         """Wait for learning still under way (shutdown)."""
-        pending = [task for tasks in self._learning.values() for task in tasks]
+        pending = [p.task for tasks in self._pending.values() for p in tasks]
         if pending:
             await asyncio.wait(pending, timeout=5)
 

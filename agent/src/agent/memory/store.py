@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -29,6 +29,11 @@ class NewMemory:
     embedding: Vector
     source_session_id: str | None
     source_message_id: uuid.UUID | None
+    id: uuid.UUID = field(default_factory=uuid.uuid4)
+
+
+async def has_any(db: AsyncSession, owner: str) -> bool:
+    return bool(await db.scalar(select(select(Memory.id).where(Memory.owner == owner).exists())))
 
 
 async def known_hashes(db: AsyncSession, owner: str, hashes: Sequence[str]) -> set[str]:
@@ -38,11 +43,14 @@ async def known_hashes(db: AsyncSession, owner: str, hashes: Sequence[str]) -> s
     return set(result.all())
 
 
-async def save(db: AsyncSession, owner: str, memories: Sequence[NewMemory]) -> None:
-    """Insert ``memories``; one the owner already has is only marked as used again."""
+async def save(
+    db: AsyncSession, owner: str, memories: Sequence[NewMemory], *, touch: Sequence[str] = ()
+) -> None:
+    """Insert ``memories`` (one the owner already has is only marked used again) and mark
+    the memories of the ``touch`` content hashes used: one statement."""
     rows = [
         {
-            "id": uuid.uuid4(),
+            "id": memory.id,
             "owner": owner,
             "text": memory.text,
             "kind": memory.kind,
@@ -53,9 +61,22 @@ async def save(db: AsyncSession, owner: str, memories: Sequence[NewMemory]) -> N
         }
         for memory in memories
     ]
+    # A row is changed once per statement: what is inserted (or re-marked) is not touched.
+    inserted = {row["content_hash"] for row in rows}
+    touch = sorted(set(touch) - inserted)
     if not rows:
+        await _touch(db, owner, touch)
         return
     statement = pg_insert(Memory).values(rows)
+    if touch:
+        touched = (
+            update(Memory)
+            .where(Memory.owner == owner, Memory.content_hash.in_(touch))
+            .values(last_used_at=func.now())
+            .returning(Memory.id)
+            .cte("touched")
+        )
+        statement = statement.add_cte(touched)
     await db.execute(
         statement.on_conflict_do_update(
             constraint="uq_memory_owner_hash", set_={"last_used_at": func.now()}
@@ -63,7 +84,7 @@ async def save(db: AsyncSession, owner: str, memories: Sequence[NewMemory]) -> N
     )
 
 
-async def touch(db: AsyncSession, owner: str, hashes: Sequence[str]) -> None:
+async def _touch(db: AsyncSession, owner: str, hashes: Sequence[str]) -> None:
     if hashes:
         await db.execute(
             update(Memory)
