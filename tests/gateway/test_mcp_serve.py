@@ -82,9 +82,10 @@ class Running:
 
 @asynccontextmanager
 async def mcp_session(
-    app: Running, headers: Mapping[str, str], path: str = "/mcp"
+    app: Running, headers: Mapping[str, str], path: str = "/mcp", *, discover: bool = False
 ) -> AsyncIterator[ClientSession]:
-    """The official client, over Streamable HTTP, into ``app`` (its lifespan already running)."""
+    """The official client, over Streamable HTTP, into ``app`` (its lifespan already running):
+    opened with ``initialize()`` (handshake era) or ``discover()`` (2026-07-28, per request)."""
     http = httpx2.AsyncClient(
         transport=httpx2.ASGITransport(app=app.asgi),
         base_url="http://localhost",
@@ -95,7 +96,7 @@ async def mcp_session(
         streamable_http_client(f"http://localhost{path}", http_client=http) as (read, write),
         ClientSession(read, write) as session,
     ):
-        await session.initialize()
+        await (session.discover() if discover else session.initialize())
         yield session
 
 
@@ -174,6 +175,56 @@ async def test_call_runs_the_invoke_pipeline(make_gateway: GatewayFactory) -> No
     assert {row["transport"] for row in mine} == {"mcp"}
     names = {span["name"] for span in walk(spans["spans"])}
     assert {"gateway.auth", "gateway.validate", "gateway.execute"} <= names
+
+
+async def test_per_request_era_gets_the_same_answers(make_gateway: GatewayFactory) -> None:
+    """A 2026-07-28 client (``discover()``, no handshake) is served on the SDK's per-request
+    path: the same caller's tool set, pipeline and unknown-tool answer as a handshake-era one."""
+    async with running(make_gateway()) as app:
+        async with mcp_session(app, OPS, discover=True) as ops:
+            version = ops.protocol_version
+            as_ops = {t.name for t in (await ops.list_tools()).tools}
+            ok = await ops.call_tool("add_numbers", {"a": 2, "b": 3})
+            invalid = await ops.call_tool("add_numbers", {"a": "two", "b": 3})
+        async with mcp_session(app, VIEWER, discover=True) as viewer:
+            as_viewer = {t.name for t in (await viewer.list_tools()).tools}
+            with pytest.raises(MCPError) as hidden:
+                await viewer.call_tool("ops_echo", {})
+    assert version == "2026-07-28"
+    assert "ops_echo" in as_ops
+    assert "ops_echo" not in as_viewer
+    assert payload(ok) == {"sum": 5}
+    assert invalid.is_error
+    assert payload(invalid)["reason"] == "invalid_arguments"
+    assert "Unknown tool" in str(hidden.value)
+
+
+async def test_a_handshake_era_call_is_not_read_ahead(make_gateway: GatewayFactory) -> None:
+    """``/mcp`` is the app's first route (found at once; ``/mcp/{server}`` stays after the
+    API's ``/mcp/...`` paths), and the endpoint reads a body before the SDK only to send a
+    2026-07-28 ``subscriptions/listen`` to the streaming manager: a handshake-era call is
+    answered as JSON whatever its arguments say."""
+    gateway = make_gateway()
+    paths = [getattr(route, "path", None) for route in gateway.routes]
+    assert paths[0] == "/mcp"
+    assert paths[-1] == "/mcp/{server}"
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": "write_echo", "arguments": {"note": "subscriptions/listen"}},
+    }
+    headers = {
+        **OPS,
+        "accept": "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+    }
+    async with running(gateway) as app:
+        response = await app.client.post("/mcp", json=call, headers=headers)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    result = response.json()["result"]
+    assert result["structuredContent"] == {"echo": {"note": "subscriptions/listen"}}
 
 
 async def test_approval_pending_is_not_an_error(make_gateway: GatewayFactory) -> None:

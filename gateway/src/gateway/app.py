@@ -54,5 +54,7 @@ def create_app(settings: Settings | None = None, *, embedder: Embedder | None = 
     for router in ROUTERS:
         app.include_router(router)
     app.include_router(ui_router)  # the trace viewer, /ui/...
-    app.router.routes.extend(mcp_routes())  # after the API's own /mcp/... paths
+    first, last = mcp_routes()
+    app.router.routes[:0] = first  # /mcp: found at once
+    app.router.routes.extend(last)  # /mcp/{server}: after the API's own /mcp/... paths
     return app

@@ -28,6 +28,8 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from opentelemetry import trace
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.types import Receive, Scope, Send
@@ -46,6 +48,7 @@ from gateway.run.service import RunService
 from reach_common.middleware import replaying
 
 SERVER_NAME = "reach-gateway"
+_VERSION_HEADER = MCP_PROTOCOL_VERSION_HEADER.lower().encode("ascii")
 UNKNOWN_TOOL = types.INVALID_PARAMS
 
 
@@ -109,7 +112,9 @@ class McpService:
     async def handle(self, call: McpCall, scope: Scope, receive: Receive, send: Send) -> None:
         scope[SCOPE_KEY] = call
         manager = self.manager
-        if scope["method"] == "POST" and self.manager.json_response:
+        if manager.json_response and _per_request_era(scope):
+            # Only a 2026-07-28 POST can be ``subscriptions/listen``: read the body to
+            # find out. A handshake-era call (most ``tools/call``) goes on unread.
             body, receive = await _buffered(receive)
             if b"subscriptions/listen" in body:
                 manager = self.streaming
@@ -177,6 +182,15 @@ class McpService:
         if protocol and outcome_status == 404 and body.get("reason") == "tool_not_found":
             raise MCPError(UNKNOWN_TOOL, f"Unknown tool: {tool_id}")
         return call_result(outcome_status, body)
+
+
+def _per_request_era(scope: Scope) -> bool:
+    """A POST the SDK serves on its own, per-request (2026-07-28) path: one whose
+    ``MCP-Protocol-Version`` header names no handshake-era revision, the SDK's own test."""
+    if scope["method"] != "POST":
+        return False
+    version = next((v for k, v in scope["headers"] if k == _VERSION_HEADER), None)
+    return version is not None and version.decode("latin-1") not in HANDSHAKE_PROTOCOL_VERSIONS
 
 
 async def _buffered(receive: Receive) -> tuple[bytes, Receive]:
