@@ -39,6 +39,8 @@ from reach_common.embedded import temporary_backends
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
 THRESHOLDS = (0.0, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+# Building the index embeds every tool at startup: slow on a busy machine (default 5 s).
+STARTUP_TIMEOUT_S = 300
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -133,7 +135,7 @@ async def run_bench(
             tool_auto_discovery=False,
         )
         app = create_app(settings)
-        async with LifespanManager(app) as manager:
+        async with LifespanManager(app, startup_timeout=STARTUP_TIMEOUT_S) as manager:
             transport = httpx.ASGITransport(app=manager.app)
             async with httpx.AsyncClient(
                 transport=transport, base_url="http://localhost"

@@ -46,6 +46,8 @@ ROLES = ["admin", "ops_admin", "kb_admin", "finance", "order_manager"]
 REJECTED = "no_matching_tool"
 SHOW_MISROUTED = 40
 QUERY_WIDTH = 90
+# Building the index embeds every tool at startup: slow on a busy machine (default 5 s).
+STARTUP_TIMEOUT_S = 300
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,7 @@ async def run_all(
             gc_freeze=False,
         )
         app = create_app(settings)
-        async with LifespanManager(app) as manager:
+        async with LifespanManager(app, startup_timeout=STARTUP_TIMEOUT_S) as manager:
             transport = httpx.ASGITransport(app=manager.app)
             async with httpx.AsyncClient(
                 transport=transport, base_url="http://localhost"

@@ -44,13 +44,14 @@ import itertools
 import math
 import weakref
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
+from gateway.routing import vocabulary
 from gateway.routing.cache import abstract
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import (
@@ -261,6 +262,9 @@ class ToolIndex:
         self._example_owner = _Rows((), np.int64)
         self._example_rows: dict[str, list[int]] = {}
         self._bm25 = BM25Index([])
+        # Learned from the catalogue's own words (``vocabulary``): per revision, on first use.
+        self._tolerance: dict[str, float | None] = {}
+        self._disclaimed: frozenset[str] | None = None
         self.apply(self.prepare(manifests), (), revision)
 
     def prepare(self, manifests: Sequence[dict[str, Any]]) -> Prepared:
@@ -311,6 +315,8 @@ class ToolIndex:
             self._bm25.add_terms(prepared.terms[offset])
         self.revision = revision
         self._views.clear()
+        self._tolerance.clear()
+        self._disclaimed = None
 
     def _remove(self, tool_id: str) -> None:
         position = self._position.pop(tool_id)
@@ -395,11 +401,16 @@ class ToolIndex:
         lexical = self._bm25.score(query)[rows]
         coverage = self._bm25.coverage(query)[rows] if cjk else np.zeros_like(lexical)
         evidence = np.maximum(cosine, example - self.example_discount)
+        drop = self._unsupported(query, cjk)
+
+        def confidence(i: int) -> float:
+            tool_id = self.tool_ids[int(rows[i])]
+            found = self.confidence(float(evidence[i]), float(lexical[i]), cjk, float(coverage[i]))
+            return max(0.0, found - drop(tool_id))
+
         fused = alpha * _minmax(dense) + (1 - alpha) * _minmax(lexical)
         if rows.size == 1:  # nothing to normalise against: let evidence speak
-            fused = np.array(
-                [self.confidence(float(evidence[0]), float(lexical[0]), cjk, float(coverage[0]))]
-            )
+            fused = np.array([confidence(0)])
         top = _top(fused, k)
         return [
             Candidate(
@@ -407,12 +418,32 @@ class ToolIndex:
                 score=float(fused[i]),
                 dense=float(dense[i]),
                 lexical=float(lexical[i]),
-                confidence=self.confidence(
-                    float(evidence[i]), float(lexical[i]), cjk, float(coverage[i])
-                ),
+                confidence=confidence(int(i)),
             )
             for i in top
         ]
+
+    def _unsupported(self, query: str, cjk: float) -> Callable[[str], float]:
+        """Per tool, how much the confidence drops for what the catalogue's own words say
+        about ``query`` (``vocabulary``): words beyond the tool's learned tolerance, or
+        words the catalogue disclaims; scaled by the query's Latin-script share."""
+        if cjk >= 1.0:
+            return lambda _: 0.0
+        terms = tokenize(query)
+        unseen = vocabulary.unseen_share(self._bm25, terms)
+        if self._disclaimed is None:
+            self._disclaimed = vocabulary.disclaimed(self._bm25, self.manifests.values())
+        disclaims = self._disclaimed
+
+        def drop(tool_id: str) -> float:
+            if tool_id not in self._tolerance:
+                self._tolerance[tool_id] = vocabulary.tolerance(
+                    self._bm25, self._position[tool_id], self.manifests[tool_id]
+                )
+            tolerance = self._tolerance[tool_id]
+            return (1 - cjk) * vocabulary.penalty(terms, unseen, tolerance, disclaims)
+
+        return drop
 
     @staticmethod
     def _example_match(view: _View, shape_vector: Matrix) -> Matrix:

@@ -48,6 +48,17 @@ class BM25Index:
         df = len(self._postings.get(term, ()))
         return math.log(1 + (self.size - df + 0.5) / (df + 0.5))
 
+    def df(self, term: str) -> int:
+        """How many documents contain ``term``."""
+        return len(self._postings.get(term, ()))
+
+    def has(self, term: str) -> bool:
+        return term in self._postings
+
+    def terms(self, position: int) -> Counter[str]:
+        """The term counts of the document at ``position``."""
+        return self._terms[position]
+
     def add(self, document: str) -> int:
         """Index ``document`` at the next position; returns it."""
         return self.add_terms(Counter(tokenize(document)))

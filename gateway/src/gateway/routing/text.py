@@ -78,6 +78,11 @@ _NEGATIVE_SENTENCE = re.compile(
 _SENTENCES = re.compile(r"[^.!?。！？；;]+[.!?。！？；;]?")
 
 
+def negative_sentences(description: str) -> list[str]:
+    """The description's sentences about what the tool is not for."""
+    return [s.strip() for s in _SENTENCES.findall(description) if _NEGATIVE_SENTENCE.match(s)]
+
+
 def positive_description(description: str) -> str:
     """The description without its sentences about what the tool is not for."""
     kept = [s for s in _SENTENCES.findall(description) if not _NEGATIVE_SENTENCE.match(s)]
