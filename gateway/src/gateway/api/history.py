@@ -99,7 +99,14 @@ async def tool_history(
     )
 
 
-@router.post("/{tool_id}/rollback", response_model=RolledBack)
+@router.post(
+    "/{tool_id}/rollback",
+    response_model=RolledBack,
+    responses={
+        403: {"description": "`insufficient_permission`: a registry admin role is needed."},
+        409: {"description": "`stale_revision`."},
+    },
+)
 async def rollback_tool(
     tool_id: str,
     body: RollbackRequest,

@@ -20,7 +20,14 @@ from gateway.runtime import GatewayRuntime
 from reach_common.auth.caller import Caller
 from reach_common.errors import ServiceUnavailable
 
-router = APIRouter(prefix="/mcp/servers", tags=["mcp"])
+router = APIRouter(
+    prefix="/mcp/servers",
+    tags=["mcp"],
+    responses={
+        403: {"description": "`insufficient_permission`: a registry admin role is needed."},
+        503: {"description": "`unavailable`: MCP federation is not running here."},
+    },
+)
 
 
 class McpServerDeleted(BaseModel):
@@ -77,7 +84,11 @@ async def delete_mcp_server(
     return McpServerDeleted(status="deleted", server_id=server_id, removed=removed)
 
 
-@router.post("/{server_id}/sync", response_model=SyncRead)
+@router.post(
+    "/{server_id}/sync",
+    response_model=SyncRead,
+    responses={502: {"description": "`mcp_upstream_error`: the server did not answer well."}},
+)
 async def sync_mcp_server(server_id: str, runtime: RuntimeDep, caller: CallerDep) -> SyncRead:
     """List the server's tools now (the gateway also does every `MCP_SYNC_INTERVAL_S` and
     when the server says its list changed): new tools are added, vanished ones removed,
@@ -86,7 +97,11 @@ async def sync_mcp_server(server_id: str, runtime: RuntimeDep, caller: CallerDep
     return SyncRead.model_validate(report, from_attributes=True)
 
 
-@router.post("/{server_id}/accept", response_model=SyncRead)
+@router.post(
+    "/{server_id}/accept",
+    response_model=SyncRead,
+    responses={409: {"description": "`nothing_to_accept` or `tool_exists`."}},
+)
 async def accept_mcp_definitions(
     server_id: str,
     runtime: RuntimeDep,

@@ -16,7 +16,11 @@ from gateway.mcp.virtual.service import VirtualServers
 from gateway.runtime import GatewayRuntime
 from reach_common.auth.caller import Caller
 
-router = APIRouter(prefix="/mcp/virtual-servers", tags=["mcp"])
+router = APIRouter(
+    prefix="/mcp/virtual-servers",
+    tags=["mcp"],
+    responses={403: {"description": "`insufficient_permission`: a registry admin role is needed."}},
+)
 
 
 def _admin(runtime: GatewayRuntime, caller: Caller) -> VirtualServers:
@@ -25,7 +29,12 @@ def _admin(runtime: GatewayRuntime, caller: Caller) -> VirtualServers:
     return runtime.mcp.virtual
 
 
-@router.post("", status_code=201, response_model=VirtualServerRead)
+@router.post(
+    "",
+    status_code=201,
+    response_model=VirtualServerRead,
+    responses={409: {"description": "`virtual_server_exists`."}},
+)
 async def create_virtual_server(
     body: VirtualServerCreate, runtime: RuntimeDep, caller: CallerDep
 ) -> VirtualServerRead:

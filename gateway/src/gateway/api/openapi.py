@@ -49,7 +49,16 @@ async def _fetch(url: str, settings: Settings, telemetry: TelemetryDep) -> bytes
         await client.aclose()
 
 
-@router.post("/import/openapi", response_model=OpenApiImportResult)
+@router.post(
+    "/import/openapi",
+    response_model=OpenApiImportResult,
+    responses={
+        403: {"description": "`insufficient_permission`: a registry admin role is needed."},
+        409: {"description": "`tool_exists` or `batch_refused`."},
+        413: {"description": "`openapi_too_large`, or the body is over MAX_BODY_BYTES."},
+        502: {"description": "`openapi_fetch_failed`: `url` could not be read."},
+    },
+)
 async def import_openapi(
     body: OpenApiImportRequest, runtime: RuntimeDep, caller: CallerDep, telemetry: TelemetryDep
 ) -> OpenApiImportResult:

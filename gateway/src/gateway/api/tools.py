@@ -61,7 +61,14 @@ def _expected_version(if_match: str | None) -> int | None:
 
 
 @router.post(
-    "/register", status_code=201, response_model=ToolChanged, response_model_exclude_none=True
+    "/register",
+    status_code=201,
+    response_model=ToolChanged,
+    response_model_exclude_none=True,
+    responses={
+        403: {"description": "`insufficient_permission`: a registry admin role is needed."},
+        409: {"description": "`tool_exists`."},
+    },
 )
 async def register_tool(manifest: Manifest, runtime: RuntimeDep, caller: CallerDep) -> ToolChanged:
     """Register a new tool from its manifest.
@@ -143,7 +150,15 @@ async def read_tool(
     return ToolRead.of(tool, with_manifest=admin)
 
 
-@router.put("/{tool_id}", response_model=ToolChanged, response_model_exclude_none=True)
+@router.put(
+    "/{tool_id}",
+    response_model=ToolChanged,
+    response_model_exclude_none=True,
+    responses={
+        403: {"description": "`insufficient_permission`: a registry admin role is needed."},
+        409: {"description": "`stale_revision`: `If-Match` names an older revision."},
+    },
+)
 async def update_tool(
     tool_id: str,
     manifest: Manifest,
@@ -163,7 +178,15 @@ async def update_tool(
     return ToolChanged(status="updated", **change.__dict__)
 
 
-@router.delete("/{tool_id}", response_model=ToolChanged, response_model_exclude_none=True)
+@router.delete(
+    "/{tool_id}",
+    response_model=ToolChanged,
+    response_model_exclude_none=True,
+    responses={
+        403: {"description": "`insufficient_permission`: a registry admin role is needed."},
+        409: {"description": "`stale_revision`: `If-Match` names an older revision."},
+    },
+)
 async def delete_tool(
     tool_id: str, runtime: RuntimeDep, caller: CallerDep, if_match: IfMatch = None
 ) -> ToolChanged:

@@ -15,6 +15,10 @@ router = APIRouter(tags=["registry"])
     status_code=201,
     response_model=ToolsRegistered,
     response_model_exclude_none=True,
+    responses={
+        403: {"description": "`insufficient_permission`: a registry admin role is needed."},
+        409: {"description": "`batch_refused`: only `tool_exists` problems."},
+    },
 )
 async def register_tools(
     body: ToolBatch, runtime: RuntimeDep, caller: CallerDep

@@ -25,6 +25,7 @@ from reach_common import health
 from reach_common.auth.authenticator import Authenticator
 from reach_common.db import create_engine, create_sessionmaker
 from reach_common.embedded import ensure_urls
+from reach_common.error_docs import document_errors
 from reach_common.errors import install_error_handlers
 from reach_common.logs import configure_logging
 from reach_common.metrics import Metrics, MetricsAccess, MetricsMiddleware, bind_lifespan
@@ -148,6 +149,7 @@ def build_app(
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
     app.add_middleware(TraceIdHeaderMiddleware)  # outermost: the 500 gets it too
     install_error_handlers(app)
+    document_errors(app)  # every error answer in /openapi.json, with its schema
     app.include_router(health.router)
     app.include_router(metrics_router)
     return app

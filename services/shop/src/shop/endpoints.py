@@ -79,7 +79,19 @@ async def get_order(order_id: OrderId, session: SessionDep) -> OrderRead:
     return OrderRead.model_validate(order)
 
 
-@router.post("/orders", response_model=OrderRead, status_code=201, tags=["orders"])
+@router.post(
+    "/orders",
+    response_model=OrderRead,
+    status_code=201,
+    tags=["orders"],
+    responses={
+        404: {"description": "`sku_not_found`."},
+        409: {
+            "description": "`insufficient_stock`, `order_capacity_reached`, "
+            "`idempotency_key_reused` or `idempotency_key_pending`."
+        },
+    },
+)
 async def create_order(
     body: OrderCreate,
     session: SessionDep,
