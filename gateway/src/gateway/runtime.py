@@ -444,7 +444,9 @@ async def build_runtime(
     audit = _audit(settings, resources, stack)
     auth = _auth(settings, resources)
     limiter = RateLimiter(
-        redis, parse(settings.caller_rate_limit) if settings.caller_rate_limit else None
+        redis,
+        parse(settings.caller_rate_limit) if settings.caller_rate_limit else None,
+        settings.rate_limit_without_redis,
     )
     tasks = TaskStore(redis, ttl_s=settings.task_ttl_s)
     callbacks = _callbacks(settings, resources, egress, tracer, stack)

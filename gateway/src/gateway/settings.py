@@ -324,6 +324,13 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
     caller_rate_limit: str | None = Field(
         "600/minute", description="Per-caller limit across all tools, e.g. `600/minute`."
     )
+    rate_limit_without_redis: Literal["open", "closed"] = Field(
+        "open",
+        description=(
+            "When Redis does not answer: `open` admits calls uncounted (a warning is logged), "
+            "`closed` refuses them with 503 `dependency_unavailable` (docs/reliability.md)."
+        ),
+    )
     audit_batch_size: int = Field(200, ge=1, description="Audit rows written per INSERT.")
     audit_queue_size: int = Field(
         10000, ge=1, description="Audit rows waiting to be written before callers wait."

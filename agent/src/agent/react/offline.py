@@ -89,6 +89,8 @@ async def offline_turn(
         error = outcome.error
         raise GatewayUnavailable(
             f"The gateway could not route the message: {error.message if error else ''}".strip(),
+            # The gateway's 503 is passing (a backend restarting): the turn may be sent again.
+            headers={"Retry-After": "1"} if outcome.status_code == 503 else None,
             gateway_reason=error.reason if error else None,
         )
     rounds = 0

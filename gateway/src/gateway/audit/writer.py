@@ -3,13 +3,18 @@
 A request puts its row on a bounded in-memory queue and moves on; one
 background task writes up to ``AUDIT_BATCH_SIZE`` rows per INSERT, at least
 every ``AUDIT_FLUSH_MS``. When the queue is full, callers wait (backpressure)
-rather than lose rows. Shutdown writes whatever is left. No database
-transaction is ever open while a tool runs.
+rather than lose rows. A batch that cannot be written because Postgres is
+restarting or unreachable (``reach_common.outages``) is kept and retried, backing
+off up to ``MAX_RETRY_S``, until it is written; meanwhile new rows wait in the
+queue. Shutdown writes whatever is left, retrying for up to ``SHUTDOWN_RETRY_S``
+before it gives up and logs how many rows are lost. No database transaction is
+ever open while a tool runs.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from contextvars import ContextVar
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -21,8 +26,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from gateway.audit.models import Invocation
 from gateway.background import cancel_and_wait
+from reach_common.outages import down_dependency
 
 log = structlog.get_logger(__name__)
+
+FIRST_RETRY_S = 0.1
+MAX_RETRY_S = 2.0
+SHUTDOWN_RETRY_S = 10.0
 
 transport_name: ContextVar[str] = ContextVar("transport_name", default="http")
 """How the call came in (``http``, ``mcp``): set by the transport, like the trace id read
@@ -60,6 +70,7 @@ class AuditWriter:
         self._pending: list[AuditRow] = []
         self._inflight: asyncio.Future[None] | None = None
         self._unwritten = 0  # recorded rows not yet through an INSERT (written or lost)
+        self._give_up_at: float | None = None  # set at shutdown: stop retrying then
         self.written = 0
 
     @property
@@ -94,6 +105,7 @@ class AuditWriter:
                 return
 
     async def stop(self) -> None:
+        self._give_up_at = time.monotonic() + SHUTDOWN_RETRY_S
         await cancel_and_wait(self._task)
         await self.flush()
 
@@ -114,14 +126,32 @@ class AuditWriter:
             await asyncio.shield(self._inflight)
 
     async def _write(self, rows: list[AuditRow]) -> None:
+        """INSERT ``rows``, retrying while the database does not take them."""
         if not rows:
             return
+        values = [asdict(r) for r in rows]
+        wait_s = FIRST_RETRY_S
         try:
-            async with self._engine.begin() as conn:
-                await conn.execute(insert(Invocation), [asdict(r) for r in rows])
-            self.written += len(rows)
-        except (SQLAlchemyError, OSError) as exc:
-            # The rows are lost; say how many, loudly, without their content.
-            log.error("audit_write_failed", rows=len(rows), error=type(exc).__name__)
+            while True:
+                try:
+                    async with self._engine.begin() as conn:
+                        await conn.execute(insert(Invocation), values)
+                except (SQLAlchemyError, OSError) as exc:
+                    outage = down_dependency(exc) is not None
+                    if not outage or (
+                        self._give_up_at is not None and time.monotonic() >= self._give_up_at
+                    ):
+                        # Rows the database refuses (not an outage), or still down at shutdown:
+                        # they are lost; say how many, loudly, without their content.
+                        log.error("audit_write_failed", rows=len(rows), error=type(exc).__name__)
+                        return
+                    log.warning(
+                        "audit_write_retry", rows=len(rows), error=type(exc).__name__, wait_s=wait_s
+                    )
+                    await asyncio.sleep(wait_s)
+                    wait_s = min(wait_s * 2, MAX_RETRY_S)
+                    continue
+                self.written += len(rows)
+                return
         finally:
             self._unwritten -= len(rows)

@@ -15,7 +15,9 @@ deadline become these errors (as httpx maps httpcore's exceptions once):
 - ``TimeoutError`` when the call's deadline ran out → ``ToolTimeout``; any
   other ``TimeoutError`` → ``ToolFailed`` (the tool timed out internally);
 - ``UpstreamConnectError`` → ``ToolFailed`` ("unreachable"), after retries;
-- ``UpstreamProtocolError`` → ``ToolFailed`` ("broke off its answer");
+- ``UpstreamProtocolError`` → ``ToolFailed``: "is not valid HTTP" (bytes that are not
+  an HTTP answer; the bytes are not echoed), "reset the connection", or "broke off its
+  answer";
 - ``ResponseTooLarge`` → ``ToolFailed``, not counted against the tool's health.
 """
 
@@ -24,7 +26,12 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from gateway.executor.transport import ResponseTooLarge, TransportError, UpstreamConnectError
+from gateway.executor.transport import (
+    ResponseTooLarge,
+    TransportError,
+    UpstreamConnectError,
+    UpstreamProtocolError,
+)
 from reach_common.errors import ReachError, Unprocessable
 
 if TYPE_CHECKING:
@@ -123,4 +130,8 @@ def call_error(
         )
     if isinstance(exc, UpstreamConnectError):
         return ToolFailed(f"Tool {tool_id!r} is unreachable: could not connect to {host} ({exc}).")
+    if isinstance(exc, UpstreamProtocolError) and exc.kind == "not_http":
+        return ToolFailed(f"Tool {tool_id!r} answered with bytes that are not valid HTTP.")
+    if isinstance(exc, UpstreamProtocolError) and exc.kind == "reset":
+        return ToolFailed(f"Tool {tool_id!r} reset the connection before it finished answering.")
     return ToolFailed(f"Tool {tool_id!r} broke off its answer ({exc}).")

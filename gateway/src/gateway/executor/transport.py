@@ -39,6 +39,7 @@ for each idle one, counts all connections again. So h11 stays the default.
 from __future__ import annotations
 
 import asyncio
+import errno
 import ipaddress
 import ssl
 import time
@@ -67,7 +68,28 @@ class UpstreamConnectError(TransportError):
 
 
 class UpstreamProtocolError(TransportError):
-    """The connection broke or the answer was not valid HTTP."""
+    """The connection broke or the answer was not valid HTTP; ``kind`` says which:
+    ``not_http`` (bytes that are not an HTTP answer), ``reset`` (the peer reset the
+    connection) or ``broken`` (it closed or failed mid-answer)."""
+
+    def __init__(self, message: str, kind: str = "broken") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def broken_answer(exc: BaseException) -> UpstreamProtocolError:
+    """``UpstreamProtocolError`` for ``exc`` (or what it wraps), with its ``kind``."""
+    kind = "broken"
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, h11.ProtocolError):
+            kind = "not_http"
+            break
+        if isinstance(seen, ConnectionResetError) and seen.errno == errno.ECONNRESET:
+            kind = "reset"  # an RST from the peer (a FIN mid-answer stays "broken")
+            break
+        seen = seen.__cause__ or seen.__context__
+    return UpstreamProtocolError(f"{type(exc).__name__}: {exc}", kind)
 
 
 class ResponseTooLarge(TransportError):
@@ -330,7 +352,7 @@ class LeanHttpClient:
             connection.close()
             if connection.reused and not answered:
                 raise _StaleConnection from exc
-            raise UpstreamProtocolError(f"{type(exc).__name__}: {exc}") from exc
+            raise broken_answer(exc) from exc
         except BaseException:  # cancelled (deadline) or worse: the connection is mid-message
             connection.close()
             raise

@@ -39,6 +39,7 @@ from gateway.executor.transport import (
     Timing,
     UpstreamConnectError,
     UpstreamProtocolError,
+    broken_answer,
 )
 
 # The checked addresses of the request being sent: connections open in the task that
@@ -257,7 +258,7 @@ class HttpxClient:
         except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.TimeoutException) as exc:
             if not phases.connected and not answered:
                 raise _StaleConnection from exc
-            raise UpstreamProtocolError(f"{type(exc).__name__}: {exc}") from exc
+            raise broken_answer(exc) from exc
         return RawResponse(
             response.status_code,
             dict(response.headers),

@@ -24,7 +24,9 @@ from typing import Any
 import structlog
 from opentelemetry import propagate, trace
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, wait_fixed
 
 from gateway.audit.redaction import redact
@@ -231,13 +233,23 @@ class TaskWorker:
             with self._tracer.start_as_current_span(
                 "gateway.task", context=context, attributes={"task.id": task_id}
             ):
+                finished = True
                 try:
                     await self._execute(task_id, fields, rerun=rerun)
+                except (RedisConnectionError, RedisTimeoutError) as exc:
+                    # Redis went away mid-task, so its status could not be kept. Left
+                    # unacknowledged, it is reclaimed once Redis is back (if it kept it).
+                    finished = False
+                    log.warning("task_redis_lost", task_id=task_id, error=type(exc).__name__)
                 finally:
-                    try:
-                        await self._redis.xack(stream, GROUP, message_id)
-                    except RedisError as exc:  # the stream went away or changed type meanwhile
-                        log.warning("task_ack_failed", stream=stream, error=str(exc)[:200])
+                    if finished:
+                        await self._ack(stream, message_id)
+
+    async def _ack(self, stream: str, message_id: str) -> None:
+        try:
+            await self._redis.xack(stream, GROUP, message_id)
+        except RedisError as exc:  # the stream went away or changed type meanwhile
+            log.warning("task_ack_failed", stream=stream, error=str(exc)[:200])
 
     async def _execute(self, task_id: str, fields: dict[str, str], *, rerun: bool) -> None:
         started = time.perf_counter()

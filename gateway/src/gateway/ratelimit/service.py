@@ -6,6 +6,10 @@ logical call counts exactly once across all gateway replicas, and a call
 refused by one limit uses up none of the others. Windows slide (a sorted set
 of call times per key, Redis server time), so there is no burst at a window
 edge. The script uses only commands Redis 6.2 has.
+
+When Redis does not answer, ``RATE_LIMIT_WITHOUT_REDIS`` decides: ``open`` admits the
+call uncounted (a warning in the log), ``closed`` refuses it with 503
+``dependency_unavailable`` and ``Retry-After`` (docs/reliability.md).
 """
 
 from __future__ import annotations
@@ -13,11 +17,17 @@ from __future__ import annotations
 import math
 import uuid
 from dataclasses import dataclass
+from typing import Literal
 
+import structlog
 from limits import RateLimitItem
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from reach_common.errors import ReachError
+from reach_common.errors import DependencyUnavailable, ReachError
+
+log = structlog.get_logger(__name__)
 
 _PREFIX = "reach:gateway:rl:"
 
@@ -78,10 +88,16 @@ class Limit:
 
 
 class RateLimiter:
-    def __init__(self, redis: Redis, caller_limit: RateLimitItem | None) -> None:
+    def __init__(
+        self,
+        redis: Redis,
+        caller_limit: RateLimitItem | None,
+        without_redis: Literal["open", "closed"] = "open",
+    ) -> None:
         self._redis = redis
         self._script = redis.register_script(_SCRIPT)
         self._caller_limit = caller_limit
+        self._without_redis = without_redis
 
     def limits_for(
         self, tool_id: str, tool_limit: RateLimitItem | None, caller_key: str
@@ -100,9 +116,15 @@ class RateLimiter:
         args: list[str | int] = [uuid.uuid4().hex]
         for limit in limits:
             args.extend([limit.item.amount, limit.item.get_expiry() * 1000])
-        admitted, wait_ms, refused_by = await self._script(
-            keys=[limit.key for limit in limits], args=args
-        )
+        try:
+            admitted, wait_ms, refused_by = await self._script(
+                keys=[limit.key for limit in limits], args=args
+            )
+        except (RedisConnectionError, RedisTimeoutError) as exc:
+            if self._without_redis == "closed":
+                raise DependencyUnavailable("redis") from exc
+            log.warning("rate_limit_skipped", reason="redis_unavailable", limits=len(limits))
+            return
         if int(admitted) == 1:
             return
         limit = limits[int(refused_by) - 1]

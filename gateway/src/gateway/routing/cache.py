@@ -40,6 +40,8 @@ import numpy.typing as npt
 from redis.asyncio import Redis
 from redis.exceptions import ResponseError
 
+from reach_common.outages import redis_optional
+
 Vector = npt.NDArray[np.float32]
 _SPACE = re.compile(r"\s+")
 
@@ -175,12 +177,14 @@ class RouteCache:
             data["tool_id"], data["confidence"], "exact", via=data.get("via", ""), key=key
         )
 
+    @redis_optional(None)
     async def get_exact(self, scope: str, query: str) -> CachedRoute | None:
         exact, _ = self._keys(scope)
         key = abstract(query)
         raw = await self.redis.hget(exact, key)
         return None if raw is None else self._exact_route(key, raw)
 
+    @redis_optional((None, 0))
     async def probe(
         self, scope: str, query: str, *, similar: bool = True
     ) -> tuple[CachedRoute | None, int]:
@@ -202,6 +206,7 @@ class RouteCache:
             self._sync(scope, int(length), start, fetched[0])
         return (None if raw is None else self._exact_route(key, raw)), int(length)
 
+    @redis_optional(None)
     async def get_similar(
         self, scope: str, vector: Vector, length: int | None = None
     ) -> CachedRoute | None:
@@ -228,6 +233,7 @@ class RouteCache:
             position=best,
         )
 
+    @redis_optional(None)
     async def put(
         self,
         scope: str,
@@ -254,6 +260,7 @@ class RouteCache:
         if results[-1] > self.max_entries:  # bounded: the scope starts afresh
             await self.redis.delete(exact, vectors)
 
+    @redis_optional(None)
     async def drop(self, scope: str, route: CachedRoute) -> None:
         """Forget ``route`` (it proved wrong for a query of its shape): its exact entry
         and its vector entries (the hit's, and any under the same key), here and for

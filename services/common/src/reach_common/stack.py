@@ -31,12 +31,13 @@ import psycopg
 import typer
 from pydantic import Field
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from reach_common import migrate
 from reach_common.auth.keys import hash_key, new_key
 from reach_common.db import libpq_url
-from reach_common.embedded import EmbeddedServers
+from reach_common.embedded import EmbeddedServers, EmbeddedStartError
 from reach_common.processes import stop_processes
 from reach_common.settings import DatabaseSettings, EmbeddedSettings, RedisSettings
 
@@ -248,7 +249,11 @@ def run() -> None:
     signal.signal(signal.SIGTERM, stack.request_stop)
     code = 1
     try:
-        database_url, redis_url = stack.start_backends()
+        try:
+            database_url, redis_url = stack.start_backends()
+        except EmbeddedStartError as exc:
+            console.print(f"[red]cannot start: {escape(str(exc))}", markup=True, soft_wrap=True)
+            raise typer.Exit(1) from None
         console.print("migrating the database to head")
         migrate.upgrade(database_url)
         stack.service_key = mint_service_key(database_url)
