@@ -273,8 +273,7 @@ class DependencyUnavailable(ServiceUnavailable):
 
     def __init__(self, dependency: str, retry_after_s: int = 1) -> None:
         super().__init__(
-            f"{dependency.capitalize()} is unavailable right now; try again in "
-            f"{retry_after_s} s.",
+            f"{dependency.capitalize()} is unavailable right now; try again in {retry_after_s} s.",
             headers={"Retry-After": str(retry_after_s)},
             dependency=dependency,
         )
