@@ -8,7 +8,7 @@ MEMBERS := -e services/common -e services/shop -e gateway -e agent -e retriever 
 STAMP := $(VENV)/.synced
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-metrics bench-outputs bench-mcp bench-registry images clean
+.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-metrics bench-outputs bench-mcp bench-registry faults fuzz soak images clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -24,6 +24,16 @@ run: $(STAMP) ## Run the whole stack (embedded Postgres + Redis unless DATABASE_
 
 test: $(STAMP) ## Run unit and integration tests against real Postgres and Redis
 	$(PY) -m pytest
+
+faults: $(STAMP) ## Fault matrix: run tests/faults and print fault x service, errors, lost, duplicates, recovery
+	$(PY) scripts/fault_matrix.py
+
+fuzz: $(STAMP) ## Schemathesis against the four services' OpenAPI (the long run; CI runs a short one)
+	$(PY) scripts/fuzz.py --examples 100
+
+SOAK_MINUTES ?= 30
+soak: $(STAMP) ## Soak: mixed traffic at a fixed rate for SOAK_MINUTES (30) minutes; per-minute RSS, fds, DB connections
+	$(PY) scripts/soak.py --minutes $(SOAK_MINUTES)
 
 lint: $(STAMP) ## ruff check, format check and the import-linter contracts
 	$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/lint-imports
