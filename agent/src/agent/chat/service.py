@@ -112,7 +112,7 @@ class PreparedTurn:
         )
 
     async def events(self) -> AsyncIterator[TurnEvent]:
-        """The turn's events; the session lock is held until this generator ends."""
+        """The turn's events; the session lock is held until ``done`` (or the generator's end)."""
         self.lock.start_heartbeat()
         started = time.perf_counter()
         outcome = "cancelled"
@@ -132,6 +132,9 @@ class PreparedTurn:
                     outcome = str(event.data["stop_reason"])
                     self._learn(calls)
                     record_rounds(self.deps.mode, event.data["rounds"])
+                    # The turn is saved: free the session before the client reads "done",
+                    # or a client that answers at once would meet session_busy.
+                    await self._release()
                 yield event
         except Exception as exc:
             outcome = getattr(exc, "reason", type(exc).__name__)
@@ -148,9 +151,13 @@ class PreparedTurn:
                 replayed=self.replay is not None,
                 duration_ms=round((time.perf_counter() - started) * 1000, 1),
             )
-            # Shielded: a cancelled turn (client gone) must still free its session.
-            with anyio.CancelScope(shield=True):
-                await self.lock.release()
+            await self._release()
+
+    async def _release(self) -> None:
+        # Shielded: a cancelled turn (client gone) must still free its session. A second
+        # call finds the lock already freed and does nothing.
+        with anyio.CancelScope(shield=True):
+            await self.lock.release()
 
     async def _run(self, store: TurnStore, memories: list[str]) -> AsyncIterator[TurnEvent]:
         if self.deps.provider is not None:
