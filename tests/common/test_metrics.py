@@ -103,7 +103,7 @@ async def test_methods_statuses_and_exceptions_are_labelled_boundedly() -> None:
     assert (await call(app, "POST", "/items")).status_code == 200
     assert (await call(app, "BREW", "/items")).status_code == 405
     assert (await call(app, "GET", "/boom")).status_code == 500
-    assert (await call(app, "GET", "/redis-down")).status_code == 500
+    assert (await call(app, "GET", "/redis-down")).status_code == 503  # dependency_unavailable
     text = render(metrics)
     requests = samples(text, "reach_http_requests_total")
     assert requests[(("method", "POST"), ("route", "/items"), ("status", "200"))] == 1.0
