@@ -41,16 +41,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
-import psycopg
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from reach_common.auth.keys import hash_key, new_key
-from reach_common.db import libpq_url
 from reach_common.embedded import temporary_backends
 from reach_common.processes import free_port, running_service
-from reach_common.stack import SERVICE_KEY_ENV, SERVICE_KEY_SECRET
+from reach_common.stack import SERVICE_KEY_ENV, SERVICE_KEY_SECRET, mint_key
 
 ROOT = Path(__file__).resolve().parents[1]
 console = Console(highlight=False)
@@ -97,17 +94,6 @@ class Result:
     other_failures: int
     errors: int
     failures: list[dict[str, Any]] = field(default_factory=list)
-
-
-def mint_key(database_url: str, user_id: str, roles: list[str]) -> str:
-    """A real API key in ``auth.api_key`` (only its hash is stored), as an operator makes one."""
-    key_id, key = new_key()
-    with psycopg.connect(libpq_url(database_url)) as conn:
-        conn.execute(
-            "INSERT INTO auth.api_key (key_id, key_hash, user_id, roles) VALUES (%s, %s, %s, %s)",
-            (key_id, hash_key(key), user_id, roles),
-        )
-    return key
 
 
 def targets(database_url: str) -> list[Target]:

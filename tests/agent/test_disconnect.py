@@ -11,28 +11,13 @@ import httpx
 from agent.app import create_app
 from agent.settings import Settings
 from reach_common.llm.history import repair
-from reach_common.llm.types import Message, ToolCall
 from tests.agent.servers import ServerThread
 from tests.agent.tap import GatewayTap
 from tests.agent.wire import ModelScript
+from tests.e2e.test_agent_sigkill import stored_history
 
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 AS_U1 = {"X-User-Id": "u1", "X-User-Roles": "ops_admin"}
-
-
-def as_messages(stored: list[dict[str, Any]]) -> list[Message]:
-    return [
-        Message(
-            role=m["role"],
-            content=m["content"],
-            tool_calls=tuple(
-                ToolCall(c["id"], c["name"], c["arguments"]) for c in m["tool_calls"] or ()
-            ),
-            tool_call_id=m["tool_call_id"],
-            is_error=m["is_error"],
-        )
-        for m in stored
-    ]
 
 
 async def test_disconnect_mid_turn_cancels_it_cleanly(
@@ -75,5 +60,5 @@ async def test_disconnect_mid_turn_cancels_it_cleanly(
     assert [m["role"] for m in stored[:2]] == ["user", "user"]
     assert stored[-1]["role"] == "assistant"
     assert stored[-1]["stop_reason"] == "end_turn"
-    history = as_messages(stored)
+    history = stored_history(stored)
     assert repair(history) == history  # nothing orphaned, nothing to repair

@@ -15,9 +15,10 @@ from agent.app import create_app as create_agent_app
 from agent.settings import Settings as AgentSettings
 from reach_cli.chat import events
 from reach_cli.main import app
-from reach_common.auth.keys import hash_key, new_key
+from reach_common.auth.keys import hash_key
 from reach_common.db import libpq_url
 from reach_common.embeddings import Embedder
+from reach_common.stack import mint_key
 from tests.agent.servers import ServerThread
 from tests.agent.tap import GatewayTap
 from tests.conftest import Backends
@@ -26,13 +27,7 @@ runner = CliRunner()
 
 
 def insert_key(backends: Backends, user_id: str, roles: list[str]) -> str:
-    key_id, key = new_key()
-    with psycopg.connect(libpq_url(backends.database_url)) as conn:
-        conn.execute(
-            "INSERT INTO auth.api_key (key_id, key_hash, user_id, roles) VALUES (%s, %s, %s, %s)",
-            (key_id, hash_key(key), user_id, roles),
-        )
-    return key
+    return mint_key(backends.database_url, user_id, roles)
 
 
 def reach(

@@ -18,11 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
-from reach_common.auth.keys import hash_key, new_key
-from reach_common.db import libpq_url
+from reach_common.stack import mint_key
 from tests.conftest import REPO_ROOT, Backends
 from tests.e2e.processes import free_port, service_process
 
@@ -95,12 +93,7 @@ def json_server(body: bytes) -> Iterator[str]:
 
 
 def bearer(database_url: str, user_id: str, roles: list[str]) -> dict[str, str]:
-    key_id, key = new_key()
-    with psycopg.connect(libpq_url(database_url)) as conn:
-        conn.execute(
-            "INSERT INTO auth.api_key (key_id, key_hash, user_id, roles) VALUES (%s, %s, %s, %s)",
-            (key_id, hash_key(key), user_id, roles),
-        )
+    key = mint_key(database_url, user_id, roles)
     return {"Authorization": f"Bearer {key}"}
 
 

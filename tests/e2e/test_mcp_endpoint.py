@@ -17,15 +17,13 @@ import anyio
 import httpx
 import httpx2
 import mcp_types as types
-import psycopg
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ToolsListChanged, listen
 
-from reach_common.auth.keys import hash_key, new_key
-from reach_common.db import libpq_url
+from reach_common.stack import mint_key
 from tests.conftest import REPO_ROOT, Backends
 from tests.e2e.processes import free_port, service_process
 
@@ -35,13 +33,7 @@ CALLER_LIMIT = 12  # per caller per minute (CALLER_RATE_LIMIT), shared by both g
 
 
 def _key(database_url: str, user_id: str, roles: list[str]) -> str:
-    key_id, key = new_key()
-    with psycopg.connect(libpq_url(database_url)) as conn:
-        conn.execute(
-            "INSERT INTO auth.api_key (key_id, key_hash, user_id, roles) VALUES (%s, %s, %s, %s)",
-            (key_id, hash_key(key), user_id, roles),
-        )
-    return key
+    return mint_key(database_url, user_id, roles)
 
 
 class Alternating(httpx2.AsyncBaseTransport):

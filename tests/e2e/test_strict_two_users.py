@@ -11,11 +11,9 @@ import time
 from pathlib import Path
 
 import httpx
-import psycopg
 import pytest
 
-from reach_common.auth.keys import hash_key, new_key
-from reach_common.db import libpq_url
+from reach_common.stack import mint_key
 from tests.conftest import REPO_ROOT, Backends
 from tests.e2e.processes import free_port, service_process
 
@@ -24,12 +22,7 @@ TIMEOUT = 30
 
 
 def _key(database_url: str, user_id: str, roles: list[str]) -> dict[str, str]:
-    key_id, key = new_key()
-    with psycopg.connect(libpq_url(database_url)) as conn:
-        conn.execute(
-            "INSERT INTO auth.api_key (key_id, key_hash, user_id, roles) VALUES (%s, %s, %s, %s)",
-            (key_id, hash_key(key), user_id, roles),
-        )
+    key = mint_key(database_url, user_id, roles)
     return {"Authorization": f"Bearer {key}"}
 
 

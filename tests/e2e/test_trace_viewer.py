@@ -18,8 +18,8 @@ import httpx
 import psycopg
 import pytest
 
-from reach_common.auth.keys import hash_key, new_key
 from reach_common.db import libpq_url
+from reach_common.stack import mint_key
 from tests.conftest import REPO_ROOT, Backends
 from tests.e2e.processes import free_port, service_process
 
@@ -39,13 +39,7 @@ TOLERANCE = 0.01  # of the track's width: sub-pixel rounding and the 0.15 % mini
 
 
 def api_key(database_url: str, user_id: str, roles: list[str]) -> str:
-    key_id, key = new_key()
-    with psycopg.connect(libpq_url(database_url)) as conn:
-        conn.execute(
-            "INSERT INTO auth.api_key (key_id, key_hash, user_id, roles) VALUES (%s, %s, %s, %s)",
-            (key_id, hash_key(key), user_id, roles),
-        )
-    return key
+    return mint_key(database_url, user_id, roles)
 
 
 def recorded_spans(database_url: str, trace_id: str) -> dict[str, dict[str, Any]]:

@@ -22,9 +22,10 @@ import pytest
 from reach_common.llm.anthropic import render_messages as anthropic_wire
 from reach_common.llm.history import repair
 from reach_common.llm.openai import render_messages as openai_wire
-from reach_common.llm.types import Message, ToolCall
+from reach_common.llm.types import Message
 from tests.agent.servers import ServerThread
 from tests.agent.wire import ModelScript, anthropic_violations, openai_violations, replay_app
+from tests.e2e.test_agent_sigkill import stored_history
 from tests.faults.conftest import FaultStack, Outcome, Traffic, unique
 from tests.faults.matrix import Row, record
 
@@ -138,21 +139,6 @@ def ingest_problems(stack: FaultStack, caller: str, outcomes: list[Outcome]) -> 
         if o.ok and o.body["source"] not in stored:
             problems.append(f"{o.body['source']}: acknowledged ({o.status}) but not stored")
     return problems
-
-
-def stored_history(messages: list[dict[str, Any]]) -> list[Message]:
-    return [
-        Message(
-            role=m["role"],
-            content=m["content"],
-            tool_calls=tuple(
-                ToolCall(c["id"], c["name"], c["arguments"]) for c in m["tool_calls"] or ()
-            ),
-            tool_call_id=m["tool_call_id"],
-            is_error=m["is_error"],
-        )
-        for m in messages
-    ]
 
 
 def history_problems(messages: list[dict[str, Any]]) -> list[str]:

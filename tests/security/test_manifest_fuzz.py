@@ -19,11 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 import pytest
 
-from reach_common.auth.keys import hash_key, new_key
-from reach_common.db import libpq_url
+from reach_common.stack import mint_key
 from tests.conftest import Backends
 from tests.e2e.processes import free_port, service_process
 
@@ -179,12 +177,7 @@ def _manifest(rng: random.Random, n: int) -> dict[str, Any]:
 def test_hostile_manifests_are_refused_clearly_or_registered_harmlessly(
     clean_state: Backends, tmp_path: Path
 ) -> None:
-    key_id, key = new_key()
-    with psycopg.connect(libpq_url(clean_state.database_url)) as conn:
-        conn.execute(
-            "INSERT INTO auth.api_key (key_id, key_hash, user_id, roles) VALUES (%s, %s, %s, %s)",
-            (key_id, hash_key(key), "fuzzer", ["tool_admin", "ops"]),
-        )
+    key = mint_key(clean_state.database_url, "fuzzer", ["tool_admin", "ops"])
     admin = {"Authorization": f"Bearer {key}"}
     env = {
         "DATABASE_URL": clean_state.database_url,

@@ -228,15 +228,22 @@ def mint_service_key(database_url: str) -> str:
     It lives only in this process and the gateway's environment (as a tool secret);
     the database keeps its hash, like every key.
     """
-    key_id, key = new_key()
     with psycopg.connect(libpq_url(database_url)) as conn:
         conn.execute(
             "UPDATE auth.api_key SET revoked_at = now() WHERE user_id = %s AND revoked_at IS NULL",
             (SERVICE_KEY_USER,),
         )
+    return mint_key(database_url, SERVICE_KEY_USER, ["retriever_writer"])
+
+
+def mint_key(database_url: str, user_id: str, roles: list[str]) -> str:
+    """A new API key for ``user_id`` with ``roles``, as an operator makes one: the
+    database keeps only its hash."""
+    key_id, key = new_key()
+    with psycopg.connect(libpq_url(database_url)) as conn:
         conn.execute(
             "INSERT INTO auth.api_key (key_id, key_hash, user_id, roles) VALUES (%s, %s, %s, %s)",
-            (key_id, hash_key(key), SERVICE_KEY_USER, ["retriever_writer"]),
+            (key_id, hash_key(key), user_id, roles),
         )
     return key
 
