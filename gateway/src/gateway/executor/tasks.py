@@ -24,7 +24,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from redis.asyncio import Redis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_attempt, wait_fixed
 
 from reach_common.auth.caller import Caller
 from reach_common.errors import ServiceUnavailable
@@ -130,11 +133,26 @@ class TaskStore:
             )
             for k, v in fields.items()
         }
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(task_key(task_id), mapping=mapping)
-            pipe.expire(task_key(task_id), self._ttl_s)
-            await pipe.execute()
+        # Once more on a lost connection: after Redis restarts, the pool's first use of an
+        # old connection fails although Redis is back, and a status write is idempotent.
+        async for attempt in once_more_on_a_lost_connection():
+            with attempt:
+                async with self._redis.pipeline(transaction=True) as pipe:
+                    pipe.hset(task_key(task_id), mapping=mapping)
+                    pipe.expire(task_key(task_id), self._ttl_s)
+                    await pipe.execute()
 
     async def read(self, task_id: str) -> dict[str, str] | None:
         record: dict[str, str] = await self._redis.hgetall(task_key(task_id))  # type: ignore[assignment]
         return record or None
+
+
+def once_more_on_a_lost_connection() -> AsyncRetrying:
+    """For idempotent Redis writes: a second try, on a fresh connection, when the first
+    met a dropped one."""
+    return AsyncRetrying(
+        retry=retry_if_exception_type((RedisConnectionError, RedisTimeoutError)),
+        stop=stop_after_attempt(2),
+        wait=wait_fixed(0.05),
+        reraise=True,
+    )

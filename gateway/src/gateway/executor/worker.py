@@ -38,7 +38,7 @@ from gateway.executor.callbacks import CallbackSender
 from gateway.executor.errors import ToolFailed
 from gateway.executor.http import CallStats
 from gateway.executor.service import Executor
-from gateway.executor.tasks import TaskStore, caller_from_json
+from gateway.executor.tasks import TaskStore, caller_from_json, once_more_on_a_lost_connection
 from gateway.registry.cache import RegistryCache
 from gateway.registry.errors import ToolNotFound
 from reach_common.auth.errors import InsufficientPermission
@@ -247,7 +247,9 @@ class TaskWorker:
 
     async def _ack(self, stream: str, message_id: str) -> None:
         try:
-            await self._redis.xack(stream, GROUP, message_id)
+            async for attempt in once_more_on_a_lost_connection():  # XACK is idempotent
+                with attempt:
+                    await self._redis.xack(stream, GROUP, message_id)
         except RedisError as exc:  # the stream went away or changed type meanwhile
             log.warning("task_ack_failed", stream=stream, error=str(exc)[:200])
 
