@@ -144,8 +144,13 @@ class PostgresServer:
         self._pg_ctl("-w", "-t", "20", "-m", mode, "restart")
 
     def shutdown(self) -> None:
-        if self.embedded is not None:
-            self.embedded.stop()
+        if self.embedded is None:
+            return
+        # After a restart the postmaster is a new process, which the embedded handle does
+        # not know (it stops only the one it started): pg_ctl stops whichever runs.
+        if self.running:
+            self.stop()
+        self.embedded.stop()
 
 
 @dataclass
