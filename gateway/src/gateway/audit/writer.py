@@ -69,6 +69,9 @@ class AuditWriter:
         self._task: asyncio.Task[None] | None = None
         self._pending: list[AuditRow] = []
         self._inflight: asyncio.Future[None] | None = None
+        # Held from taking rows to their INSERT's commit, so rows get ids in the order they
+        # were recorded even when a flush() and the writer task both write.
+        self._order = asyncio.Lock()
         self._unwritten = 0  # recorded rows not yet through an INSERT (written or lost)
         self._give_up_at: float | None = None  # set at shutdown: stop retrying then
         self.written = 0
@@ -97,10 +100,11 @@ class AuditWriter:
                 # yet: let it, so rows are written in the order they were recorded.
                 await asyncio.sleep(0.001)
                 continue
-            batch, self._pending = self._pending, []
-            await self._write(batch)
-            while not self._queue.empty():
-                await self._write(self._drain())
+            async with self._order:
+                batch, self._pending = self._pending, []
+                await self._write(batch)
+                while not self._queue.empty():
+                    await self._write(self._drain())
             if self._unwritten <= 0 or self._task is None or self._task.done():
                 return
 
@@ -119,11 +123,15 @@ class AuditWriter:
         while True:
             self._pending.append(await self._queue.get())
             await asyncio.sleep(self._flush_s)  # let a batch gather
+            # Shielded: a shutdown during the INSERT waits for it instead of losing the rows.
+            self._inflight = asyncio.ensure_future(self._write_gathered())
+            await asyncio.shield(self._inflight)
+
+    async def _write_gathered(self) -> None:
+        async with self._order:
             self._pending.extend(self._drain())
             batch, self._pending = self._pending, []
-            # Shielded: a shutdown during the INSERT waits for it instead of losing the rows.
-            self._inflight = asyncio.ensure_future(self._write(batch))
-            await asyncio.shield(self._inflight)
+            await self._write(batch)
 
     async def _write(self, rows: list[AuditRow]) -> None:
         """INSERT ``rows``, retrying while the database does not take them."""
