@@ -19,19 +19,36 @@ neither can carry a tool that does not match at all:
   is that call again with the new value ("那 2026-09 的呢" after a monthly
   report); "thanks, that's all" gives none and is still rejected.
 
-The threshold applies to the confidence after the nudge.
+- **What the request asks that a tool does not offer** (``drop``, from the router):
+  an action none of the tool's own words name ("cancel order SO…" of an order
+  lookup: ``vocabulary.action_gap``), or identifiers of a type another candidate
+  takes that this tool takes in no parameter ("给 SO… 退款" of a document search:
+  ``FOREIGN_ID_PENALTY``). It lowers the confidence only, and is worked out only for
+  the candidates about to be accepted.
+
+The threshold applies to the confidence after the nudges; the identifier fit adds
+``FIT_CONFIDENCE`` to it. When the best-scored candidate falls short, the most
+confident other candidate that reaches it is taken (the fused score is relative
+within the query, the confidence is absolute: "what's the response time in our
+runbooks?" ranks an order lookup first on its cosine, the document search is the
+one that clears the bar).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gateway.routing.extract import ArgumentExtractor, examples_of
+from gateway.routing.extract import ArgumentExtractor, examples_of, shape_of
 from gateway.routing.index import Candidate
 
 FIT_BONUS = 0.1
+FIT_CONFIDENCE = 0.1
+# A tool that takes none of the identifiers the request carries ("给 SO20261125001 退款" for
+# a document search): the request is about an object the tool does not handle.
+FOREIGN_ID_PENALTY = 0.35
 FOLLOW_BONUS = 0.15
 FOLLOW_CONFIDENCE = 0.1
 # Only candidates this close to the best fused score are checked for arguments.
@@ -52,10 +69,39 @@ def choose(
     fits: Callable[[str], bool],
     last_tool: str | None = None,
     continues: Callable[[str], bool] = lambda _: False,
+    drop: Callable[[str], float] = lambda _: 0.0,
 ) -> Choice:
     """The candidate to route to, given the nudges described in the module docstring."""
     if not candidates:
         return Choice(None, None, "no candidates")
+    ranked = _ranked(candidates, fits, last_tool)
+    _, _, best, notes = max(ranked, key=lambda r: (r[0], r[1]))
+    why = f"top-1 confidence {best.confidence:.3f}"
+    if best.tool_id != candidates[0].tool_id:
+        why += f" (ranked over {candidates[0].tool_id}: {', '.join(notes)})"
+    elif notes:
+        why += f" ({', '.join(notes)})"
+    best, lost = _less(best, drop)
+    if lost:
+        why += f", less {lost:.2f}: the request asks what the tool's words do not offer"
+    if best.confidence >= threshold:
+        return Choice(best, best, why + f" >= {threshold}")
+    last = next((r[2] for r in ranked if r[2].tool_id == last_tool), None)
+    if last is not None and continues(last.tool_id):
+        again = replace(last, confidence=max(last.confidence, threshold))
+        why = f"no tool reaches {threshold}; a new value for the session's last tool"
+        return Choice(again, again, why)
+    surer = _surer(ranked, best.tool_id, threshold, drop)
+    if surer is not None:
+        why += f" < {threshold}; {surer.tool_id} is surer ({surer.confidence:.3f})"
+        return Choice(surer, surer, why)
+    return Choice(None, best, why + f" < {threshold}")
+
+
+def _ranked(
+    candidates: Sequence[Candidate], fits: Callable[[str], bool], last_tool: str | None
+) -> list[tuple[float, int, Candidate, list[str]]]:
+    """Each candidate's nudged score, its position (ties), its nudged confidence, and why."""
     top_score = candidates[0].score
     ranked: list[tuple[float, int, Candidate, list[str]]] = []
     for position, candidate in enumerate(candidates):
@@ -67,22 +113,35 @@ def choose(
             notes.append("the session's last tool")
         if candidate.score >= top_score - FIT_MARGIN and fits(candidate.tool_id):
             score += FIT_BONUS
+            confidence = min(1.0, confidence + FIT_CONFIDENCE)
             notes.append("its required arguments are in the request")
         ranked.append((score, -position, replace(candidate, confidence=confidence), notes))
-    score, _, best, notes = max(ranked, key=lambda r: (r[0], r[1]))
-    why = f"top-1 confidence {best.confidence:.3f}"
-    if best.tool_id != candidates[0].tool_id:
-        why += f" (ranked over {candidates[0].tool_id}: {', '.join(notes)})"
-    elif notes:
-        why += f" ({', '.join(notes)})"
-    if best.confidence < threshold:
-        last = next((r[2] for r in ranked if r[2].tool_id == last_tool), None)
-        if last is not None and continues(last.tool_id):
-            again = replace(last, confidence=max(last.confidence, threshold))
-            why = f"no tool reaches {threshold}; a new value for the session's last tool"
-            return Choice(again, again, why)
-        return Choice(None, best, why + f" < {threshold}")
-    return Choice(best, best, why + f" >= {threshold}")
+    return ranked
+
+
+def _less(candidate: Candidate, drop: Callable[[str], float]) -> tuple[Candidate, float]:
+    lost = drop(candidate.tool_id)
+    if not lost:
+        return candidate, 0.0
+    return replace(candidate, confidence=max(0.0, candidate.confidence - lost)), lost
+
+
+def _surer(
+    ranked: list[tuple[float, int, Candidate, list[str]]],
+    best: str,
+    threshold: float,
+    drop: Callable[[str], float],
+) -> Candidate | None:
+    """When the best-scored candidate is not confident enough, the most confident other
+    one that is (the fused score ranks; only the confidence is absolute)."""
+    others = sorted((r[2] for r in ranked if r[2].tool_id != best), key=lambda c: -c.confidence)
+    for candidate in others:
+        if candidate.confidence < threshold:
+            return None
+        candidate, _ = _less(candidate, drop)
+        if candidate.confidence >= threshold:
+            return candidate
+    return None
 
 
 def identifier_parameters(schema: dict[str, Any]) -> list[str]:
@@ -134,3 +193,38 @@ def gives_new_values(
         return False
     arguments = extractor.extract(query, schema).arguments
     return any(name in arguments and arguments[name] != previous.get(name) for name in typed)
+
+
+def identifier_values(extractor: ArgumentExtractor, query: str, schema: dict[str, Any]) -> set[str]:
+    """The values of the tool's identifier parameters (``identifier_parameters``) that
+    the request alone holds."""
+    keyed = identifier_parameters(schema)
+    if not keyed:
+        return set()
+    arguments = extractor.extract(query, schema).arguments
+    properties = schema.get("properties") or {}
+    return {
+        str(arguments[name])
+        for name in keyed
+        if name in arguments and _shaped(str(arguments[name]), properties[name])
+    }
+
+
+def _shaped(value: str, spec: dict[str, Any]) -> bool:
+    """Whether ``value`` has the parameter's declared shape: its ``pattern`` (the extractor
+    matched it), or exactly the shape of one of its examples (``SKU2024001`` for
+    ``SKU\\d{7}``); a file name read for "e.g. auth-v2.md" is no identifier of a type."""
+    if spec.get("pattern"):
+        return True
+    return any(re.fullmatch(shape_of(example), value) for example in examples_of(spec))
+
+
+def takes_none_of(
+    extractor: ArgumentExtractor, query: str, schema: dict[str, Any], identifiers: set[str]
+) -> bool:
+    """Whether the request carries identifiers (of shapes the catalogue knows) and the tool
+    takes none of them in any parameter."""
+    if not identifiers:
+        return False
+    arguments = extractor.extract(query, schema).arguments
+    return identifiers.isdisjoint(str(v) for v in arguments.values())

@@ -14,7 +14,8 @@
                  re-rank can use it; without it the cache is exact-only
     fine         an LLM picks and fills arguments (``rerank``), or offline: the top
                  candidate, nudged by the identifiers the request carries and the
-                 session's last tool (``choose``), above ``threshold``, and
+                 session's last tool, less what the request asks that the tool does
+                 not offer (``choose``, ``vocabulary.action_gap``), above ``threshold``, and
                  schema-guided extraction; offline a cache hit only confirms the top
                  candidate (deciding afresh costs no more)
     context      a required argument the query refers back to ("this SKU")
@@ -30,8 +31,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections import OrderedDict
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +43,7 @@ from opentelemetry import trace
 from gateway.auth.service import can_use
 from gateway.metrics import record_route, record_route_cache, record_route_failure
 from gateway.registry.cache import RegistryCache
+from gateway.routing import vocabulary
 from gateway.routing.cache import (
     CachedRoute,
     RouteCache,
@@ -49,7 +52,14 @@ from gateway.routing.cache import (
     normalise,
     scope_of,
 )
-from gateway.routing.choose import carries_identifiers, choose, gives_new_values
+from gateway.routing.choose import (
+    FOREIGN_ID_PENALTY,
+    carries_identifiers,
+    choose,
+    gives_new_values,
+    identifier_values,
+    takes_none_of,
+)
 from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
 from gateway.routing.extract import ArgumentExtractor, Extraction
@@ -63,6 +73,8 @@ from reach_common.llm.types import LLMProvider
 log = structlog.get_logger(__name__)
 # Query vectors kept per replica: a repeated request (a cache hit, a retry) skips the model.
 _RECENT_VECTORS = 4096
+# What follows a colon is a payload ("内容如下：SKU2024001 单价 99 元"), not its subject.
+_PAYLOAD = re.compile(r"[:：]")
 
 
 @dataclass
@@ -121,6 +133,7 @@ class Router:
         self._scopes: dict[tuple[int, frozenset[str]], tuple[str, bool]] = {}
         self._rebuild: asyncio.Task[None] | None = None
         self._stale = False
+        self._offered: dict[int, tuple[dict[str, Any], frozenset[str] | None]] = {}
 
     # -- index lifecycle -------------------------------------------------------------
 
@@ -395,6 +408,9 @@ class Router:
                 reason = f"candidate #{rank}, and offline a hit only confirms the top one"
             log.info("route_cache_dropped", tool_id=cached.tool_id, reason=reason)
             return None, f"{label} dropped: {reason}"
+        lost = self._unoffered(instruction(query), candidates)(current.tool_id)
+        if current.confidence - lost < self.settings.threshold:
+            return None, f"{label} not used: the request asks what the tool does not offer"
         hit = self._fill(query, cached.tool_id, previous)
         error = None if hit.missing else self._validate(cached.tool_id, hit.arguments)
         if hit.missing or error is not None:
@@ -434,6 +450,43 @@ class Router:
         schema = self.registry.tools[tool_id].spec.input_schema
         return carries_identifiers(self.extractor, query, schema)
 
+    def _unoffered(self, text: str, candidates: list[Candidate]) -> Callable[[str], float]:
+        """Per candidate, the confidence it loses for what the request asks that the tool
+        does not offer: an action its own words do not name (``vocabulary.action_gap``),
+        or identifiers another candidate takes and it takes in no parameter. Evaluated
+        only for the candidates ``choose`` considers accepting."""
+        requested = vocabulary.requested_actions(text)
+        identifiers: set[str] | None = None
+        head = _PAYLOAD.split(text, maxsplit=1)[0]  # ids in a payload say what it holds
+
+        def drop(tool_id: str) -> float:
+            nonlocal identifiers
+            spec = self.registry.tools[tool_id].spec
+            offered = self._offered_actions(spec.manifest)
+            if offered is None:  # a manifest that does not describe its requests: as before
+                return 0.0
+            lost = vocabulary.action_gap(requested, offered)
+            if identifiers is None:
+                identifiers = set()
+                for c in candidates:
+                    schema = self.registry.tools[c.tool_id].spec.input_schema
+                    identifiers |= identifier_values(self.extractor, head, schema)
+            if takes_none_of(self.extractor, head, spec.input_schema, identifiers):
+                lost += FOREIGN_ID_PENALTY
+            return lost
+
+        return drop
+
+    def _offered_actions(self, manifest: dict[str, Any]) -> frozenset[str] | None:
+        """``vocabulary.offered_actions``, memoised per manifest (a changed tool is a new one)."""
+        key = id(manifest)
+        found = self._offered.get(key)
+        if found is None or found[0] is not manifest:
+            if len(self._offered) > 4096:
+                self._offered.clear()
+            found = self._offered[key] = (manifest, vocabulary.offered_actions(manifest))
+        return found[1]
+
     def _validate(self, tool_id: str, arguments: dict[str, Any]) -> str | None:
         tool = self.registry.get(tool_id)
         if tool is None:
@@ -463,6 +516,7 @@ class Router:
                 self.registry.tools[tool_id].spec.input_schema,
                 previous.previous,
             ),
+            drop=self._unoffered(instruction(query), candidates),
         )
         if choice.candidate is None:
             best = ", ".join(f"{c.tool_id} ({c.confidence:.2f})" for c in candidates[:3])

@@ -109,6 +109,36 @@ def tool_document(manifest: dict[str, Any]) -> str:
 _INSTRUCTION = re.compile(r"^(?P<head>[^:：\n]{4,200}?)\s*[:：]\s*(?P<body>.+)$", re.DOTALL)
 
 
+# A quoted passage is text to work on ("translate 'the parcel is delayed' into Spanish",
+# "把“订单已发货”翻译成英文"), not what the request asks for: one of three words or more (not
+# in title case: that is a name), or four CJK characters or more, is left out when finding
+# the tool. Shorter quotes (a name, a file, an id) stay.
+_QUOTED = re.compile(
+    r"“([^”]+)”|‘([^’]+)’|「([^」]+)」|\"([^\"]+)\""
+    r"|(?<![\w'])'([^']+)'(?![\w'])"
+)
+
+
+def _unquoted(query: str) -> str:
+    def keep(match: re.Match[str]) -> str:
+        quoted = next(g for g in match.groups() if g)
+        words = [w for w in quoted.split() if re.search("[A-Za-z]", w)]
+        # A passage in title case is a name ('Ticket to Ride', "Doctors Without Borders").
+        named = sum(w[0].isupper() for w in words) * 2 >= len(words)
+        long = (len(words) >= 3 and not named) or len(_CJK.findall(quoted)) >= 4
+        # Most of the request in quotes is the request itself, quoted.
+        return " " if long and 2 * len(quoted) < len(query) else match.group(0)
+
+    head = _QUOTED.sub(keep, query)
+    if head == query:
+        return query
+    head = _SPACES.sub(" ", head).strip()
+    return head if len(tokenize(head)) >= 2 else query
+
+
+_SPACES = re.compile(r"[ \t]{2,}")
+
+
 def instruction(query: str) -> str:
     """The part of a request that says what to do, for finding the tool.
 
@@ -116,13 +146,15 @@ def instruction(query: str) -> str:
     to store a text, but its payload reads like a question for a search tool. When a
     colon is followed by a payload (six words or more, or a dozen CJK characters) the
     request is routed by what precedes it; the arguments still come from all of it.
+    A long quoted passage is a payload too (``_QUOTED``).
     """
+    query = _unquoted(query)
     match = _INSTRUCTION.match(query.strip())
     if match is None:
         return query
     head, body = match.group("head"), match.group("body")
-    if len(tokenize(head)) < 2:
-        return query
+    if sum(not t.isdigit() for t in tokenize(head)) < 2:
+        return query  # a label ("Turn 3:", "Q2:", "Note:") says nothing of what to do
     words = len(re.findall(r"[A-Za-z]+", body))
     if words >= 6 or len(_CJK.findall(body)) >= 12:
         return head

@@ -38,7 +38,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from gateway.routing.lexical import BM25Index
-from gateway.routing.text import cjk_share, negative_sentences, tokenize
+from gateway.routing.text import cjk_share, negative_sentences, positive_description, stem, tokenize
 
 UNSEEN_WEIGHT = 0.5
 UNSEEN_SLACK = 0.1
@@ -118,3 +118,84 @@ def penalty(
     if disclaims and not disclaims.isdisjoint(terms):
         drop += DISCLAIMED_PENALTY
     return drop
+
+
+# -- actions a request asks for, and the actions a tool's own text offers ---------------
+#
+# all-MiniLM-L6-v2 weighs the object of a request ("order SO…", "SKU…") far more than
+# its verb, so "cancel order SO…" looks like an order lookup. A tool that describes its
+# requests (aliases and examples) names the actions it performs; a request whose action
+# none of those words offers (a refund asked of a read-only lookup) is not for it. Only
+# imperative base forms count on the request's side ("cancel", not "was it cancelled?"),
+# and only verbs of writing and sending: reading verbs ("show", "check") are what every
+# lookup does. Classes are matched across languages (an English request, a Chinese
+# manifest), so each holds both.
+ACTION_PENALTY = 0.35
+_ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    "create": (
+        frozenset({"create", "add", "insert", "register"}),
+        ("创建", "新建", "新增", "添加", "下单"),
+    ),
+    "store": (
+        frozenset({"save", "store", "upload", "import"}),
+        ("保存", "存到", "存进", "存入", "上传", "导入"),
+    ),
+    "update": (
+        frozenset({"update", "change", "modify", "edit", "rename", "adjust", "set", "replace"}),
+        ("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换"),
+    ),
+    "delete": (
+        frozenset({"delete", "remove", "erase", "purge", "forget"}),
+        ("删除", "删掉", "移除", "去掉"),
+    ),
+    "cancel": (frozenset({"cancel", "revoke", "abort", "void"}), ("取消", "撤销")),
+    "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱")),
+    "notify": (frozenset({"send", "notify", "remind", "forward"}), ("发送", "通知", "提醒")),
+    "book": (frozenset({"book", "schedule", "reserve"}), ("预订", "预约")),
+    "pay": (frozenset({"pay", "transfer"}), ("支付", "付款", "转账")),
+}
+# An English verb asks for an action when it begins a clause ("cancel order …", "…, then
+# update it"), or follows "please", "to" ("I want to cancel"), "you" ("can you delete"),
+# "me" ("help me add"): "the store's numbers", "a change in sales" ask for none.
+_IMPERATIVE = re.compile(
+    r"(?:^|[,.;:!?(\n]|\b(?:please|pls|to|you|me|and|then|just|now|also))\s*([A-Za-z]+)\b(?!')",
+    re.IGNORECASE,
+)
+
+
+def requested_actions(text: str) -> frozenset[str]:
+    """The write actions ``text`` asks for: an action verb in its base form where an
+    imperative stands (``_IMPERATIVE``), or a Chinese action word."""
+    words = {m.group(1).lower() for m in _IMPERATIVE.finditer(text)}
+    return frozenset(
+        action
+        for action, (english, chinese) in _ACTIONS.items()
+        if not words.isdisjoint(english) or any(w in text for w in chinese)
+    )
+
+
+def offered_actions(manifest: Mapping[str, Any]) -> frozenset[str] | None:
+    """The actions the tool's own words (what its description says it is for, aliases,
+    examples, name) offer, in any form ("Deletes", "删除"); None when the manifest does
+    not describe its requests (fewer than ``MIN_EXAMPLES`` aliases and examples): a
+    one-sentence description does not list its verbs."""
+    phrases = [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
+    if len(phrases) < MIN_EXAMPLES:
+        return None
+    own = positive_description(str(manifest.get("description") or ""))
+    text = "\n".join([str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")])
+    text += "\n" + own + "\n" + "\n".join(phrases)
+    stems = set(tokenize(text))
+    return frozenset(
+        action
+        for action, (english, chinese) in _ACTIONS.items()
+        if not stems.isdisjoint(stem(w) for w in english) or any(w in text for w in chinese)
+    )
+
+
+def action_gap(requested: frozenset[str], offered: frozenset[str] | None) -> float:
+    """The confidence a tool loses for a request asking for actions its words offer none
+    of (one offered is enough: Chinese does not tell the noun "退款规则" from the verb)."""
+    if offered is None or not requested or not requested.isdisjoint(offered):
+        return 0.0
+    return ACTION_PENALTY
