@@ -69,6 +69,7 @@ from tests.fixtures import llm as fixtures  # noqa: E402
 
 CHILD_FLAG = "--counted-agent"
 COUNTS_PATH = "/_bench/round-trips"
+SETTLED_PATH = "/_bench/settled"
 
 VENDOR_ENV = {
     "anthropic": {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "sk-ant-bench"},
@@ -156,7 +157,8 @@ def counted_app() -> FastAPI:
     a ping's own are counted too) and the connection pings (three round trips each:
     BEGIN, ``;``, ROLLBACK), counted by wrapping the asyncpg adapter's ``ping``; and every
     Redis command the agent's client sends, by name. ``GET /_bench/round-trips`` reads
-    them.
+    them; ``GET /_bench/settled?user=`` answers once the user's memory learning is done
+    (no SQL, no Redis).
     """
     from asyncpg.transaction import Transaction
     from sqlalchemy import event
@@ -208,7 +210,14 @@ def counted_app() -> FastAPI:
     async def read_counts() -> dict[str, int]:
         return dict(counts)
 
+    async def settled(request: Request) -> dict[str, bool]:
+        memory = request.state.memory
+        if memory is not None:
+            await memory.settled(request.query_params["user"])
+        return {"settled": True}
+
     app.add_api_route(COUNTS_PATH, read_counts, methods=["GET"])
+    app.add_api_route(SETTLED_PATH, settled, methods=["GET"])
     return app
 
 
@@ -312,8 +321,12 @@ async def memory_overhead(
     """Offline turns of one user, alternating between an agent with memory on and one
     with it off, so both see the same machine load. Every message states a new fact (so
     each turn with memory on recalls *and* learns); the user has 40 memories first.
-    Also returned, per agent: CPU time and SQL statements per turn (background learning
-    included), which a busy machine distorts far less than latency."""
+    A turn is timed until its answer is read (what the user waits for); then, untimed,
+    the bench waits for that agent's background learning to finish, so it never runs
+    during the other agent's timed turn (it would slow the turn without memory and make
+    memory look cheaper than it is). Its cost shows in the CPU figures. Also returned, per
+    agent: CPU time and SQL statements per turn (background learning included), which a
+    busy machine distorts far less than latency."""
     latencies: dict[str, list[float]] = {on_url: [], off_url: []}
     async with httpx.AsyncClient(timeout=30) as client:
         for n in range(40):
@@ -336,6 +349,7 @@ async def memory_overhead(
                 )
                 latencies[url].append((time.perf_counter() - started) * 1000)
                 assert response.status_code == 200, response.text
+                await client.get(f"{url}{SETTLED_PATH}", params={"user": MEMORY_USER["X-User-Id"]})
         await client.get(f"{on_url}/memories", headers=MEMORY_USER)  # learning settled
         per_turn = {}
         for url in latencies:
@@ -377,7 +391,8 @@ def report_memory(base_env: dict[str, str], log: Path, turns: int) -> None:
         f"SQL statements {work[on_url]['statements']:.1f} on, "
         f"{work[off_url]['statements']:.1f} off\n"
         f"  (recall among 40+ memories and learning one new fact every turn; {turns} turns "
-        "each, interleaved)"
+        "each, interleaved; each turn timed until its answer is read, learning let finish "
+        "untimed before the next)"
     )
 
 

@@ -191,6 +191,71 @@ async def test_no_model_run_to_recall_for_an_owner_without_memories(
     assert "SKU2024003" in str(gateway.to("/run")[1]["body"]["memories"])  # still recalled
 
 
+class SlowToAnswer:
+    """ASGI middleware: the last chunk of a ``/chat`` answer is sent 0.3 s late, then
+    "sent" is recorded in ``order``."""
+
+    def __init__(self, app: Any, order: list[str]) -> None:
+        self.app = app
+        self.order = order
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        async def slow(message: Any) -> None:
+            last = message["type"] == "http.response.body" and not message.get("more_body")
+            if scope.get("path") == "/chat" and last:
+                await asyncio.sleep(0.3)
+                self.order.append("sent")
+            await send(message)
+
+        await self.app(scope, receive, slow)
+
+
+class OrderedEmbedder(CountingEmbedder):
+    def __init__(self, model: Embedder, order: list[str]) -> None:
+        super().__init__(model)
+        self.order = order
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32) -> Vectors:
+        self.order += [f"embed: {text}" for text in texts]
+        return super().embed(texts, batch_size=batch_size)
+
+
+async def test_learning_starts_once_the_answer_is_sent(
+    agent_settings: Callable[..., Settings], embedder: Embedder, gateway: GatewayTap
+) -> None:
+    """The facts of a turn are embedded after its answer has gone out, never while the
+    answer is on its way (the user waits for that, not for learning)."""
+    order: list[str] = []
+    app = create_app(agent_settings(), embedder=OrderedEmbedder(embedder, order))
+    app.add_middleware(SlowToAnswer, order=order)
+    async with app_client(app) as client:
+        await chat(client, "s-order", TOLD, ADA)  # no memories yet: nothing to recall
+        streamed = await client.post(
+            "/chat",
+            json={
+                "session_id": "s-order",
+                "message": "My usual warehouse is Shanghai",
+                "stream": True,
+            },
+            headers=AS_ADA,
+        )
+        listed = (await client.get("/memories", headers=AS_ADA)).json()["memories"]
+    assert "event: done" in streamed.text
+    learned = [
+        "embed: My usual SKU is SKU2024003",
+        "embed: Works with sku SKU2024003 (used with inventory_query)",
+    ]
+    # The second turn: its recall runs while it is answered, its learning after.
+    assert order == [
+        "sent",
+        *learned,
+        "embed: My usual warehouse is Shanghai",
+        "sent",
+        "embed: My usual warehouse is Shanghai",
+    ]
+    assert "My usual warehouse is Shanghai" in {m["text"] for m in listed}
+
+
 async def test_a_known_fact_still_being_written_is_recalled_without_waiting_for_the_write(
     clean_state: Backends, embedder: Embedder
 ) -> None:

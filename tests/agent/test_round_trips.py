@@ -4,7 +4,10 @@
   caller's view): unchanged, it is a bodiless 304; changed, the new list; never another
   caller's list, and never a 304 for a credential the gateway refuses.
 - A turn with one tool round sends five SQL statements and one BEGIN/COMMIT (the claim;
-  each later round is one statement), and no connection pings.
+  each later round is one statement), and no connection pings; a later turn of a
+  session this process has seen its owner claim sends four statements and no
+  BEGIN/COMMIT (the owner is checked by the claim's write itself), and still never
+  writes to a session that is no longer the caller's.
 - Without ``pool_pre_ping``, a pool still never hands out a connection the server closed
   (a Postgres restart costs no request an error), and pings only long-idle connections.
 """
@@ -146,9 +149,10 @@ async def test_a_turn_with_one_tool_round_makes_the_fewest_round_trips(
         sent = dict(counted)
         session = (await client.get("/sessions/s-trips", headers=AS_ADMIN)).json()
     assert second.json()["rounds"] == 1
-    # The owner check, the claim (user message), the window; the round; the answer.
-    assert sent["statements"] == 5
-    assert (sent["start"], sent["commit"], sent.get("pings", 0)) == (1, 1, 0)
+    # A session its owner spoke in before: the claim (the user message, written only if
+    # the session is still theirs), the window; the round; the answer. No BEGIN/COMMIT.
+    assert sent["statements"] == 4
+    assert (sent.get("start", 0), sent.get("commit", 0), sent.get("pings", 0)) == (0, 0, 0)
     # The listing was revalidated, not fetched again.
     assert [r["headers"].get("if-none-match") is not None for r in listings(gateway)] == [
         False,
@@ -157,6 +161,40 @@ async def test_a_turn_with_one_tool_round_makes_the_fewest_round_trips(
     roles = [m["role"] for m in session["messages"]]
     assert roles == ["user", "assistant", "tool", "assistant"] * 2
     assert [m["seq"] for m in session["messages"]] == list(range(1, 9))
+
+
+async def test_a_known_session_taken_over_by_another_user_is_refused_unwritten(
+    agent: AgentClient,
+) -> None:
+    """This process saw u1 claim the session, but through another process it was deleted
+    and started again by u3: u1's message is refused with 403 and nothing of it is written."""
+    message = {"session_id": "s-moved", "message": "How is SKU2024001 doing?"}
+    async with agent(memory_enabled=False) as client, agent(memory_enabled=False) as other:
+        assert (await client.post("/chat", json=message, headers=AS_ADMIN)).status_code == 200
+        deleted = await other.delete("/sessions/s-moved", headers=AS_ADMIN)
+        assert deleted.status_code == 200, deleted.text
+        theirs = await other.post("/chat", json=message, headers=AS_STRANGER)
+        assert theirs.status_code == 200, theirs.text
+        refused = await client.post("/chat", json=message, headers=AS_ADMIN)
+        assert refused.status_code == 403, refused.text
+        assert refused.json()["reason"] == "session_forbidden"
+        session = (await client.get("/sessions/s-moved", headers=AS_STRANGER)).json()
+        # The session is free again: its owner speaks in it at once.
+        again = await client.post("/chat", json=message, headers=AS_STRANGER)
+        assert again.status_code == 200, again.text
+    assert [m["role"] for m in session["messages"]] == ["user", "assistant", "tool", "assistant"]
+
+
+async def test_a_known_session_deleted_since_starts_again(agent: AgentClient) -> None:
+    message = {"session_id": "s-gone", "message": "How is SKU2024001 doing?"}
+    async with agent(memory_enabled=False) as client, agent(memory_enabled=False) as other:
+        assert (await client.post("/chat", json=message, headers=AS_ADMIN)).status_code == 200
+        assert (await other.delete("/sessions/s-gone", headers=AS_ADMIN)).status_code == 200
+        again = await client.post("/chat", json=message, headers=AS_ADMIN)
+        assert again.status_code == 200, again.text
+        session = (await client.get("/sessions/s-gone", headers=AS_ADMIN)).json()
+    assert [m["seq"] for m in session["messages"]] == [1, 2, 3, 4]
+    assert session["user_id"] == "u1"
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from agent.memory.service import MemoryService
 from agent.metrics import AgentMetrics
 from agent.sessions.endpoints import router as sessions_router
 from agent.sessions.lock import load_lock_scripts
+from agent.sessions.owners import SessionOwners
 from agent.sessions.tokens import TokenCounter
 from agent.settings import Settings
 from reach_common.embeddings import Embedder
@@ -62,6 +63,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
                 "memory": memory,
                 # One per process: it learns the provider's tokenizer from reported usage.
                 "token_counter": TokenCounter(),
+                # Sessions whose owner this process has seen: their turns skip a read.
+                "session_owners": SessionOwners(),
             }
         finally:
             if memory is not None:

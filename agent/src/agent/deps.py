@@ -54,6 +54,7 @@ async def get_chat_deps(request: Request) -> ChatDeps:
         tracer=state.telemetry.tracer("agent"),
         counter=state.token_counter,
         memory=state.memory,
+        owners=state.session_owners,
     )
 
 

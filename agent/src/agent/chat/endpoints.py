@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import structlog
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, BackgroundTasks, Request, Response
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
@@ -94,7 +94,11 @@ def _error_event(exc: ReachError, trace_id: str | None, number: int) -> ServerSe
     },
 )
 async def chat(
-    body: ChatRequest, request: Request, deps: ChatDepsDep, authenticator: AuthenticatorDep
+    body: ChatRequest,
+    request: Request,
+    deps: ChatDepsDep,
+    authenticator: AuthenticatorDep,
+    background: BackgroundTasks,
 ) -> Response | ChatReply:
     """Send one message and get the agent's answer.
 
@@ -130,6 +134,9 @@ async def chat(
     caller = require_caller(await authenticator.resolve(request.headers, claimed), authenticator)
     gateway_caller = forwarded(request.headers, claimed, authenticator.strict)
     turn = await prepare_turn(deps, body, gateway_caller, caller.user_id, current_trace_id())
+    # Run once the response is sent: what the turn teaches memory is learned after the
+    # user has the answer, not while it is on its way (either kind of response).
+    background.add_task(turn.answered.set)
     if body.stream:
         return EventSourceResponse(_stream(turn), ping=SSE_KEEPALIVE_S)
     return await _collect(turn)

@@ -50,6 +50,7 @@ from agent.sessions import repository
 from agent.sessions.errors import MessageIdReused, SessionBusy, SessionForbidden, TurnSuperseded
 from agent.sessions.lock import SessionLock
 from agent.sessions.models import ChatMessage, ChatSession
+from agent.sessions.owners import SessionOwners
 from agent.sessions.repository import NewMessage, SessionHead
 from agent.sessions.service import TurnStore
 from agent.sessions.tokens import TokenCounter
@@ -75,6 +76,7 @@ class ChatDeps:
     tracer: trace.Tracer
     counter: TokenCounter
     memory: MemoryService | None = None
+    owners: SessionOwners | None = None  # sessions this process has seen their owner claim
 
     @property
     def mode(self) -> str:
@@ -98,6 +100,8 @@ class PreparedTurn:
     recall: asyncio.Task[list[Recalled]] | None = None  # started before the lock is taken
     recalled: list[str] = field(default_factory=list)  # the recalled memories' texts
     listing: asyncio.Task[list[GatewayTool]] | None = None  # the caller's tools, fetched meanwhile
+    # Set once the client has the answer (see chat.endpoints): learning waits for it.
+    answered: asyncio.Event = field(default_factory=asyncio.Event)
 
     def reply(self, done: dict[str, object], tool_calls: list[ToolCallRead]) -> ChatReply:
         return ChatReply(
@@ -220,6 +224,7 @@ class PreparedTurn:
                 session_id=self.session_id,
                 message_id=self.turn_id,
                 used=self.recalled,  # marked used with what the turn teaches
+                after=self.answered,
             )
 
     def _system(self, memories: list[str]) -> str:
@@ -313,6 +318,73 @@ async def _claim_turn(
     trace_id: str | None,
     session_id: str,
 ) -> PreparedTurn:
+    """The turn claimed: the known way when ``owner`` was seen claiming a turn of this
+    session before (and this is no retry), else the checked way."""
+    owners = deps.owners
+    known = body.session_id is not None and body.message_id is None
+    if owners is not None and known and owners.owned_by(session_id, owner):
+        turn = await _claim_known(deps, body, caller, owner, trace_id, session_id)
+        if turn is not None:
+            return turn
+        owners.forget(session_id)  # gone or not theirs now: checked the full way
+    turn = await _claim_checked(deps, body, caller, owner, trace_id, session_id)
+    if owners is not None:
+        owners.remember(session_id, owner)
+    return turn
+
+
+async def _claim_known(
+    deps: ChatDeps,
+    body: ChatRequest,
+    caller: Caller,
+    owner: str | None,
+    trace_id: str | None,
+    session_id: str,
+) -> PreparedTurn | None:
+    """A session ``owner`` has spoken in before: the lock, then two statements in
+    autocommit, no read before the lock and no BEGIN or COMMIT. The user message is
+    written only if the session still exists and is ``owner``'s (checked by the write
+    itself); else nothing is written, the lock is freed and None returned. Once written,
+    the message stands even if reading the window fails: as after a crash between the
+    claim and the answer, a retry with its ``message_id`` resumes it."""
+    lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
+    if not await lock.acquire():
+        raise SessionBusy(session_id)
+    listing = None
+    if deps.provider is not None:  # the model turn needs the tools: fetched meanwhile
+        listing = asyncio.create_task(deps.gateway.list_tools(caller))
+    turn = _new_turn(deps, body, caller, owner, trace_id, lock)
+    try:
+        async with deps.sessionmaker() as db:
+            await db.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
+            message = _user_message(body, turn)
+            turn.session = await repository.append_as_owner(db, session_id, owner, [message])
+            if turn.session is not None:
+                turn.rows = await repository.list_messages(
+                    db, session_id, from_seq=turn.session.context_start_seq
+                )
+    except BaseException:
+        turn.session = None
+        raise
+    finally:
+        if turn.session is None:
+            discard(listing)
+            with anyio.CancelScope(shield=True):
+                await lock.release()
+    if turn.session is None:
+        return None
+    turn.listing = listing
+    return turn
+
+
+async def _claim_checked(
+    deps: ChatDeps,
+    body: ChatRequest,
+    caller: Caller,
+    owner: str | None,
+    trace_id: str | None,
+    session_id: str,
+) -> PreparedTurn:
     """One transaction: the owner check, the session's one-writer lock taken inside it,
     then (under the lock) the claim. The lock is released again if the claim fails."""
     listing: asyncio.Task[list[GatewayTool]] | None = None
@@ -361,18 +433,7 @@ async def _claim(
     user message saved; the session's window read unless the turn replays. ``known`` is
     the session as read before the lock (None: it did not exist)."""
     session_id = lock.session_id
-    turn_id = uuid.uuid4()
-    turn = PreparedTurn(
-        deps=deps,
-        caller=caller,
-        owner=owner,
-        lock=lock,
-        session_id=session_id,
-        message_id=body.message_id or str(turn_id),
-        turn_id=turn_id,
-        message=body.message,
-        trace_id=trace_id,
-    )
+    turn = _new_turn(deps, body, caller, owner, trace_id, lock)
     if body.message_id is not None or known is None:
         # A new session, or a retry to look up: the session read again under the lock.
         session = await repository.ensure_session(db, session_id, owner, body.message[:80])
@@ -392,9 +453,30 @@ async def _claim(
     return turn
 
 
-async def _save_message(db: AsyncSession, body: ChatRequest, turn: PreparedTurn) -> SessionHead:
-    """The user message, saved; the session's row as the write left it."""
-    message = NewMessage(
+def _new_turn(
+    deps: ChatDeps,
+    body: ChatRequest,
+    caller: Caller,
+    owner: str | None,
+    trace_id: str | None,
+    lock: SessionLock,
+) -> PreparedTurn:
+    turn_id = uuid.uuid4()
+    return PreparedTurn(
+        deps=deps,
+        caller=caller,
+        owner=owner,
+        lock=lock,
+        session_id=lock.session_id,
+        message_id=body.message_id or str(turn_id),
+        turn_id=turn_id,
+        message=body.message,
+        trace_id=trace_id,
+    )
+
+
+def _user_message(body: ChatRequest, turn: PreparedTurn) -> NewMessage:
+    return NewMessage(
         role="user",
         turn_id=turn.turn_id,
         id=turn.turn_id,
@@ -402,6 +484,11 @@ async def _save_message(db: AsyncSession, body: ChatRequest, turn: PreparedTurn)
         client_message_id=body.message_id,
         trace_id=turn.trace_id,
     )
+
+
+async def _save_message(db: AsyncSession, body: ChatRequest, turn: PreparedTurn) -> SessionHead:
+    """The user message, saved; the session's row as the write left it."""
+    message = _user_message(body, turn)
     try:
         head = await repository.append(db, turn.session_id, [message])
     except LookupError:  # deleted since it was checked: started again, for this caller

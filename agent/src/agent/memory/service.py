@@ -18,11 +18,12 @@ marked used by the turn's learning, in the same statement as its inserts; and a
 recall waits only for learning whose facts are not known yet.
 
 :meth:`MemoryService.learn` runs after the turn has answered, in the
-background: the offline rules of :mod:`agent.memory.extract` pick facts from
-the user's message and the turn's successful calls, and with a model
-configured the model is asked too (one short call, on the user's message
-alone, and only when the message says something about the user). Facts whose
-vectors are in the per-process cache (text to vector: facts said before) are
+background, and (given ``after``: the answer sent) only once the user has the answer,
+so its embedding never competes with the answer on its way out. The offline rules of
+:mod:`agent.memory.extract` pick facts from the user's message and the turn's
+successful calls, and with a model configured the model is asked too (one short
+call, on the user's message alone, and only when the message says something about
+the user). Facts whose vectors are in the per-process cache (text to vector: facts said before) are
 written at once; the others are embedded unless the owner already has them.
 One statement inserts the new facts and marks the known and the recalled ones
 used.
@@ -38,6 +39,7 @@ An anonymous caller has no memory: nothing is read or written without an owner.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import uuid
 from collections import OrderedDict
@@ -112,6 +114,9 @@ LEXICAL_BONUS = 0.2
 RECENCY_HALF_LIFE_DAYS = 30.0
 RECENCY_WEIGHT = 0.3
 CANDIDATES = 20
+# Learning waits for the answer to be sent at most this long (a client gone before it
+# is sent never sees the signal).
+LEARN_AFTER_TIMEOUT_S = 1.0
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
@@ -230,9 +235,12 @@ class MemoryService:
         session_id: str,
         message_id: uuid.UUID,
         used: Iterable[str] = (),
+        after: asyncio.Event | None = None,
     ) -> None:
         """Keep what is worth keeping from a finished turn, in the background, and mark
-        the memories it ``used`` (their texts) as used."""
+        the memories it ``used`` (their texts) as used. With ``after``, the work starts
+        once it is set (the answer sent), or after ``LEARN_AFTER_TIMEOUT_S``; a recall of
+        the owner meanwhile still sees (or waits for) what it will write."""
         if owner is None:
             return
         calls = list(calls)
@@ -240,13 +248,13 @@ class MemoryService:
         touched = [store.content_hash(text) for text in used]
         if self.provider is not None and worth_asking(message):
             work = self._learn_with_model(owner, message, calls, source, touched)
-            self._background(owner, work)
+            self._background(owner, _after(after, work))
             return
         facts = facts_of_turn(message, calls)
         ready, later = self._split(facts, source)
         if facts or touched:
             work = self._save(owner, ready, later, source, touched)
-            self._background(owner, work, writing=tuple(ready), blocking=bool(later))
+            self._background(owner, _after(after, work), writing=tuple(ready), blocking=bool(later))
 
     async def _learn_with_model(
         self,
@@ -349,6 +357,18 @@ class MemoryService:
         pending = [p.task for tasks in self._pending.values() for p in tasks]
         if pending:
             await asyncio.wait(pending, timeout=5)
+
+
+async def _after(signal: asyncio.Event | None, work: Coroutine[Any, Any, None]) -> None:
+    """``work``, once ``signal`` is set (or after ``LEARN_AFTER_TIMEOUT_S``)."""
+    try:
+        if signal is not None and not signal.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(signal.wait(), LEARN_AFTER_TIMEOUT_S)
+    except BaseException:
+        work.close()  # never started: nothing to warn about
+        raise
+    await work
 
 
 def words(text: str) -> set[str]:

@@ -257,18 +257,23 @@ def _columns(batch: Sequence[NewMessage]) -> dict[str, list[Any]]:
     return columns
 
 
-def _append_statement() -> Select[Any]:
+def _append_statement(*, owned: bool = False) -> Select[Any]:
     """The one statement of :func:`append` (its text never changes, so it is compiled and
-    prepared once); the batch travels as one array per column::
+    prepared once); the batch travels as one array per column. ``owned``: only a session
+    of ``:owner`` is written (:func:`append_as_owner`)::
 
         WITH head AS (UPDATE session SET last_seq = last_seq + :n ... RETURNING ...),
              added AS (INSERT INTO message SELECT ... FROM head, unnest(:ids, :roles, ...))
         SELECT ... FROM head
     """
     n = bindparam("n", type_=Integer())
+    where = [SESSION.c.id == bindparam("session_id", type_=SESSION.c.id.type)]
+    if owned:
+        owner = bindparam("owner", type_=SESSION.c.user_id.type)
+        where.append(SESSION.c.user_id.is_not_distinct_from(owner))
     head = (
         update(SESSION)
-        .where(SESSION.c.id == bindparam("session_id", type_=SESSION.c.id.type))
+        .where(*where)
         .values(last_seq=SESSION.c.last_seq + n, updated_at=func.now())
         .returning(
             SESSION.c.last_seq, SESSION.c.user_id, SESSION.c.context_start_seq, SESSION.c.summary
@@ -291,6 +296,7 @@ def _append_statement() -> Select[Any]:
 
 
 _APPEND = _append_statement()
+_APPEND_AS_OWNER = _append_statement(owned=True)
 
 
 async def append(db: AsyncSession, session_id: str, batch: Sequence[NewMessage]) -> SessionHead:
@@ -305,11 +311,34 @@ async def append(db: AsyncSession, session_id: str, batch: Sequence[NewMessage])
     call/result pair, and :class:`LookupError` (nothing written) if the session is gone.
     """
     check_pairs(batch)
-    columns = {f"new_{name}": values for name, values in _columns(batch).items()}
-    params = {"session_id": session_id, "n": len(batch), **columns}
-    written = (await db.execute(_APPEND, params)).first()
+    written = await _write(db, _APPEND, session_id, batch, {})
     if written is None:
         raise LookupError(session_id)
+    return written
+
+
+async def append_as_owner(
+    db: AsyncSession, session_id: str, owner: str | None, batch: Sequence[NewMessage]
+) -> SessionHead | None:
+    """:func:`append`, if the session exists and belongs to ``owner`` (checked by the
+    statement itself, so a session of anyone else is never written, in or outside a
+    transaction); else nothing is written and None is returned."""
+    check_pairs(batch)
+    return await _write(db, _APPEND_AS_OWNER, session_id, batch, {"owner": owner})
+
+
+async def _write(
+    db: AsyncSession,
+    statement: Select[Any],
+    session_id: str,
+    batch: Sequence[NewMessage],
+    extra: dict[str, Any],
+) -> SessionHead | None:
+    columns = {f"new_{name}": values for name, values in _columns(batch).items()}
+    params = {"session_id": session_id, "n": len(batch), **columns, **extra}
+    written = (await db.execute(statement, params)).first()
+    if written is None:
+        return None
     return SessionHead(session_id, written.user_id, written.context_start_seq, written.summary)
 
 
