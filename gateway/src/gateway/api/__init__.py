@@ -27,11 +27,13 @@ from gateway.api import (
     upstreams,
 )
 
+# Routes are matched in this order: the two hot paths first, so a tool call does not
+# try every registry route before its own (no path of one router matches another's).
 ROUTERS: tuple[APIRouter, ...] = (
-    tools_batch.router,
-    tools.router,
     invoke.router,
     run.router,
+    tools_batch.router,
+    tools.router,
     tasks.router,
     traces.router,
     upstreams.router,

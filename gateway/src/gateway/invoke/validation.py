@@ -122,8 +122,10 @@ def _problem(error: ValidationError) -> str:
 
 def check_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> None:
     """Raise 422 ``invalid_arguments`` naming each problem and what a valid value looks like."""
-    allowed = ", ".join(sorted(spec.input_schema.get("properties", {})))
     too_long = _too_long(arguments, spec.max_argument_chars)
+    if too_long is None and spec.validator.is_valid(arguments):
+        return
+    allowed = ", ".join(sorted(spec.input_schema.get("properties", {})))
     if too_long is not None:
         field, length, is_key = too_long
         what = "key" if is_key else "value"
@@ -136,8 +138,6 @@ def check_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> None:
             f"Accepted arguments: {allowed or 'none'}. Fix them and call again.",
             errors=[{"field": field, "problem": problem}],
         )
-    if spec.validator.is_valid(arguments):
-        return
     found = islice(spec.validator.iter_errors(arguments), _ERRORS_READ)
     errors = sorted(found, key=lambda e: [str(p) for p in e.absolute_path])
     problems = [

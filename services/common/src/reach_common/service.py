@@ -120,7 +120,14 @@ def build_app(
         )
     configure_logging(settings.service_name, settings.log_level, settings.log_format)
     app = FastAPI(
-        title=title, description=description, version="0.1.0", lifespan=bind_lifespan(lifespan)
+        title=title,
+        description=description,
+        version="0.1.0",
+        lifespan=bind_lifespan(lifespan),
+        # FastAPI's own OpenTelemetry layer stays off: the server span is ours
+        # (reach_common.server_span), bound to this app's provider, and a span per
+        # dependency and endpoint would double what each request records.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
     app.state.metrics = Metrics(
@@ -138,7 +145,6 @@ def build_app(
         span_store=settings.otel_span_store,
         otlp_endpoint=settings.otel_exporter_otlp_endpoint,
     )
-    app.state.telemetry.instrument_app(app)
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)  # inside the 500 boundary
     app.add_middleware(UnhandledErrorMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
@@ -147,7 +153,8 @@ def build_app(
         # The client address behind a proxy, from X-Forwarded-For: believed only when the
         # connection comes from one of TRUSTED_PROXIES (uvicorn itself is told to trust none).
         app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies)
-    app.add_middleware(TraceIdHeaderMiddleware)  # outermost: the 500 gets it too
+    app.add_middleware(TraceIdHeaderMiddleware)  # the 500 gets it too
+    app.state.telemetry.instrument_app(app)  # outermost: every middleware runs in its span
     install_error_handlers(app)
     document_errors(app)  # every error answer in /openapi.json, with its schema
     app.include_router(health.router)

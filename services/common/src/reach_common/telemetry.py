@@ -27,7 +27,6 @@ import structlog
 from fastapi import FastAPI
 from opentelemetry import metrics, trace
 from opentelemetry.context import Context
-from opentelemetry.instrumentation.fastapi import FastAPIInstrumentor
 from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
 from opentelemetry.instrumentation.redis import RedisInstrumentor
 from opentelemetry.instrumentation.sqlalchemy.engine import EngineTracer
@@ -35,13 +34,14 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import Decision, ParentBased, Sampler, SamplingResult
-from opentelemetry.trace import Link, SpanKind
+from opentelemetry.trace import Link, SpanKind, StatusCode
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 from redis.asyncio import Redis
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from reach_common.db import libpq_url
+from reach_common.server_span import ServerSpanMiddleware
 
 log = structlog.get_logger(__name__)
 
@@ -66,34 +66,59 @@ def _jsonable(value: Any) -> Any:
     return str(value)
 
 
+# One encoder for every row (json.dumps with options builds one per call). Attribute
+# values are strings, numbers, booleans and sequences of them, which it writes as they
+# are (a tuple as an array); anything else as its text.
+_ENCODER = json.JSONEncoder(default=str)
+_KINDS = {kind: kind.name.lower() for kind in SpanKind}
+_STATUSES = {code: code.name.lower() for code in StatusCode}
+
+
+def _attributes_json(attributes: Any) -> str:
+    if not attributes:
+        return "{}"
+    # A span's attributes are a read-only view of the SDK's mapping, whose copy() is a
+    # dict at C speed; dict(view) would walk it key by key in Python.
+    copy = getattr(attributes, "copy", None)
+    return _ENCODER.encode(copy() if copy is not None else dict(attributes))
+
+
+def _events_json(span: ReadableSpan) -> str:
+    if not span.events:
+        return "[]"
+    return json.dumps(
+        [
+            {
+                "name": e.name,
+                "at": _ns_to_datetime(e.timestamp).isoformat(),
+                "attributes": {k: _jsonable(v) for k, v in (e.attributes or {}).items()},
+            }
+            for e in span.events
+        ]
+    )
+
+
 def span_row(span: ReadableSpan) -> tuple[Any, ...]:
     """The ``telemetry.spans`` row for one finished span."""
     ctx = span.get_span_context()
     assert ctx is not None
     start, end = span.start_time or 0, span.end_time or span.start_time or 0
-    attributes = {k: _jsonable(v) for k, v in (span.attributes or {}).items()}
-    events = [
-        {
-            "name": e.name,
-            "at": _ns_to_datetime(e.timestamp).isoformat(),
-            "attributes": {k: _jsonable(v) for k, v in (e.attributes or {}).items()},
-        }
-        for e in span.events
-    ]
+    parent = span.parent
+    status = span.status
     return (
         format(ctx.trace_id, "032x"),
         format(ctx.span_id, "016x"),
-        format(span.parent.span_id, "016x") if span.parent else None,
+        format(parent.span_id, "016x") if parent else None,
         str(span.resource.attributes.get("service.name", "unknown")),
         span.name,
-        span.kind.name.lower(),
+        _KINDS[span.kind],
         _ns_to_datetime(start),
         _ns_to_datetime(end),
         (end - start) / 1e6,
-        span.status.status_code.name.lower(),
-        span.status.description,
-        json.dumps(attributes),
-        json.dumps(events),
+        _STATUSES[status.status_code],
+        status.description,
+        _attributes_json(span.attributes),
+        _events_json(span),
     )
 
 
@@ -174,11 +199,9 @@ class Telemetry:
         return self.provider.get_tracer(name)
 
     def instrument_app(self, app: FastAPI) -> None:
-        FastAPIInstrumentor.instrument_app(
-            app,
-            tracer_provider=self.provider,
-            exclude_spans=["receive", "send"],
-        )
+        """The server span of every request (``reach_common.server_span``); add it last, so
+        it is the outermost middleware and every other one runs inside the request's span."""
+        app.add_middleware(ServerSpanMiddleware, tracer=self.tracer("reach_common.server_span"))
 
     def instrument_httpx(self, client: httpx.AsyncClient) -> None:
         HTTPXClientInstrumentor.instrument_client(client, tracer_provider=self.provider)
