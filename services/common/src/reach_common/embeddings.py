@@ -9,6 +9,13 @@ therefore their dot product.
 
 Batches are formed from texts sorted by token length, so a batch pads to the
 length of its longest member rather than the longest text overall.
+
+Where the time of one query goes (``make bench-embedder``): the graph's weights
+are int8 but onnxruntime dequantizes them once at load, so inference is float32
+matrix products, about 21 MFLOP per token (6 layers 384 wide, a 1,536-wide FFN);
+a typical 26-token request is ~0.55 GFLOP, about 5 ms on one core. Tokenizing and
+pooling are under 0.3 ms. Session options (arena, denormals, fusion levels) and
+a second thread gained under 5% on 2 shared cores.
 """
 
 from __future__ import annotations
