@@ -36,6 +36,24 @@ def test_numbers_go_to_the_parameter_they_follow() -> None:
     assert result.arguments == {"base": 10, "height": 5}
 
 
+def test_an_unnamed_number_outside_the_bounds_is_about_something_else() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "sku": SKU_SCHEMA["properties"]["sku"],
+            "days": {"type": "integer", "minimum": 1, "maximum": 365},
+        },
+        "required": ["sku"],
+    }
+    stray = extractor.extract("how is SKU2024003 selling? re ticket 1116", schema)
+    assert stray.arguments == {"sku": "SKU2024003"}
+    within = extractor.extract("sales of SKU2024003 over the past 14 days", schema)
+    assert within.arguments == {"sku": "SKU2024003", "days": 14}
+    # Named, it is taken as said, and validation tells the caller the bound.
+    named = extractor.extract("SKU2024003 sales, days 500", schema)
+    assert named.arguments == {"sku": "SKU2024003", "days": 500}
+
+
 def test_enum_dates_quotes_and_names() -> None:
     schema = {
         "type": "object",

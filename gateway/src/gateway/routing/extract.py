@@ -266,16 +266,40 @@ def _constrained(query: str, spec: dict[str, Any]) -> Any:
 def _number(
     query: str, name: str, spec: dict[str, Any], kind: str, used: set[int]
 ) -> int | float | None:
-    """The number next to a word naming the parameter, else the first one not yet used."""
+    """The number next to a word naming the parameter, else the first one not yet used
+    that the schema's bounds allow: an unnamed number out of range ("ticket 1116" for
+    ``days`` up to 365) is about something else."""
     number = _number_near(query, _mentions(name, spec), used)
     if number is None:
-        number = next((n for n in _NUMBER.finditer(query) if n.start() not in used), None)
+        number = next(
+            (
+                n
+                for n in _NUMBER.finditer(query)
+                if n.start() not in used and _within(float(n.group(0)), spec)
+            ),
+            None,
+        )
     if number is None:
         return None
     value = _convert(number.group(0), kind)
     if value is not None:
         used.add(number.start())
     return value
+
+
+def _within(value: float, spec: dict[str, Any]) -> bool:
+    """Whether ``value`` is inside the parameter's declared bounds (ignoring malformed ones)."""
+    bounds = (
+        ("minimum", lambda b: value >= b),
+        ("maximum", lambda b: value <= b),
+        ("exclusiveMinimum", lambda b: value > b),
+        ("exclusiveMaximum", lambda b: value < b),
+    )
+    return all(
+        test(spec[key])
+        for key, test in bounds
+        if isinstance(spec.get(key), int | float) and not isinstance(spec.get(key), bool)
+    )
 
 
 def _string(
