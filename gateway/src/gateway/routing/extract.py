@@ -289,16 +289,18 @@ def _number(
 
 def _within(value: float, spec: dict[str, Any]) -> bool:
     """Whether ``value`` is inside the parameter's declared bounds (ignoring malformed ones)."""
-    bounds = (
-        ("minimum", lambda b: value >= b),
-        ("maximum", lambda b: value <= b),
-        ("exclusiveMinimum", lambda b: value > b),
-        ("exclusiveMaximum", lambda b: value < b),
-    )
-    return all(
-        test(spec[key])
-        for key, test in bounds
-        if isinstance(spec.get(key), int | float) and not isinstance(spec.get(key), bool)
+
+    def bound(key: str) -> float | None:
+        b = spec.get(key)
+        return float(b) if isinstance(b, int | float) and not isinstance(b, bool) else None
+
+    low, high = bound("minimum"), bound("maximum")
+    above, below = bound("exclusiveMinimum"), bound("exclusiveMaximum")
+    return (
+        (low is None or value >= low)
+        and (high is None or value <= high)
+        and (above is None or value > above)
+        and (below is None or value < below)
     )
 
 
