@@ -2,6 +2,7 @@
 
     make bench-embedder                      # built-in sentences
     python scripts/bench_embedder.py --corpus path/to/corpus.jsonl   # BEIR texts
+    python scripts/bench_embedder.py --threads 1 --int8    # int8 matrix products
 
 Prints medians over repeated runs; the machine is noisy, so compare numbers
 from one run, not across runs.
@@ -43,8 +44,13 @@ def main(
     corpus: Annotated[Path | None, typer.Option(help="A BEIR corpus.jsonl for throughput.")] = None,
     docs: Annotated[int, typer.Option(help="Documents for the throughput run.")] = 256,
     threads: Annotated[int, typer.Option(help="onnxruntime threads (0: automatic).")] = 0,
+    int8: Annotated[
+        bool, typer.Option("--int8/--float", help="Matrix products in int8 (int8_graph).")
+    ] = False,
 ) -> None:
-    embedder = Embedder(threads=threads or None)
+    started = time.perf_counter()
+    embedder = Embedder(threads=threads or None, int8=int8)
+    load_ms = (time.perf_counter() - started) * 1000
     for query in QUERIES:  # warm-up: first calls allocate
         embedder.embed_one(query)
 
@@ -66,7 +72,10 @@ def main(
     embedder.embed(texts, batch_size=32)
     elapsed = time.perf_counter() - started
 
-    print(f"model: {embedder.model_name}, {embedder.dimensions} dims")
+    print(
+        f"model: {embedder.model_name}, {embedder.dimensions} dims, "
+        f"{embedder.compute} products (loaded in {load_ms:.0f} ms)"
+    )
     print(
         f"one short query: p50 {statistics.median(latencies):.2f} ms, "
         f"p95 {percentile(latencies, 95):.2f} ms over {runs} calls"

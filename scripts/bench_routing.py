@@ -105,7 +105,7 @@ async def register_all(client: httpx.AsyncClient, manifests: list[dict[str, Any]
 
 
 async def run_bench(
-    dataset: Path, fraction: float | None, limit: int | None, llm_limit: int
+    dataset: Path, fraction: float | None, limit: int | None, llm_limit: int, int8: bool | None
 ) -> None:
     from gateway.app import create_app
     from gateway.settings import Settings
@@ -134,6 +134,8 @@ async def run_bench(
             auth_mode="permissive",
             tool_auto_discovery=False,
         )
+        if int8 is not None:
+            settings.embedder_int8 = int8
         app = create_app(settings)
         async with LifespanManager(app, startup_timeout=STARTUP_TIMEOUT_S) as manager:
             transport = httpx.ASGITransport(app=manager.app)
@@ -147,6 +149,7 @@ async def run_bench(
                     f"({sum(1 for k, v in ids.items() if k != v)} ids mapped)"
                 )
                 router = app.state.runtime.router
+                print(f"embedder: {router.embedder.compute} matrix products")
                 await router.registry.refresh()
                 index = await router.index()
                 report_coarse(index, router.embedder, queries, ids, tools)
@@ -390,10 +393,14 @@ def main(
     ] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many queries.")] = None,
     llm_limit: Annotated[int, typer.Option(help="Queries sent through the LLM re-rank.")] = 200,
+    int8: Annotated[
+        bool | None,
+        typer.Option("--int8/--float", help="Embedder products (default: EMBEDDER_INT8)."),
+    ] = None,
 ) -> None:
     if not (dataset / "tools.jsonl").exists():
         raise typer.BadParameter(f"{dataset} has no tools.jsonl")
-    asyncio.run(run_bench(dataset, fraction, limit, llm_limit))
+    asyncio.run(run_bench(dataset, fraction, limit, llm_limit, int8))
 
 
 if __name__ == "__main__":

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from reach_common import int8_graph
 from reach_common.embeddings import DIMENSIONS, Embedder
+from reach_common.settings import EmbedderSettings
 
 
 @pytest.fixture(scope="module")
@@ -49,3 +53,90 @@ def test_long_text_is_truncated_to_model_limit(embedder: Embedder) -> None:
 
 def test_empty_input_gives_empty_matrix(embedder: Embedder) -> None:
     assert embedder.embed([]).shape == (0, DIMENSIONS)
+
+
+TEXTS = [
+    "How many units of this product are left in the warehouse?",
+    "Calculate the area of a triangle with base 10 and height 5.",
+    "SKU2024001 还有多少库存",
+    "请帮我查询一下上个月的销售报表，并按地区汇总。",
+    "where is my order SO20240715001",
+    "Inventory is counted per SKU across warehouses; locked units are excluded. " * 30,
+]
+
+
+@pytest.fixture(scope="module")
+def int8_embedder() -> Embedder:
+    return Embedder(threads=1, int8=True)
+
+
+def test_int8_products_serve_when_asked(embedder: Embedder, int8_embedder: Embedder) -> None:
+    assert embedder.compute == "float32"
+    assert int8_embedder.compute == "int8"
+    # Not the float graph under another name: the vectors differ, if only a little.
+    assert not np.array_equal(int8_embedder.embed(TEXTS[:2]), embedder.embed(TEXTS[:2]))
+
+
+def test_int8_vectors_stay_within_cosine_0999_of_float(
+    embedder: Embedder, int8_embedder: Embedder
+) -> None:
+    cosines = (int8_embedder.embed(TEXTS) * embedder.embed(TEXTS)).sum(axis=1)
+    assert cosines.min() > 0.999, cosines
+    one = np.stack([int8_embedder.embed_one(t) for t in TEXTS])
+    np.testing.assert_allclose(one, int8_embedder.embed(TEXTS), atol=1e-4)
+
+
+def test_int8_rewrite_keeps_the_packaged_int8_weights() -> None:
+    import onnx
+    from onnx import numpy_helper
+
+    from reach_common.embeddings import _model_file
+
+    graph = onnx.load_from_string(int8_graph.int8_matmul_graph(_model_file())).graph
+    products = [n for n in graph.node if n.op_type == "MatMulNBits"]
+    assert len(products) == 36  # 6 layers: q, k, v, output, FFN in and out
+    # What is left in float: the attention's products of activations with activations.
+    assert sum(n.op_type == "MatMul" for n in graph.node) == 12
+    weights = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    packed = weights[products[0].input[1]]
+    assert packed.dtype == np.uint8
+    assert packed.shape[2] == int8_graph.BLOCK_SIZE
+
+
+def _no_rewrite(path: Path, block_size: int = int8_graph.BLOCK_SIZE) -> bytes:
+    raise ValueError("nothing to rewrite here")
+
+
+def _unloadable(path: Path, block_size: int = int8_graph.BLOCK_SIZE) -> bytes:
+    return b"not a graph onnxruntime can run"
+
+
+@pytest.mark.parametrize(
+    ("rewrite", "said"), [(_no_rewrite, "nothing to rewrite here"), (_unloadable, "int8 graph")]
+)
+def test_an_int8_graph_that_cannot_be_made_or_run_leaves_float(
+    monkeypatch: pytest.MonkeyPatch,
+    embedder: Embedder,
+    caplog: pytest.LogCaptureFixture,
+    rewrite: object,
+    said: str,
+) -> None:
+    monkeypatch.setattr(int8_graph, "int8_matmul_graph", rewrite)
+    fallback = Embedder(threads=1, int8=True)
+    assert fallback.compute == "float32"
+    assert said in caplog.text
+    np.testing.assert_allclose(fallback.embed(TEXTS[:3]), embedder.embed(TEXTS[:3]), atol=1e-5)
+
+
+def test_an_int8_graph_off_the_float_one_is_not_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(int8_graph, "MIN_COSINE", 1.0001)  # no two graphs are that close
+    assert Embedder(threads=1, int8=True).compute == "float32"
+
+
+def test_the_setting_switches_int8_over_the_service_default() -> None:
+    unset = EmbedderSettings(embedder_int8=None)
+    assert Embedder.configured(unset, int8_default=True).compute == "int8"
+    assert Embedder.configured(unset, int8_default=False).compute == "float32"
+    off, on = EmbedderSettings(embedder_int8=False), EmbedderSettings(embedder_int8=True)
+    assert Embedder.configured(off, int8_default=True).compute == "float32"
+    assert Embedder.configured(on, int8_default=False).compute == "int8"

@@ -66,8 +66,9 @@ def python_tool(tool_id: str, function: str, **overrides: Any) -> dict[str, Any]
 
 @pytest.fixture(scope="session")
 def embedder() -> Embedder:
-    """One model for every gateway app of the session (loading it takes a moment)."""
-    return Embedder()
+    """One model for every gateway app of the session (loading it takes a moment), with
+    int8 products as the gateway serves by default (``EMBEDDER_INT8``)."""
+    return Embedder(int8=True)
 
 
 @pytest.fixture

@@ -39,7 +39,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
         memory = None
         if settings.memory_enabled:
             embedder = app.state.embedder or await anyio.to_thread.run_sync(
-                lambda: Embedder(threads=settings.embedder_threads)
+                lambda: Embedder.configured(settings, int8_default=True)
             )
             memory = MemoryService(
                 embedder,

@@ -429,7 +429,7 @@ async def build_runtime(
     ``shared_embedder``: a model loaded once for several apps (tests)."""
     embedder = shared_embedder
     if embedder is None:
-        embedder = await asyncio.to_thread(Embedder, threads=settings.embedder_threads)
+        embedder = await asyncio.to_thread(Embedder.configured, settings, int8_default=True)
     tracer = resources.telemetry.tracer("gateway")
     redis = _redis(settings)
     stack.push_async_callback(redis.aclose)

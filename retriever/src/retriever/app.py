@@ -88,7 +88,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
     async with service_resources(app) as resources:
         configure_connections(resources.engine, settings)
         embedder: Embedder = app.state.embedder or await asyncio.to_thread(
-            Embedder, threads=settings.embedder_threads
+            Embedder.configured, settings, int8_default=False
         )
         provider = create_provider(settings)
         searcher = Searcher(

@@ -155,7 +155,9 @@ async def run_ingest(
     configure_connections(engine, settings)
     try:
         # One onnxruntime thread per run, one run per core (see ingest/bulk.py).
-        embedder = await asyncio.to_thread(Embedder, threads=1)
+        embedder = await asyncio.to_thread(
+            Embedder.configured, settings, int8_default=False, threads=1
+        )
         ingestor = build_ingestor(settings, embedder)
         counts: Counter[str] = Counter()
         chunks = 0

@@ -132,6 +132,16 @@ class EmbedderSettings(BaseSettings):
             "with 2 (make bench-embedder)."
         ),
     )
+    embedder_int8: bool | None = Field(
+        None,
+        description=(
+            "Compute the embedder's matrix products in int8 (the same int8 weights; a short "
+            "query 1.5-2x faster on CPUs with int8 dot products, vectors within cosine 0.999 of "
+            "float; make bench-embedder compares). Kept only if a probe at start-up gives the "
+            "float vector, else float32. Unset: on in the gateway and the agent, off in the "
+            "retriever (its stored vectors were made in float32)."
+        ),
+    )
 
 
 class CommonSettings(
