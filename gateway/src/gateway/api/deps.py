@@ -5,6 +5,9 @@ lifespan built, the caller, the request-scoped database session, and the
 shared outbound HTTP client. Nothing here builds anything; ``gateway.runtime``
 does, once per process.
 
+The invoke route, the hottest, reads the runtime and the client address from the request
+itself: a dependency solved per call costs more than the read it wraps.
+
 Every dependency is ``async def``: FastAPI runs a plain ``def`` dependency in a worker
 thread, and that hop (a queue, a lock, a thread wake-up) cost more than the rest of
 dependency solving together on the invoke path.

@@ -7,9 +7,9 @@ from typing import Annotated
 from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse
 
-from gateway.api.deps import ClientAddressDep, RuntimeDep
 from gateway.invoke.schemas import InvokeEnvelope, InvokeRequest
 from gateway.invoke.service import CallOptions
+from gateway.runtime import GatewayRuntime
 
 router = APIRouter(prefix="/tools", tags=["invoke"])
 
@@ -38,8 +38,6 @@ async def invoke_tool(
     tool_id: str,
     body: InvokeRequest,
     request: Request,
-    runtime: RuntimeDep,
-    client_address: ClientAddressDep,
     idempotency_key: Annotated[
         str | None,
         Header(
@@ -71,12 +69,17 @@ async def invoke_tool(
     `error: {reason, message, ...details}` and, as on every Reach error, the
     same `reason` and `message` at the top level, with the matching HTTP status.
     """
+    # The runtime and the client address read here, not as dependencies: each dependency
+    # FastAPI solves costs more per call than the read it wraps (``api/deps.py`` says what
+    # they are: the lifespan's runtime; the client as ProxyHeadersMiddleware left it).
+    runtime: GatewayRuntime = request.state.runtime
+    client = request.client
     outcome = await runtime.invoke.invoke(
         tool_id,
         body.arguments,
         headers=request.headers,
         user_context=body.user_context,
-        client_ip=client_address,
+        client_ip=client.host if client else None,
         options=CallOptions(
             mode=body.mode, callback_url=body.callback_url, approval_id=body.approval_id
         ),

@@ -46,6 +46,7 @@ from gateway.executor.transport import (
     ToolHttpClient,
     UpstreamConnectError,
 )
+from reach_common.telemetry import record_leaf
 
 _ERROR_BODY_LIMIT = 2000
 _USER_AGENT = "reach-gateway"
@@ -208,7 +209,11 @@ class HttpExecutor:
         try:
             if not spec.idempotent or spec.retry.max_retries == 0:
                 return await attempt()
-            return await self._with_retries(spec, attempt, deadline)
+            # The retry machinery is built only for a call whose first attempt needs it.
+            first = await _first(attempt)
+            if isinstance(first, HttpResult):
+                return first
+            return await self._with_retries(spec, _replaying(first, attempt), deadline)
         except RetryableStatus as exc:
             stats.upstream_status = exc.status_code
             raise upstream_error(spec.tool_id, exc.status_code, exc.body) from None
@@ -315,13 +320,34 @@ class HttpExecutor:
 
     def _phase_spans(self, timing: Timing) -> None:
         if timing.connect_start is not None and timing.connect_end is not None:
-            self._tracer.start_span("gateway.connect", start_time=timing.connect_start).end(
-                end_time=timing.connect_end
-            )
+            record_leaf(self._tracer, "gateway.connect", timing.connect_start, timing.connect_end)
         if timing.request_start is not None:
-            self._tracer.start_span("gateway.response", start_time=timing.request_start).end(
-                end_time=timing.response_end
-            )
+            end = timing.response_end if timing.response_end is not None else time.time_ns()
+            record_leaf(self._tracer, "gateway.response", timing.request_start, end)
+
+
+async def _first(attempt: Callable[[], Awaitable[HttpResult]]) -> HttpResult | Exception:
+    """One attempt: its result, or the failure that is worth retrying."""
+    try:
+        return await attempt()
+    except (RetryableStatus, UpstreamConnectError) as exc:
+        return exc
+
+
+def _replaying(
+    failure: Exception, attempt: Callable[[], Awaitable[HttpResult]]
+) -> Callable[[], Awaitable[HttpResult]]:
+    """``attempt`` whose first call raises ``failure`` (the first attempt's, already made)."""
+    failed: Exception | None = failure
+
+    async def again() -> HttpResult:
+        nonlocal failed
+        if failed is not None:
+            error, failed = failed, None
+            raise error
+        return await attempt()
+
+    return again
 
 
 def _interpret(spec: ToolSpec, response: RawResponse) -> HttpResult:

@@ -22,6 +22,7 @@ from opentelemetry import trace
 
 from gateway.catalog.egress import EgressPolicy, IPAddress, literal_ip
 from gateway.executor.errors import ToolFailed
+from reach_common.telemetry import record_leaf
 
 Lookup = Callable[[str], Awaitable[list[IPAddress]]]
 
@@ -61,17 +62,23 @@ class HostResolver:
             return [ip]
         now = time.monotonic()
         cached = self._cache.get(host)
-        with tracer.start_as_current_span(
-            "gateway.dns", attributes={"net.host.name": host}
-        ) as span:
+        started = time.time_ns()
+        attributes: dict[str, object] = {"net.host.name": host}
+        error: BaseException | None = None
+        try:
             if cached is not None and cached[0] > now:
-                span.set_attribute("dns.cached", True)
+                attributes["dns.cached"] = True
                 addresses = cached[1]
             else:
-                span.set_attribute("dns.cached", False)
+                attributes["dns.cached"] = False
                 addresses = await self._lookup(host)
                 if not addresses:
                     raise ToolFailed(f"The tool's host {host!r} resolves to no address.")
                 self._cache[host] = (now + self._ttl_s, addresses)
+        except BaseException as exc:
+            error = exc
+            raise
+        finally:
+            record_leaf(tracer, "gateway.dns", started, time.time_ns(), attributes, error)
         self._egress.check_resolved(host, addresses)
         return list(addresses)

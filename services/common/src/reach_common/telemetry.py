@@ -32,9 +32,10 @@ from opentelemetry.instrumentation.redis import RedisInstrumentor
 from opentelemetry.instrumentation.sqlalchemy.engine import EngineTracer
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace import Tracer as SdkTracer
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.sampling import Decision, ParentBased, Sampler, SamplingResult
-from opentelemetry.trace import Link, SpanKind, StatusCode
+from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode
 from opentelemetry.trace.span import TraceState
 from opentelemetry.util.types import Attributes
 from redis.asyncio import Redis
@@ -45,12 +46,20 @@ from reach_common.server_span import ServerSpanMiddleware
 
 log = structlog.get_logger(__name__)
 
-_INSERT_SPAN = """
-INSERT INTO telemetry.spans (
+# A batch goes in with COPY to a per-connection staging table, then one INSERT: a few
+# statements per batch instead of one per span (executemany), half the CPU per span.
+_STAGE = (
+    "CREATE TEMP TABLE IF NOT EXISTS span_stage "
+    "(LIKE telemetry.spans INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
+)
+_COPY_SPANS = """
+COPY span_stage (
     trace_id, span_id, parent_span_id, service, name, kind,
     start_time, end_time, duration_ms, status_code, status_message, attributes, events
-) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (trace_id, span_id) DO NOTHING
+) FROM STDIN
+"""
+_MOVE_SPANS = """
+INSERT INTO telemetry.spans SELECT * FROM span_stage ON CONFLICT (trace_id, span_id) DO NOTHING
 """
 
 
@@ -122,8 +131,59 @@ def span_row(span: ReadableSpan) -> tuple[Any, ...]:
     )
 
 
+def record_leaf(
+    tracer: trace.Tracer,
+    name: str,
+    start_ns: int,
+    end_ns: int,
+    attributes: dict[str, Any] | None = None,
+    error: BaseException | None = None,
+) -> None:
+    """A finished span with no children, as a child of the current span: ``name`` from
+    ``start_ns`` to ``end_ns``, in error (as the SDK records an exception) if ``error``.
+
+    Handed straight to the tracer's span processors: the SDK's start and end (sampler,
+    locks, attribute limits, context switch) cost several times more, and a span that
+    has no children and whose times are known needs none of it. Not recorded when the
+    current trace is not sampled; the SDK's own path when there is no current span or
+    the tracer is not the SDK's.
+    """
+    parent = trace.get_current_span().get_span_context()
+    status = Status(StatusCode.UNSET)
+    if error is not None:
+        status = Status(StatusCode.ERROR, f"{type(error).__name__}: {error}")
+    if not parent.is_valid or not isinstance(tracer, SdkTracer):
+        span = tracer.start_span(name, start_time=start_ns, attributes=attributes)
+        span.set_status(status)
+        span.end(end_time=end_ns)
+        return
+    if not parent.trace_flags.sampled:
+        return
+    context = SpanContext(
+        parent.trace_id,
+        tracer.id_generator.generate_span_id(),
+        is_remote=False,
+        trace_flags=parent.trace_flags,
+        trace_state=parent.trace_state,
+    )
+    tracer.span_processor.on_end(
+        ReadableSpan(
+            name,
+            context,
+            parent,
+            tracer.resource,
+            attributes,
+            status=status,
+            start_time=start_ns,
+            end_time=end_ns,
+            instrumentation_scope=tracer._instrumentation_scope,
+        )
+    )
+
+
 class PostgresSpanExporter(SpanExporter):
-    """Writes finished spans to ``telemetry.spans``; reconnects after a failure."""
+    """Writes finished spans to ``telemetry.spans``, a batch at a time (COPY, then one
+    ``INSERT ... ON CONFLICT DO NOTHING``); reconnects after a failure."""
 
     def __init__(self, database_url: str) -> None:
         self._dsn = libpq_url(database_url)
@@ -137,8 +197,12 @@ class PostgresSpanExporter(SpanExporter):
             try:
                 if self._conn is None or self._conn.closed:
                     self._conn = psycopg.connect(self._dsn, autocommit=True, connect_timeout=5)
-                with self._conn.cursor() as cur:
-                    cur.executemany(_INSERT_SPAN, rows)
+                    self._conn.execute(_STAGE)
+                with self._conn.transaction(), self._conn.cursor() as cur:
+                    with cur.copy(_COPY_SPANS) as copy:
+                        for row in rows:
+                            copy.write_row(row)
+                    cur.execute(_MOVE_SPANS)
                 self._warned = False
                 return SpanExportResult.SUCCESS
             except psycopg.Error as exc:
