@@ -12,22 +12,32 @@ Wire rules this module owns (see the Messages API tool-use docs):
 - text blocks are never empty, and ids are rewritten to ``[A-Za-z0-9_-]``;
 - a stream's ``error`` event (sent after HTTP 200, e.g. ``overloaded_error``)
   fails the call like any other error.
+
+A streamed call goes through the SDK client's ``post`` (its HTTP client and pool,
+auth, retries, error classes and SSE parser) with each event handed over as the
+JSON object it is: :class:`_StreamState` reads the few fields it needs, where
+typed events cost a pydantic model per event. The SDK's own span is off; the
+provider records the call's span itself (:mod:`reach_common.llm.spans`).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
 import anthropic
 import httpx2
 from anthropic.types import Message as AnthropicMessage
-from anthropic.types import RawMessageStreamEvent
 
-from reach_common.llm.errors import LLMConnectionError, LLMError, from_anthropic
+from reach_common.llm.errors import LLMConnectionError, LLMError, LLMResponseError, from_anthropic
 from reach_common.llm.history import parse_arguments, repair, safe_tool_call_id
+from reach_common.llm.spans import CallSpan
 from reach_common.llm.types import Completion, Message, StreamEvent, ToolCall, ToolSpec, Usage
+
+MESSAGES_PATH = "/v1/messages"
+SPAN_NAME = "anthropic.messages.create"
 
 
 def render_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -116,6 +126,21 @@ def _completion(message: AnthropicMessage) -> Completion:
     return Completion("".join(texts), tuple(calls), stop, usage)
 
 
+def _message_attributes(message: AnthropicMessage) -> dict[str, Any]:
+    """What the call's span reports of a whole (not streamed) answer."""
+    usage = message.usage
+    return {
+        "gen_ai.response.id": message.id,
+        "gen_ai.response.model": message.model,
+        "gen_ai.usage.input_tokens": usage.input_tokens,
+        "gen_ai.usage.output_tokens": usage.output_tokens,
+        "gen_ai.usage.cache_write.input_tokens": usage.cache_creation_input_tokens,
+        "gen_ai.usage.cache_read.input_tokens": usage.cache_read_input_tokens,
+        "anthropic.response.service_tier": usage.service_tier,
+        "anthropic.message.stop_reason": message.stop_reason,
+    }
+
+
 def _truncated(call: ToolCall, raw: str) -> ToolCall:
     """A call cut off by the token limit: never run it, even if its JSON happens to parse."""
     if call.raw_arguments is not None:
@@ -136,38 +161,69 @@ class _StreamState:
     input_tokens: int = 0
     output_tokens: int = 0
     finished: bool = False
+    # What the call's span reports of the answer (see ``reach_common.llm.spans``).
+    response: dict[str, Any] = field(default_factory=dict)
+    last: str = ""  # the type of the last event
 
-    def handle(self, event: RawMessageStreamEvent) -> StreamEvent | None:
-        if event.type == "message_start":
-            self.input_tokens = event.message.usage.input_tokens
-        elif event.type == "content_block_start":
-            block = event.content_block
-            self.kinds[event.index] = block.type
-            if block.type == "tool_use":
-                self.tool_ids[event.index] = (block.id, block.name)
-                self.json_parts[event.index] = []
-            elif block.type == "text" and block.text:
-                self.texts.append(block.text)
-                return StreamEvent("delta", text=block.text)
-        elif event.type == "content_block_delta":
-            delta = event.delta
-            if delta.type == "text_delta":
-                self.texts.append(delta.text)
-                return StreamEvent("delta", text=delta.text)
-            if delta.type == "input_json_delta" and event.index in self.json_parts:
-                self.json_parts[event.index].append(delta.partial_json)
-        elif event.type == "content_block_stop":
-            if event.index in self.tool_ids:
-                call_id, name = self.tool_ids.pop(event.index)
-                arguments, raw = parse_arguments("".join(self.json_parts.pop(event.index)))
+    def handle(self, event: Any) -> StreamEvent | None:
+        """Take one event, as the JSON object it came as; what it completes, if anything.
+        An event of another shape raises ``AttributeError``, ``TypeError`` or ``KeyError``."""
+        kind = self.last = event["type"]
+        if kind == "content_block_delta":  # most events: checked first
+            delta = event["delta"]
+            if delta["type"] == "text_delta":
+                self.texts.append(delta["text"])
+                return StreamEvent("delta", text=delta["text"])
+            parts = self.json_parts.get(event["index"])
+            if delta["type"] == "input_json_delta" and parts is not None:
+                parts.append(delta["partial_json"])
+        elif kind == "message_start":
+            self._message_start(event["message"])
+        elif kind == "content_block_start":
+            return self._block_start(event["index"], event["content_block"])
+        elif kind == "content_block_stop":
+            if event["index"] in self.tool_ids:
+                call_id, name = self.tool_ids.pop(event["index"])
+                arguments, raw = parse_arguments("".join(self.json_parts.pop(event["index"])))
                 call = ToolCall(call_id, name, arguments, raw_arguments=raw)
                 self.calls.append(call)
                 return StreamEvent("tool_call", tool_call=call)
-        elif event.type == "message_delta":
-            self.stop_reason = event.delta.stop_reason or self.stop_reason
-            self.output_tokens = event.usage.output_tokens
-        elif event.type == "message_stop":
+        elif kind == "message_delta":
+            self.stop_reason = (event.get("delta") or {}).get("stop_reason") or self.stop_reason
+            self.output_tokens = (event.get("usage") or {}).get("output_tokens") or 0
+        elif kind == "message_stop":
             self.finished = True
+        return None
+
+    def _message_start(self, message: dict[str, Any]) -> None:
+        usage = message.get("usage") or {}
+        self.input_tokens = usage.get("input_tokens") or 0
+        self.response.update(
+            {
+                "gen_ai.response.id": message.get("id"),
+                "gen_ai.response.model": message.get("model"),
+                "gen_ai.usage.cache_write.input_tokens": usage.get("cache_creation_input_tokens"),
+                "gen_ai.usage.cache_read.input_tokens": usage.get("cache_read_input_tokens"),
+                "anthropic.response.service_tier": usage.get("service_tier"),
+            }
+        )
+
+    def span_attributes(self) -> dict[str, Any]:
+        return {
+            **self.response,
+            "gen_ai.usage.input_tokens": self.input_tokens,
+            "gen_ai.usage.output_tokens": self.output_tokens,
+            "anthropic.message.stop_reason": self.stop_reason,
+        }
+
+    def _block_start(self, index: int, block: dict[str, Any]) -> StreamEvent | None:
+        self.kinds[index] = block["type"]
+        if block["type"] == "tool_use":
+            self.tool_ids[index] = (block["id"], block["name"])
+            self.json_parts[index] = []
+        elif block["type"] == "text" and block.get("text"):
+            self.texts.append(block["text"])
+            return StreamEvent("delta", text=block["text"])
         return None
 
     def completion(self) -> Completion:
@@ -202,7 +258,16 @@ class AnthropicProvider:
             timeout=timeout_s,
             max_retries=max_retries,
             http_client=http_client,
+            open_telemetry=False,  # the provider records each call's span itself
         )
+
+    def _span(self, params: dict[str, Any], *, stream: bool) -> CallSpan:
+        request = {
+            "gen_ai.request.model": params["model"],
+            "gen_ai.request.max_tokens": params["max_tokens"],
+            "gen_ai.request.stream": stream,
+        }
+        return CallSpan(SPAN_NAME, self.name, self._client.base_url, MESSAGES_PATH, request)
 
     def _params(
         self,
@@ -248,11 +313,20 @@ class AnthropicProvider:
         temperature: float | None = None,
     ) -> Completion:
         params = self._params(messages, system, tools, max_tokens, temperature)
+        span = self._span(params, stream=False)
         try:
-            message = await self._client.messages.create(**params)
+            message = await self._client.messages.create(**params, extra_headers=span.headers())
         except anthropic.AnthropicError as exc:
-            raise from_anthropic(exc) from exc
-        return _completion(message)
+            error = from_anthropic(exc)
+            span.fail(error)
+            raise error from exc
+        except BaseException as exc:
+            span.fail(exc)
+            raise
+        completion = _completion(message)
+        span.responded(200, message._request_id)
+        span.finish(_message_attributes(message))
+        return completion
 
     async def stream(
         self,
@@ -265,11 +339,44 @@ class AnthropicProvider:
     ) -> AsyncIterator[StreamEvent]:
         params = self._params(messages, system, tools, max_tokens, temperature)
         state = _StreamState()
+        span = self._span(params, stream=True)
         try:
-            events = await self._client.messages.create(**params, stream=True)
+            # Closed as soon as this stream is: the response goes back to the pool at once.
+            async with aclosing(self._events(params, state, span)) as events:
+                async for out in events:
+                    yield out
+        except BaseException as exc:
+            span.fail(exc)
+            raise
+        span.finish(state.span_attributes())
+        yield StreamEvent("done", completion=state.completion())
+
+    async def _events(
+        self, params: dict[str, Any], state: _StreamState, span: CallSpan
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """The stream's events as they come; the SDK's errors as ours."""
+        try:
+            events = await self._client.post(
+                MESSAGES_PATH,
+                body={**params, "stream": True},
+                options={"headers": span.headers()},
+                cast_to=AnthropicMessage,
+                stream=True,
+                # Each event as the JSON object it is (``object``: the SDK builds
+                # no model of it); see ``_StreamState.handle``.
+                stream_cls=anthropic.AsyncStream[object],
+            )
+            span.responded(events.response.status_code, events.response.headers.get("request-id"))
             async with events:
                 async for event in events:
-                    out = state.handle(event)
+                    try:
+                        out = state.handle(event)
+                    except (AttributeError, TypeError, KeyError) as exc:
+                        raise LLMResponseError(
+                            "anthropic sent an event of an unexpected shape", provider=self.name
+                        ) from exc
+                    if state.last == "content_block_delta":
+                        span.first_chunk()
                     if out is not None:
                         yield out
         except anthropic.AnthropicError as exc:
@@ -282,7 +389,6 @@ class AnthropicProvider:
             raise LLMConnectionError(
                 "anthropic stream ended before message_stop", provider=self.name
             )
-        yield StreamEvent("done", completion=state.completion())
 
     async def aclose(self) -> None:
         await self._client.close()
