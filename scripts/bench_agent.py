@@ -22,7 +22,9 @@ what an average turn sent, measured in the agent process (see
 connection pings, Redis commands, gateway requests, and the agent's CPU time;
 then session load and append p50 measured on the repository directly, and the
 concurrency run's lost and misordered messages (non-zero fails the run).
-``--overhead-only`` prints the per-turn part alone.
+``--overhead-only`` prints the per-turn part alone; ``--memory-only`` the latency
+long-term memory adds to offline turns (memory on against off, by kind of turn:
+requests that name their values, and requests that need a remembered one).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -70,6 +73,7 @@ from tests.fixtures import llm as fixtures  # noqa: E402
 CHILD_FLAG = "--counted-agent"
 COUNTS_PATH = "/_bench/round-trips"
 SETTLED_PATH = "/_bench/settled"
+SKU = re.compile(r"\bSKU\d{7}\b")
 
 VENDOR_ENV = {
     "anthropic": {"LLM_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "sk-ant-bench"},
@@ -117,16 +121,28 @@ class EchoGateway:
             return JSONResponse({"success": True, "tool_id": tool_id, "output": output})
 
         async def run(request: Request) -> JSONResponse:
+            # As the real gateway: the SKU comes from the request, else from a remembered
+            # fact, else the call lacks it (422 invalid_arguments, the tool named).
             started = time.perf_counter()
             body = await request.json()
             self.calls["run"] += 1
-            output = {"echo": body.get("user_query"), "memories": len(body.get("memories", []))}
+            memories = body.get("memories", [])
+            found = SKU.search(body.get("user_query", "")) or SKU.search(" ".join(memories))
             self.busy_s += time.perf_counter() - started
+            if found is None:
+                reason, message = "invalid_arguments", "missing sku"
+                error = {"reason": reason, "message": message}
+                return JSONResponse(
+                    {"success": False, "tool_id": "inventory_query", "error": error}
+                    | {"reason": reason, "message": message},
+                    status_code=422,
+                )
+            output = {"echo": body.get("user_query"), "memories": len(memories)}
             return JSONResponse(
                 {
                     "success": True,
                     "tool_id": "inventory_query",
-                    "arguments": {"sku": "SKU2024001"},
+                    "arguments": {"sku": found.group(0)},
                     "output": output,
                 }
             )
@@ -315,19 +331,32 @@ def describe_round_trips(per_turn: dict[str, float]) -> str:
 MEMORY_USER = {"X-User-Id": "bench-user"}
 
 
+NEEDS_MEMORY_EVERY = 4  # one turn in four asks for "my usual SKU" without naming it
+
+
+def memory_message(n: int) -> tuple[str, str]:
+    """Turn ``n`` of the memory run: ``(kind, message)``. Most requests name their SKU
+    (and state a new fact, so each teaches one); every fourth needs a remembered one."""
+    if n % NEEDS_MEMORY_EVERY == NEEDS_MEMORY_EVERY - 1:
+        return "needs a memory", "How much stock is left of my usual SKU?"
+    return "names its values", f"My usual SKU is SKU2024{n:03d}, how much stock is left?"
+
+
 async def memory_overhead(
     on_url: str, off_url: str, turns: int, pids: dict[str, int]
-) -> tuple[list[float], list[float], dict[str, dict[str, float]]]:
+) -> tuple[dict[str, dict[str, list[float]]], dict[str, dict[str, float]]]:
     """Offline turns of one user, alternating between an agent with memory on and one
-    with it off, so both see the same machine load. Every message states a new fact (so
-    each turn with memory on recalls *and* learns); the user has 40 memories first.
-    A turn is timed until its answer is read (what the user waits for); then, untimed,
-    the bench waits for that agent's background learning to finish, so it never runs
-    during the other agent's timed turn (it would slow the turn without memory and make
-    memory look cheaper than it is). Its cost shows in the CPU figures. Also returned, per
-    agent: CPU time and SQL statements per turn (background learning included), which a
-    busy machine distorts far less than latency."""
-    latencies: dict[str, list[float]] = {on_url: [], off_url: []}
+    with it off, so both see the same machine load; the user has 40 memories first.
+    Latencies by kind of turn (``memory_message``) and agent. A request that names its
+    values recalls nothing offline (memories only fill a value the routed call lacks);
+    one that refers back and names no id has its memories recalled before it is sent
+    (without memory it fails: the SKU is missing). A turn is timed until its answer is read (what the user
+    waits for); then, untimed, the bench waits for that agent's background learning to
+    finish, so it never runs during the other agent's timed turn (it would slow the turn
+    without memory and make memory look cheaper than it is). Its cost shows in the CPU
+    figures. Also returned, per agent: CPU time and SQL statements per turn (background
+    learning included), which a busy machine distorts far less than latency."""
+    latencies: dict[str, dict[str, list[float]]] = {}
     async with httpx.AsyncClient(timeout=30) as client:
         for n in range(40):
             await client.post(
@@ -335,27 +364,26 @@ async def memory_overhead(
                 json={"message": f"Remember that project {n} is run by team {n % 7}"},
                 headers=MEMORY_USER,
             )
-        before = {url: await work_done(client, url, pids[url]) for url in latencies}
+        before = {url: await work_done(client, url, pids[url]) for url in (on_url, off_url)}
         for n in range(turns):
+            kind, message = memory_message(n)
             for url in (on_url, off_url):
                 started = time.perf_counter()
                 response = await client.post(
                     f"{url}/chat",
-                    json={
-                        "session_id": f"mem-{n // 10}",
-                        "message": f"My usual SKU is SKU2024{n:03d}, how much stock is left?",
-                    },
+                    json={"session_id": f"mem-{n // 10}", "message": message},
                     headers=MEMORY_USER,
                 )
-                latencies[url].append((time.perf_counter() - started) * 1000)
+                spent = (time.perf_counter() - started) * 1000
+                latencies.setdefault(kind, {}).setdefault(url, []).append(spent)
                 assert response.status_code == 200, response.text
                 await client.get(f"{url}{SETTLED_PATH}", params={"user": MEMORY_USER["X-User-Id"]})
         await client.get(f"{on_url}/memories", headers=MEMORY_USER)  # learning settled
         per_turn = {}
-        for url in latencies:
+        for url in (on_url, off_url):
             after = await work_done(client, url, pids[url])
             per_turn[url] = {key: (after[key] - before[url][key]) / turns for key in after}
-    return latencies[on_url], latencies[off_url], per_turn
+    return latencies, per_turn
 
 
 async def work_done(client: httpx.AsyncClient, url: str, pid: int) -> dict[str, float]:
@@ -373,26 +401,34 @@ def report_memory(base_env: dict[str, str], log: Path, turns: int) -> None:
     )
     try:
         pids = {on_url: on.pid, off_url: off.pid}
-        with_memory, without, work = asyncio.run(memory_overhead(on_url, off_url, turns, pids))
+        by_kind, work = asyncio.run(memory_overhead(on_url, off_url, turns, pids))
     finally:
         stop_agent(on)
         stop_agent(off)
-    added = pct(with_memory, 50) - pct(without, 50)
-    # Each turn with memory against the turn without it just before: noise the two share
-    # (a busy moment of the machine) cancels out of the pair.
-    paired = statistics.median(on - off for on, off in zip(with_memory, without, strict=True))
+    every = {url: [t for kind in by_kind.values() for t in kind[url]] for url in (on_url, off_url)}
+    print()
+    for kind, runs in [*by_kind.items(), ("all turns", every)]:
+        with_memory, without = runs[on_url], runs[off_url]
+        added = pct(with_memory, 50) - pct(without, 50)
+        # Each turn with memory against the turn without it just before: noise the two
+        # share (a busy moment of the machine) cancels out of the pair.
+        paired = statistics.median(on - off for on, off in zip(with_memory, without, strict=True))
+        print(
+            f"[offline] {kind:<16} ({len(with_memory):3d} turns): memory on p50 "
+            f"{pct(with_memory, 50):5.1f} ms, off p50 {pct(without, 50):5.1f} ms; added by "
+            f"memory: p50 difference {added:+.1f} ms, median of paired differences "
+            f"{paired:+.1f} ms"
+        )
     print(
-        f"\n[offline] memory on  p50 {pct(with_memory, 50):6.1f} ms   "
-        f"off p50 {pct(without, 50):6.1f} ms   added by memory: p50 difference {added:+.1f} ms, "
-        f"median of paired differences {paired:+.1f} ms\n"
         f"  per turn: agent CPU {work[on_url]['cpu_ms']:.1f} ms on, "
         f"{work[off_url]['cpu_ms']:.1f} ms off (memory: "
         f"{work[on_url]['cpu_ms'] - work[off_url]['cpu_ms']:+.1f} ms, learning included); "
         f"SQL statements {work[on_url]['statements']:.1f} on, "
         f"{work[off_url]['statements']:.1f} off\n"
-        f"  (recall among 40+ memories and learning one new fact every turn; {turns} turns "
-        "each, interleaved; each turn timed until its answer is read, learning let finish "
-        "untimed before the next)"
+        f"  (the user has 40+ memories; a turn that names its SKU states a new fact, which "
+        f'is learned; one in {NEEDS_MEMORY_EVERY} asks for "my usual SKU": recalled '
+        "before it is sent with memory on, failed for a missing SKU with it off; each turn timed "
+        "until its answer is read, learning let finish untimed before the next)"
     )
 
 

@@ -188,7 +188,48 @@ async def test_no_model_run_to_recall_for_an_owner_without_memories(
     # Then she has: the message is embedded to recall, its new fact after the answer.
     assert second == [[told_more], ["My usual warehouse is Shanghai"]]
     assert "My usual warehouse is Shanghai" in {m["text"] for m in listed}
-    assert "SKU2024003" in str(gateway.to("/run")[1]["body"]["memories"])  # still recalled
+    # Recalled once the routed call lacked its SKU: the request went again with it.
+    assert "SKU2024003" in str(gateway.to("/run")[-1]["body"]["memories"])
+
+
+async def test_offline_a_request_that_names_its_values_recalls_nothing(
+    agent_settings: Callable[..., Settings], embedder: Embedder, gateway: GatewayTap
+) -> None:
+    """Offline, memories only fill a value the routed call lacks: a request that gives its
+    SKU (while saying "my") costs no recall, no embedding of the message, no second /run."""
+    counting = CountingEmbedder(embedder)
+    named = "How is my SKU2024001 selling?"
+    async with app_client(create_app(agent_settings(), embedder=counting)) as client:
+        await chat(client, "s-named-a", TOLD, ADA)
+        await client.get("/memories", headers=AS_ADA)  # learning settled: Ada has memories
+        runs_before = len(counting.runs)
+        reply = await chat(client, "s-named-b", named, ADA)
+        await client.get("/memories", headers=AS_ADA)
+    (sales,) = reply["tool_calls"]
+    assert sales["tool_id"] == "sales_query"
+    assert sales["arguments"]["sku"] == "SKU2024001"
+    assert [named] not in counting.runs[runs_before:]  # never embedded to recall
+    asked = [r for r in gateway.to("/run") if r["body"]["user_query"] == named]
+    assert len(asked) == 1
+    assert "memories" not in asked[0]["body"]
+
+
+async def test_offline_a_request_naming_an_id_recalls_once_its_call_lacks_a_value(
+    agent: AgentClient, gateway: GatewayTap
+) -> None:
+    """A request naming an id-like value is sent without memories; when the routed call
+    still lacks a required value, the memories are recalled and it goes again."""
+    asked = "How is my usual product selling? Asking for ticket ABC-12345."
+    async with agent() as client:
+        await chat(client, "s-lazy-a", TOLD, ADA)
+        await client.get("/memories", headers=AS_ADA)  # learning settled
+        reply = await chat(client, "s-lazy-b", asked, ADA)
+    (sales,) = reply["tool_calls"]
+    assert sales["tool_id"] == "sales_query"
+    assert sales["arguments"]["sku"] == "SKU2024003"
+    alone, again = [r["body"] for r in gateway.to("/run") if r["body"]["user_query"] == asked]
+    assert "memories" not in alone
+    assert "My usual SKU is SKU2024003" in again["memories"]
 
 
 class SlowToAnswer:

@@ -56,7 +56,7 @@ from agent.sessions.service import TurnStore
 from agent.sessions.tokens import TokenCounter
 from agent.settings import Settings
 from reach_common.llm.types import LLMProvider
-from reach_common.references import refers_back
+from reach_common.references import names_an_identifier, refers_back
 
 MEMORY_NOTE = (
     "What this user told you in earlier conversations (their own words, possibly out of "
@@ -174,10 +174,21 @@ class PreparedTurn:
         updates = await self._resolve(rows)
         fixed = self.deps.counter.count(self._system(memories))
         await self._context(None, fixed=fixed, rows=rows)
+        # Recalled already (memories, maybe none), or only if the routed call lacks a value.
+        later = self._recall_now if self.recall is None else None
         async for event in offline_turn(
-            self.deps.gateway, self.caller, store, self.message, memories, updates
+            self.deps.gateway, self.caller, store, self.message, memories, later, updates
         ):
             yield event
+
+    async def _recall_now(self) -> list[str]:
+        """Recalled once a routed call lacks a value (see ``react.offline``), for a
+        request that refers to something ("my usual product"): a fact fills nothing else."""
+        memory = self.deps.memory
+        if memory is None or self.owner is None or not refers_back(self.message):
+            return []
+        self.recall = asyncio.create_task(memory.recall(self.owner, self.message))
+        return await self._memories()
 
     async def _resolve(self, rows: Sequence[ChatMessage]) -> list[Resolved]:
         """Calls that waited for approval and were decided since: their real results."""
@@ -294,11 +305,15 @@ async def prepare_turn(
     session_id = body.session_id or f"s_{uuid.uuid4().hex}"
     # Recalling memories (an embedding and a query) overlaps every round trip below. It
     # reads only the owner's own memories, so starting before the checks reveals nothing.
-    # Offline, a fact can only fill an argument the request refers to: no reference, no recall.
-    useful = deps.provider is not None or refers_back(body.message)
+    # Offline, a fact can only fill a value the request refers to and does not name: a
+    # request naming an id-like value recalls only if its routed call lacks one
+    # (_recall_now), one with no reference never.
+    offline_needs = refers_back(body.message) and not names_an_identifier(body.message)
     recall = (
         asyncio.create_task(deps.memory.recall(owner, body.message))
-        if deps.memory is not None and owner is not None and useful
+        if deps.memory is not None
+        and owner is not None
+        and (deps.provider is not None or offline_needs)
         else None
     )
     try:

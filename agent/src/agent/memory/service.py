@@ -202,6 +202,7 @@ class MemoryService:
             return []
         vector = await self._embed_message(message)
         async with self.sessionmaker() as db:
+            await _read_only(db)
             nearest = await store.nearest(db, owner, vector, CANDIDATES)
         # Facts still being written are scored here (a stored twin is the same text,
         # which rank keeps once).
@@ -214,6 +215,7 @@ class MemoryService:
         if self._has_memories.get(owner):
             return True
         async with self.sessionmaker() as db:
+            await _read_only(db)
             found = await store.has_any(db, owner)
         if found:
             self._has_memories.put(owner, True)
@@ -332,6 +334,7 @@ class MemoryService:
             memories, touch = list(ready), list(touched)
             if later:
                 async with self.sessionmaker() as db:
+                    await _read_only(db)
                     known = await store.known_hashes(
                         db, owner, [store.content_hash(f.text) for f in later]
                     )
@@ -357,6 +360,12 @@ class MemoryService:
         pending = [p.task for tasks in self._pending.values() for p in tasks]
         if pending:
             await asyncio.wait(pending, timeout=5)
+
+
+async def _read_only(db: AsyncSession) -> None:
+    """One read on its own needs no transaction: autocommit spares the BEGIN and the
+    ROLLBACK round trips around it (three statements become one)."""
+    await db.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
 
 
 async def _after(signal: asyncio.Event | None, work: Coroutine[Any, Any, None]) -> None:

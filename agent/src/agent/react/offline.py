@@ -5,15 +5,20 @@ arguments (from the session's last call when the message refers back, e.g.
 "那这个 SKU"), runs the tool, and answers with the output. The reply names the
 tool that was used and shows its output; when no tool matches, it says so
 plainly. What the user told the agent in earlier sessions (recalled memories)
-goes along, so "my usual product" can name a SKU. Every step is saved like a
-model turn: the routed call and its result in one transaction, then the answer.
+can name a value the request refers to but does not give ("my usual product"):
+offline, memories fill arguments and nothing else. A request that refers back and
+names no id-like value has them recalled before it is sent; one that names such a
+value ("my SKU2024003") is sent alone, and only if the routed call lacks a required
+value are they recalled and the request sent again. So a request that names its
+values pays for no recall (an embedding and a search). Every step is saved like a model turn:
+the routed call and its result in one transaction, then the answer.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import anyio
@@ -53,6 +58,31 @@ def describe_resolved(update: Resolved) -> str:
     return f"Update: {update.tool_id} (approval {update.approval_id}) {what} — {detail}."
 
 
+async def _routed(
+    gateway: GatewayClient,
+    caller: Caller,
+    session_id: str,
+    user_message: str,
+    memories: Sequence[str],
+    recall: Callable[[], Awaitable[Sequence[str]]] | None,
+) -> ToolOutcome:
+    """``POST /run``. ``memories``: recalled already, sent with the request; ``recall``:
+    the user's memories relevant to the message, asked for only if the routed tool lacks
+    a required value (then the request goes again with them)."""
+    outcome = await gateway.run(session_id, user_message, caller, memories)
+    if not memories and recall is not None and _lacks_value(outcome):
+        memories = await recall()
+        if memories:
+            outcome = await gateway.run(session_id, user_message, caller, memories)
+    return outcome
+
+
+def _lacks_value(outcome: ToolOutcome) -> bool:
+    """A tool was found but its arguments were not all there: what a memory may supply."""
+    reason = outcome.error.reason if outcome.error else None
+    return outcome.tool_id is not None and reason == "invalid_arguments"
+
+
 def compose_reply(outcome: ToolOutcome, result: str | None = None) -> str:
     """The offline answer; ``result`` replaces the output's one-line description."""
     tool = outcome.tool_id
@@ -81,9 +111,10 @@ async def offline_turn(
     store: TurnStore,
     user_message: str,
     memories: Sequence[str] = (),
+    recall: Callable[[], Awaitable[Sequence[str]]] | None = None,
     updates: Sequence[Resolved] = (),
 ) -> AsyncIterator[TurnEvent]:
-    outcome = await gateway.run(store.session_id, user_message, caller, memories)
+    outcome = await _routed(gateway, caller, store.session_id, user_message, memories, recall)
     if not outcome.tool_id and outcome.status_code >= 500:
         # The gateway itself failed (down, timed out, broken): not an answer to give.
         error = outcome.error
