@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -19,7 +18,7 @@ from reach_common.llm.errors import (
     LLMRequestError,
 )
 from reach_common.llm.types import Message, StreamEvent, ToolCall, ToolSpec
-from tests.fixtures.llm import HTTPCore2Mocker, json_response, sse_response
+from tests.fixtures.llm import json_response, sse_response
 
 URL = "https://api.anthropic.com/v1/messages"
 TOOLS = [
@@ -34,13 +33,6 @@ TOOLS = [
         {"type": "object", "properties": {"sku": {"type": "string"}}},
     ),
 ]
-assert HTTPCore2Mocker.name == "httpcore2"
-
-
-@pytest.fixture
-def api() -> Iterator[respx.MockRouter]:
-    with respx.mock(using="httpcore2") as router:
-        yield router
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ recorded now recorded by the provider, with the same attributes."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import anthropic
@@ -25,7 +24,7 @@ from reach_common.llm.anthropic import AnthropicProvider
 from reach_common.llm.errors import LLMRequestError, LLMResponseError
 from reach_common.llm.openai import OpenAIProvider
 from reach_common.llm.types import Message, ToolCall, ToolSpec
-from tests.fixtures.llm import HTTPCore2Mocker, json_response, sse_response
+from tests.fixtures.llm import json_response, sse_response
 
 ANTHROPIC_URL = "https://api.anthropic.com/v1/messages"
 OPENAI_URL = "https://api.openai.com/v1/chat/completions"
@@ -46,13 +45,6 @@ HISTORY = [
     Message("assistant", "", tool_calls=(ToolCall("call_2", "inventory_query", {"sku": "X"}),)),
     Message("tool", "no such SKU", tool_call_id="call_2", is_error=True),
 ]
-assert HTTPCore2Mocker.name == "httpcore2"
-
-
-@pytest.fixture
-def api() -> Iterator[respx.MockRouter]:
-    with respx.mock(using="httpcore2") as router:
-        yield router
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ for OpenAI itself and for OpenAI-compatible servers reached through ``base_url``
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -19,7 +18,7 @@ from reach_common.llm.errors import (
 )
 from reach_common.llm.openai import OpenAIProvider, render_messages
 from reach_common.llm.types import Message, StreamEvent, ToolCall, ToolSpec
-from tests.fixtures.llm import HTTPCore2Mocker, json_response, sse_response
+from tests.fixtures.llm import json_response, sse_response
 
 URL = "https://api.openai.com/v1/chat/completions"
 LOCAL = "http://127.0.0.1:11434/v1"  # an Ollama-style server
@@ -30,13 +29,6 @@ TOOLS = [
         {"type": "object", "properties": {"sku": {"type": "string"}}},
     )
 ]
-assert HTTPCore2Mocker.name == "httpcore2"
-
-
-@pytest.fixture
-def api() -> Iterator[respx.MockRouter]:
-    with respx.mock(using="httpcore2") as router:
-        yield router
 
 
 @pytest.fixture

@@ -8,33 +8,17 @@ arguments, and holds only confident routes.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
 
-from gateway.app import create_app
 from gateway.routing.cache import abstract, scope_of
 from gateway.routing.service import Router
 from reach_common.auth.caller import Caller
-from reach_common.embeddings import Embedder
-from tests.conftest import Backends, app_client
-from tests.gateway.routing.test_run import settings_for
 
 OPS: dict[str, Any] = {"user_id": "ops_cache", "roles": ["ops_admin"]}
-
-
-@pytest.fixture(scope="module")
-def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
-    return create_app(settings_for(backends, shop_url), embedder=embedder)
-
-
-@pytest.fixture(scope="module")
-async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app_client(app) as client:
-        yield client
 
 
 def router_of(app: FastAPI) -> Router:

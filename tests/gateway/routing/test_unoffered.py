@@ -4,23 +4,17 @@ of a document search); and long quoted passages, which are payloads, not the req
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
 
-from gateway.app import create_app
 from gateway.routing import vocabulary
 from gateway.routing.choose import choose, identifier_values, takes_none_of
 from gateway.routing.extract import ArgumentExtractor
 from gateway.routing.index import Candidate
 from gateway.routing.text import instruction
-from reach_common.embeddings import Embedder
-from tests.conftest import Backends, app_client
 from tests.gateway.conftest import shipped
-from tests.gateway.routing.test_run import settings_for
 
 SHIPPED = ["order_query", "order_create", "rag_delete_source", "rag_ingest", "rag_retrieve"]
 STAFF: dict[str, Any] = {
@@ -125,17 +119,6 @@ def test_long_quoted_passages_do_not_decide_the_tool() -> None:
 
 
 # -- through POST /run -----------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
-    return create_app(settings_for(backends, shop_url), embedder=embedder)
-
-
-@pytest.fixture(scope="module")
-async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app_client(app) as client:
-        yield client
 
 
 async def dry_run(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
