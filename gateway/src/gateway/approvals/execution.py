@@ -51,6 +51,7 @@ from gateway.registry.cache import RegisteredTool, RegistryCache
 from reach_common.auth.caller import AuthVia, Caller
 from reach_common.auth.errors import InsufficientPermission
 from reach_common.errors import ReachError, error_body
+from reach_common.outages import down_dependency
 
 log = structlog.get_logger(__name__)
 
@@ -255,6 +256,9 @@ class ApprovalRunner:
         while True:
             try:
                 await self.sweep()
-            except Exception:  # task boundary: log and keep sweeping
-                log.exception("approval_sweep_failed")
+            except Exception as exc:  # task boundary: log and keep sweeping
+                if down := down_dependency(exc):  # an outage, not a bug: no traceback
+                    log.warning("approval_sweep_failed", dependency=down, error=type(exc).__name__)
+                else:
+                    log.exception("approval_sweep_failed")
             await asyncio.sleep(self._sweep_s)

@@ -12,9 +12,10 @@ from collections.abc import AsyncIterator
 from functools import partial
 from typing import Annotated, Any
 
+import asyncpg  # type: ignore[import-untyped]
 from fastapi import Depends, Request
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import ExceptionContext, make_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -53,7 +54,26 @@ def create_engine(
     engine = create_async_engine(async_url(url), pool_size=pool_size, max_overflow=pool_size)
     event.listen(engine.sync_engine.pool, "checkout", partial(_check_out, idle_ping_s))
     event.listen(engine.sync_engine.pool, "checkin", _checked_in)
+    event.listen(engine.sync_engine, "handle_error", _broken_protocol)
     return engine
+
+
+_IN_PROGRESS = "another operation is in progress"
+
+
+def _broken_protocol(context: ExceptionContext) -> None:
+    """A connection whose protocol state asyncpg refuses ("cannot switch to state …;
+    another operation is in progress": an operation on it was cut off, e.g. as its server
+    went down) cannot serve another statement: discard it like a lost connection, so
+    the pool never hands it out again (the pool's other connections are kept)."""
+    error: BaseException | None = context.original_exception
+    while error is not None:
+        busy = isinstance(error, asyncpg.InterfaceError) and _IN_PROGRESS in str(error)
+        if busy or isinstance(error, asyncpg.InternalClientError):
+            context.is_disconnect = True
+            context.invalidate_pool_on_disconnect = False
+            return
+        error = error.__cause__
 
 
 def _checked_in(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
