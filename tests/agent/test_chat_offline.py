@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncpg  # type: ignore[import-untyped]
+import pytest
+
+from agent.sessions.service import TurnStore
 from tests.agent.conftest import AgentClient
 from tests.agent.tap import GatewayTap
 from tests.agent.test_chat_model import parse_sse
@@ -80,6 +84,37 @@ async def test_offline_follow_up_reuses_the_session(
     assert events[-1][1]["session_id"] == "s-follow"
     runs = [r["body"]["session_id"] for r in gateway.to("/run")]
     assert runs == ["s-follow", "s-follow"]
+
+
+async def test_a_stream_cut_off_by_a_postgres_outage_ends_with_dependency_unavailable(
+    agent: AgentClient,
+    gateway: GatewayTap,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Past its first event a stream can no longer answer 503: its last event says what the
+    request boundary would have (an outage, retryable), and the log has no traceback."""
+
+    async def lost(*_: object, **__: object) -> None:
+        raise asyncpg.ConnectionDoesNotExistError("connection was closed mid-operation")
+
+    monkeypatch.setattr(TurnStore, "save_final", lost)
+    async with agent() as client:
+        response = await client.post(
+            "/chat",
+            json={"message": "SKU2024001 还有多少库存", "user_context": CALLER, "stream": True},
+        )
+    events = parse_sse(response.text)
+    assert [kind for kind, _ in events][:2] == ["tool_call", "tool_result"]
+    kind, error = events[-1]
+    assert kind == "error"
+    assert error["reason"] == "dependency_unavailable"
+    assert error["dependency"] == "postgres"
+    assert len(error["trace_id"]) == 32
+    logged = capsys.readouterr().out
+    assert "chat_stream_dependency_unavailable" in logged
+    assert "chat_stream_failed" not in logged
+    assert "Traceback" not in logged
 
 
 async def test_offline_answers_plainly_when_no_tool_matches(

@@ -13,7 +13,14 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from agent.chat.schemas import ChatReply, ChatRequest, ToolCallRead
 from agent.chat.service import PreparedTurn, prepare_turn
 from agent.deps import AuthenticatorDep, ChatDepsDep, claimed_context, forwarded, require_caller
-from reach_common.errors import InternalError, ReachError, current_trace_id, error_body
+from reach_common.errors import (
+    DependencyUnavailable,
+    InternalError,
+    ReachError,
+    current_trace_id,
+    error_body,
+)
+from reach_common.outages import down_dependency
 
 router = APIRouter(tags=["chat"])
 log = structlog.get_logger(__name__)
@@ -60,11 +67,24 @@ async def _stream(turn: PreparedTurn) -> AsyncIterator[ServerSentEvent]:
             )
     except ReachError as exc:
         yield _error_event(exc, turn.trace_id, number + 1)
-    except Exception:  # the stream's task boundary: report, never leak a traceback
+    except Exception as exc:  # noqa: BLE001 - the stream's task boundary: report, never leak a traceback
+        yield _error_event(_stream_failure(exc, turn), turn.trace_id, number + 1)
+
+
+def _stream_failure(exc: Exception, turn: PreparedTurn) -> ReachError:
+    """What a stream that failed past its first event says (and logs): an outage as at the
+    request boundary (a warning, no traceback; ``dependency_unavailable``), else a bug."""
+    dependency = down_dependency(exc)
+    if dependency is None:
         log.exception("chat_stream_failed", session_id=turn.session_id)
-        yield _error_event(
-            InternalError("The turn failed unexpectedly."), turn.trace_id, number + 1
-        )
+        return InternalError("The turn failed unexpectedly.")
+    log.warning(
+        "chat_stream_dependency_unavailable",
+        session_id=turn.session_id,
+        dependency=dependency,
+        error_type=type(exc).__name__,
+    )
+    return DependencyUnavailable(dependency)
 
 
 def _error_event(exc: ReachError, trace_id: str | None, number: int) -> ServerSentEvent:
