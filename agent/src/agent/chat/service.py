@@ -297,6 +297,45 @@ def discard(task: asyncio.Task[Any] | None) -> None:
         task.exception()  # read, so an unused failure is not reported
 
 
+@dataclass(frozen=True)
+class TurnClaim:
+    """What claiming a turn starts from: the request, its caller, and the session asked for."""
+
+    deps: ChatDeps
+    body: ChatRequest
+    caller: Caller
+    owner: str | None
+    trace_id: str | None
+    session_id: str
+
+    async def lock(self) -> SessionLock:
+        """The session's one-writer lock, taken; :class:`SessionBusy` if another turn has it."""
+        lock = SessionLock(self.deps.redis, self.session_id, self.deps.settings.session_lock_ttl_s)
+        if not await lock.acquire():
+            raise SessionBusy(self.session_id)
+        return lock
+
+    def listing(self) -> asyncio.Task[list[GatewayTool]] | None:
+        """The caller's tools, fetched while the claim goes on (a model turn needs them)."""
+        if self.deps.provider is None:
+            return None
+        return asyncio.create_task(self.deps.gateway.list_tools(self.caller))
+
+    def turn(self, lock: SessionLock) -> PreparedTurn:
+        turn_id = uuid.uuid4()
+        return PreparedTurn(
+            deps=self.deps,
+            caller=self.caller,
+            owner=self.owner,
+            lock=lock,
+            session_id=self.session_id,
+            message_id=self.body.message_id or str(turn_id),
+            turn_id=turn_id,
+            message=self.body.message,
+            trace_id=self.trace_id,
+        )
+
+
 async def prepare_turn(
     deps: ChatDeps, body: ChatRequest, caller: Caller, owner: str | None, trace_id: str | None
 ) -> PreparedTurn:
@@ -317,7 +356,7 @@ async def prepare_turn(
         else None
     )
     try:
-        turn = await _claim_turn(deps, body, caller, owner, trace_id, session_id)
+        turn = await _claim_turn(TurnClaim(deps, body, caller, owner, trace_id, session_id))
     except BaseException:
         discard(recall)
         raise
@@ -325,55 +364,38 @@ async def prepare_turn(
     return turn
 
 
-async def _claim_turn(
-    deps: ChatDeps,
-    body: ChatRequest,
-    caller: Caller,
-    owner: str | None,
-    trace_id: str | None,
-    session_id: str,
-) -> PreparedTurn:
-    """The turn claimed: the known way when ``owner`` was seen claiming a turn of this
+async def _claim_turn(claim: TurnClaim) -> PreparedTurn:
+    """The turn claimed: the known way when its owner was seen claiming a turn of this
     session before (and this is no retry), else the checked way."""
-    owners = deps.owners
+    owners, body, session_id = claim.deps.owners, claim.body, claim.session_id
     known = body.session_id is not None and body.message_id is None
-    if owners is not None and known and owners.owned_by(session_id, owner):
-        turn = await _claim_known(deps, body, caller, owner, trace_id, session_id)
+    if owners is not None and known and owners.owned_by(session_id, claim.owner):
+        turn = await _claim_known(claim)
         if turn is not None:
             return turn
         owners.forget(session_id)  # gone or not theirs now: checked the full way
-    turn = await _claim_checked(deps, body, caller, owner, trace_id, session_id)
+    turn = await _claim_checked(claim)
     if owners is not None:
-        owners.remember(session_id, owner)
+        owners.remember(session_id, claim.owner)
     return turn
 
 
-async def _claim_known(
-    deps: ChatDeps,
-    body: ChatRequest,
-    caller: Caller,
-    owner: str | None,
-    trace_id: str | None,
-    session_id: str,
-) -> PreparedTurn | None:
-    """A session ``owner`` has spoken in before: the lock, then two statements in
+async def _claim_known(claim: TurnClaim) -> PreparedTurn | None:
+    """A session its owner has spoken in before: the lock, then two statements in
     autocommit, no read before the lock and no BEGIN or COMMIT. The user message is
     written only if the session still exists and is ``owner``'s (checked by the write
     itself); else nothing is written, the lock is freed and None returned. Once written,
     the message stands even if reading the window fails: as after a crash between the
     claim and the answer, a retry with its ``message_id`` resumes it."""
-    lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
-    if not await lock.acquire():
-        raise SessionBusy(session_id)
-    listing = None
-    if deps.provider is not None:  # the model turn needs the tools: fetched meanwhile
-        listing = asyncio.create_task(deps.gateway.list_tools(caller))
-    turn = _new_turn(deps, body, caller, owner, trace_id, lock)
+    deps, session_id = claim.deps, claim.session_id
+    lock = await claim.lock()
+    listing = claim.listing()
+    turn = claim.turn(lock)
     try:
         async with deps.sessionmaker() as db:
             await db.connection(execution_options={"isolation_level": "AUTOCOMMIT"})
-            message = _user_message(body, turn)
-            turn.session = await repository.append_as_owner(db, session_id, owner, [message])
+            message = _user_message(claim.body, turn)
+            turn.session = await repository.append_as_owner(db, session_id, claim.owner, [message])
             if turn.session is not None:
                 turn.rows = await repository.list_messages(
                     db, session_id, from_seq=turn.session.context_start_seq
@@ -392,33 +414,24 @@ async def _claim_known(
     return turn
 
 
-async def _claim_checked(
-    deps: ChatDeps,
-    body: ChatRequest,
-    caller: Caller,
-    owner: str | None,
-    trace_id: str | None,
-    session_id: str,
-) -> PreparedTurn:
+async def _claim_checked(claim: TurnClaim) -> PreparedTurn:
     """One transaction: the owner check, the session's one-writer lock taken inside it,
     then (under the lock) the claim. The lock is released again if the claim fails."""
     listing: asyncio.Task[list[GatewayTool]] | None = None
-    async with deps.sessionmaker() as db:
+    session_id = claim.session_id
+    async with claim.deps.sessionmaker() as db:
         existing = None
-        if body.session_id is not None:
+        if claim.body.session_id is not None:
             # Refused before the lock: someone else's message never makes the owner's
             # session look busy, nor learns whether it is.
             existing = await repository.get_session(db, session_id)
-            if existing is not None and existing.user_id != owner:
+            if existing is not None and existing.user_id != claim.owner:
                 raise SessionForbidden(session_id)
-        lock = SessionLock(deps.redis, session_id, deps.settings.session_lock_ttl_s)
         try:
-            if not await lock.acquire():
-                raise SessionBusy(session_id)
-            if deps.provider is not None:  # the model turn needs the tools: fetched meanwhile
-                listing = asyncio.create_task(deps.gateway.list_tools(caller))
+            lock = await claim.lock()
+            listing = claim.listing()
             try:
-                turn = await _claim(deps, db, body, caller, owner, trace_id, lock, existing)
+                turn = await _claim(claim, db, lock, existing)
                 await db.commit()
             except BaseException:
                 with anyio.CancelScope(shield=True):
@@ -435,20 +448,13 @@ async def _claim_checked(
 
 
 async def _claim(
-    deps: ChatDeps,
-    db: AsyncSession,
-    body: ChatRequest,
-    caller: Caller,
-    owner: str | None,
-    trace_id: str | None,
-    lock: SessionLock,
-    known: ChatSession | None,
+    claim: TurnClaim, db: AsyncSession, lock: SessionLock, known: ChatSession | None
 ) -> PreparedTurn:
     """Under the lock, in ``db``'s transaction: the retried message id resolved, else the
     user message saved; the session's window read unless the turn replays. ``known`` is
     the session as read before the lock (None: it did not exist)."""
-    session_id = lock.session_id
-    turn = _new_turn(deps, body, caller, owner, trace_id, lock)
+    body, owner, session_id = claim.body, claim.owner, claim.session_id
+    turn = claim.turn(lock)
     if body.message_id is not None or known is None:
         # A new session, or a retry to look up: the session read again under the lock.
         session = await repository.ensure_session(db, session_id, owner, body.message[:80])
@@ -466,28 +472,6 @@ async def _claim(
         db, session_id, from_seq=turn.session.context_start_seq
     )
     return turn
-
-
-def _new_turn(
-    deps: ChatDeps,
-    body: ChatRequest,
-    caller: Caller,
-    owner: str | None,
-    trace_id: str | None,
-    lock: SessionLock,
-) -> PreparedTurn:
-    turn_id = uuid.uuid4()
-    return PreparedTurn(
-        deps=deps,
-        caller=caller,
-        owner=owner,
-        lock=lock,
-        session_id=lock.session_id,
-        message_id=body.message_id or str(turn_id),
-        turn_id=turn_id,
-        message=body.message,
-        trace_id=trace_id,
-    )
 
 
 def _user_message(body: ChatRequest, turn: PreparedTurn) -> NewMessage:
