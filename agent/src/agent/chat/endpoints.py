@@ -150,7 +150,7 @@ async def chat(
     body as the JSON answer) or `error` (`{reason, message, trace_id}`).
     Closing the connection cancels the turn; whatever was saved stays valid.
     """
-    claimed = claimed_context(body.user_context, request.headers)
+    claimed = None if authenticator.strict else claimed_context(body.user_context, request.headers)
     caller = require_caller(await authenticator.resolve(request.headers, claimed), authenticator)
     gateway_caller = forwarded(request.headers, claimed, authenticator.strict)
     turn = await prepare_turn(deps, body, gateway_caller, caller.user_id, current_trace_id())

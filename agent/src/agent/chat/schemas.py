@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.sessions.schemas import SESSION_ID_PATTERN
 from reach_common.auth.caller import UserContext
@@ -40,6 +40,21 @@ class ChatRequest(BaseModel):
         False,
         description="Answer as Server-Sent Events: delta, tool_call, tool_result, done, error.",
     )
+
+    @field_validator("message")
+    @classmethod
+    def _storable(cls, message: str) -> str:
+        # Postgres text cannot hold NUL: refused here, not halfway through the turn.
+        if "\x00" in message:
+            raise ValueError("the message contains a NUL character")
+        return message
+
+    @field_validator("message_id")
+    @classmethod
+    def _printable(cls, message_id: str | None) -> str | None:
+        if message_id is not None and any(ord(c) < 32 or ord(c) == 127 for c in message_id):
+            raise ValueError("message_id contains a control character")
+        return message_id
 
 
 class ToolCallRead(BaseModel):

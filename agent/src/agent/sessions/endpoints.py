@@ -69,6 +69,7 @@ async def list_sessions(
         str | None,
         Query(
             max_length=200,
+            pattern=r"^[^\x00-\x1f\x7f]+$",
             description="Only this user's sessions (admins; others may name only themselves).",
         ),
     ] = None,

@@ -243,7 +243,7 @@ def _columns(batch: Sequence[NewMessage]) -> dict[str, list[Any]]:
     for message in batch:
         values = message.__dict__
         for name in _FIELDS[:-2]:
-            columns[name].append(values[name])
+            columns[name].append(_storable(values[name]))
         columns["token_count"].append(
             estimate_tokens(message.content)
             + sum(
@@ -255,6 +255,20 @@ def _columns(batch: Sequence[NewMessage]) -> dict[str, list[Any]]:
     # As text, cast back in SQL: ``None`` stays the JSON null the column always held.
     columns["tool_calls"] = [json.dumps(calls) for calls in columns["tool_calls"]]
     return columns
+
+
+def _storable(value: Any) -> Any:
+    """``value`` with every NUL character (in strings, keys and values of nested JSON) as
+    U+FFFD: Postgres text and JSONB cannot hold NUL, and a model or a tool may write one
+    (an argument, a reply). The message is kept, a character changed, rather than the turn
+    failing after its tool calls ran."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if isinstance(value, list):
+        return [_storable(item) for item in value]
+    if isinstance(value, dict):
+        return {_storable(key): _storable(item) for key, item in value.items()}
+    return value
 
 
 def _append_statement(*, owned: bool = False) -> Select[Any]:

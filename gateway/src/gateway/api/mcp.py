@@ -20,7 +20,6 @@ from gateway.api.deps import RuntimeDep
 from gateway.mcp.oauth import METADATA_PATH, challenge, resource_metadata, resource_of
 from gateway.mcp.surface import WHOLE_REGISTRY, McpCall
 from gateway.runtime import GatewayRuntime
-from reach_common.auth.authenticator import context_from_headers
 from reach_common.auth.errors import InvalidCredential, Unauthenticated
 
 router = APIRouter(tags=["mcp"])
@@ -51,7 +50,9 @@ class McpEndpoint:
         assert runtime.mcp is not None
         headers = request.headers
         try:
-            caller = await runtime.auth.resolve(headers, context_from_headers(headers))
+            caller = await runtime.auth.resolve(
+                headers, runtime.auth.authenticator.claimed(headers)
+            )
         except InvalidCredential as exc:
             exc.headers["WWW-Authenticate"] = challenge(
                 _resource(runtime, request), "invalid_token"

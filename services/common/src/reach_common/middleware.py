@@ -13,6 +13,7 @@ from reach_common.errors import (
     InternalError,
     InvalidHost,
     PayloadTooLarge,
+    ReachError,
     current_trace_id,
     error_response,
 )
@@ -155,12 +156,17 @@ def _host_without_port(header: str) -> str:
 
 
 class BodyLimitMiddleware:
-    """Refuses request bodies over ``max_bytes`` with 413 ``payload_too_large``.
+    """Refuses request bodies over ``max_bytes`` with 413 ``payload_too_large``, and a
+    path or query string holding a NUL character with 400 ``invalid_request``.
 
     A declared ``Content-Length`` over the limit is refused before a byte is
     read. A chunked body is read up to the limit and handed on whole, or
     refused; the server's framing guarantees a body never exceeds its declared
     length, so nothing else needs counting.
+
+    No id, name or filter any service takes can hold NUL, which Postgres refuses in
+    text: refused here once, a path or query parameter never reaches a statement with
+    one (it would fail there as a 500).
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -171,9 +177,17 @@ class BodyLimitMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if "\x00" in scope["path"] or b"%00" in scope.get("query_string", b""):
+            refused = ReachError(
+                "The request's path or query string contains a NUL character.",
+                reason="invalid_request",
+                status_code=400,
+            )
+            await error_response(refused)(scope, receive, send)
+            return
         declared = Headers(scope=scope).get("content-length")
         if declared is not None:
-            if not declared.isdigit() or int(declared) > self.max_bytes:
+            if not (declared.isascii() and declared.isdigit()) or int(declared) > self.max_bytes:
                 await self._refuse(scope, receive, send)
                 return
             await self.app(scope, receive, send)

@@ -89,22 +89,50 @@ def _attributes_json(attributes: Any) -> str:
     # A span's attributes are a read-only view of the SDK's mapping, whose copy() is a
     # dict at C speed; dict(view) would walk it key by key in Python.
     copy = getattr(attributes, "copy", None)
-    return _ENCODER.encode(copy() if copy is not None else dict(attributes))
+    values = copy() if copy is not None else dict(attributes)
+    encoded = _ENCODER.encode(values)
+    return encoded if _NUL_JSON not in encoded else _ENCODER.encode(_without_nul(values))
+
+
+# Postgres text and JSONB cannot hold NUL, which a request can put in a span (a path
+# "/x%00"): one such span would fail the whole batch's COPY, so it is written as U+FFFD.
+_NUL_JSON = "\\u0000"
+
+
+def _text(value: str | None) -> str | None:
+    return value.replace("\x00", "\ufffd") if value and "\x00" in value else value
+
+
+def _without_nul(value: Any) -> Any:
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, (list, tuple)):
+        return [_without_nul(item) for item in value]
+    if isinstance(value, dict):
+        return {_text(str(key)): _without_nul(item) for key, item in value.items()}
+    return value
+
+
+# A recorded exception's traceback stays in the service's log (which carries the trace id):
+# a caller reads its own traces (GET /traces/{id}), and no stack trace reaches a client.
+_LOG_ONLY = frozenset({"exception.stacktrace"})
 
 
 def _events_json(span: ReadableSpan) -> str:
     if not span.events:
         return "[]"
-    return json.dumps(
-        [
-            {
-                "name": e.name,
-                "at": _ns_to_datetime(e.timestamp).isoformat(),
-                "attributes": {k: _jsonable(v) for k, v in (e.attributes or {}).items()},
-            }
-            for e in span.events
-        ]
-    )
+    events = [
+        {
+            "name": e.name,
+            "at": _ns_to_datetime(e.timestamp).isoformat(),
+            "attributes": {
+                k: _jsonable(v) for k, v in (e.attributes or {}).items() if k not in _LOG_ONLY
+            },
+        }
+        for e in span.events
+    ]
+    encoded = json.dumps(events)
+    return encoded if _NUL_JSON not in encoded else json.dumps(_without_nul(events))
 
 
 def span_row(span: ReadableSpan) -> tuple[Any, ...]:
@@ -119,13 +147,13 @@ def span_row(span: ReadableSpan) -> tuple[Any, ...]:
         format(ctx.span_id, "016x"),
         format(parent.span_id, "016x") if parent else None,
         str(span.resource.attributes.get("service.name", "unknown")),
-        span.name,
+        _text(span.name),
         _KINDS[span.kind],
         _ns_to_datetime(start),
         _ns_to_datetime(end),
         (end - start) / 1e6,
         _STATUSES[status.status_code],
-        status.description,
+        _text(status.description),
         _attributes_json(span.attributes),
         _events_json(span),
     )

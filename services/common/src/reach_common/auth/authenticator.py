@@ -53,6 +53,11 @@ class Authenticator:
             ),
         )
 
+    def claimed(self, headers: Mapping[str, str]) -> UserContext | None:
+        """The identity the ``X-User-*`` headers claim; never read in strict mode, so odd
+        claim headers beside a credential cannot get a verified caller refused."""
+        return None if self.strict else context_from_headers(headers)
+
     async def resolve(
         self, headers: Mapping[str, str], claimed: UserContext | None = None
     ) -> Caller:
@@ -121,7 +126,7 @@ AuthenticatorDep = Annotated[Authenticator, Depends(get_authenticator)]
 
 async def get_caller(request: Request, authenticator: AuthenticatorDep) -> Caller:
     """The caller of a request from its headers (credential, or claimed identity headers)."""
-    return await authenticator.resolve(request.headers, context_from_headers(request.headers))
+    return await authenticator.resolve(request.headers, authenticator.claimed(request.headers))
 
 
 CallerDep = Annotated[Caller, Depends(get_caller)]

@@ -4,11 +4,37 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 AuthVia = Literal["api_key", "jwt", "user_context", "anonymous"]
+
+# What an identity (a user id, a role) may be: stored in VARCHAR(200) columns, logged,
+# and compared. Control characters (NUL, which Postgres refuses in text, among them) never
+# name anyone.
+MAX_IDENTITY_LENGTH = 200
+
+
+def identity_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a user id or a role, or None when it can."""
+    if not value:
+        return "is empty"
+    if len(value) > MAX_IDENTITY_LENGTH:
+        return f"is longer than {MAX_IDENTITY_LENGTH} characters"
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return "contains a control character"
+    return None
+
+
+def _identity(value: str) -> str:
+    problem = identity_problem(value)
+    if problem is not None:
+        raise ValueError(f"an identity that {problem}")
+    return value
+
+
+Identity = Annotated[str, AfterValidator(_identity)]
 
 
 @dataclass(frozen=True)
@@ -44,5 +70,5 @@ class UserContext(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    user_id: str | None = Field(None, min_length=1, max_length=200, examples=["u1"])
-    roles: list[str] = Field(default_factory=list, max_length=100, examples=[["ops_admin"]])
+    user_id: Identity | None = Field(None, examples=["u1"])
+    roles: list[Identity] = Field(default_factory=list, max_length=100, examples=[["ops_admin"]])

@@ -13,7 +13,7 @@ from typing import Any
 
 import jwt as pyjwt
 
-from reach_common.auth.caller import Caller
+from reach_common.auth.caller import Caller, identity_problem
 from reach_common.auth.errors import InvalidCredential
 
 
@@ -71,12 +71,19 @@ class JwtVerifier:
             raise InvalidCredential("The JWT is meant for another audience.") from exc
         except pyjwt.InvalidTokenError as exc:
             raise InvalidCredential(f"The JWT is not valid: {exc}.") from exc
-        return Caller(user_id=str(claims["sub"]), roles=self._roles(claims), via="jwt")
+        subject = str(claims["sub"])
+        if (problem := identity_problem(subject)) is not None:
+            raise InvalidCredential(f"The JWT's subject {problem}.")
+        return Caller(user_id=subject, roles=self._roles(claims), via="jwt")
 
     def _roles(self, claims: dict[str, Any]) -> frozenset[str]:
         raw = claims.get(self._roles_claim, [])
         if isinstance(raw, str):
-            return frozenset(raw.split())
-        if isinstance(raw, list):
-            return frozenset(str(r) for r in raw)
-        return frozenset()
+            roles = raw.split()
+        elif isinstance(raw, list):
+            roles = [str(r) for r in raw]
+        else:
+            return frozenset()
+        # A role no identity check accepts (a control character, 200+ characters) names
+        # no role anyone was granted: left out rather than stored or logged.
+        return frozenset(r for r in roles if identity_problem(r) is None)
