@@ -20,18 +20,23 @@ from pydantic import BaseModel, Field
 
 from gateway.api.deps import CallerDep, RuntimeDep, SessionDep
 from reach_common.auth.caller import Caller
-from reach_common.auth.errors import Unauthenticated
+from reach_common.auth.errors import InsufficientPermission, Unauthenticated
 from reach_common.auth.keys import ApiKey, create_key, list_keys, revoke_key
 from reach_common.errors import NotFound
 
 router = APIRouter(prefix="/keys", tags=["keys"])
 
 ROLE_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+#: The one role that may mint keys with roles it does not hold itself.
+MINT_ANY_ROLE = "admin"
 KEY_ID = Annotated[str, Path(pattern=r"^[0-9a-f]{1,32}$", description="The key's id.")]
 
 _ERRORS: dict[int | str, dict[str, str]] = {
     401: {"description": "`unauthenticated`: key management needs an API key or a JWT."},
-    403: {"description": "`insufficient_permission`: a registry admin role is needed."},
+    403: {
+        "description": "`insufficient_permission`: a registry admin role is needed (and, "
+        "to mint roles the caller does not hold, the `admin` role)."
+    },
     422: {"description": "`invalid_request`: a malformed user id, role or key id."},
 }
 
@@ -83,13 +88,29 @@ def _require_key_admin(runtime: RuntimeDep, caller: Caller) -> None:
     runtime.auth.require_registry_admin(caller)
 
 
+def _require_grantable(caller: Caller, roles: list[str]) -> None:
+    """A key carries only roles its minter holds, unless the minter is an ``admin``: a
+    ``tool_admin`` cannot mint itself an ``admin``, ``ops`` or any other role."""
+    if MINT_ANY_ROLE in caller.roles:
+        return
+    beyond = sorted(set(roles) - caller.roles)
+    if beyond:
+        raise InsufficientPermission(
+            f"A key may carry only roles its minter holds; minting {', '.join(beyond)} "
+            f"needs the {MINT_ANY_ROLE!r} role.",
+            [MINT_ANY_ROLE],
+        )
+
+
 @router.post("", status_code=201, response_model=KeyCreated, responses=_ERRORS)
 async def create(
     body: KeyCreate, runtime: RuntimeDep, caller: CallerDep, session: SessionDep
 ) -> KeyCreated:
     """Create a key for `user_id` with `roles`; the answer is the only time it is shown."""
     _require_key_admin(runtime, caller)
-    created = await create_key(session, body.user_id, list(dict.fromkeys(body.roles)))
+    roles = list(dict.fromkeys(body.roles))
+    _require_grantable(caller, roles)
+    created = await create_key(session, body.user_id, roles)
     return KeyCreated(
         key_id=created.key_id, key=created.key, user_id=created.user_id, roles=list(created.roles)
     )

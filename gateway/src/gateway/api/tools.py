@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Query, Response
+from fastapi import APIRouter, Body, Header, Path, Query, Response
 
 from gateway.api.deps import CallerDep, RuntimeDep
 from gateway.auth.service import can_use
@@ -52,7 +52,8 @@ def _expected_version(if_match: str | None) -> int | None:
     if if_match is None:
         return None
     text = if_match.strip().removeprefix("W/").strip('"')
-    if not text.isdigit():
+    # ASCII digits only, and few enough to fit the version column ("²" is a str.isdigit()).
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
         raise BadRequest(
             'If-Match must be the tool\'s version number, e.g. If-Match: "3".',
             reason="invalid_if_match",
@@ -136,7 +137,10 @@ async def list_tools(
 
 @router.get("/{tool_id}", response_model=ToolRead)
 async def read_tool(
-    tool_id: str, runtime: RuntimeDep, caller: CallerDep, response: Response
+    tool_id: Annotated[str, Path(max_length=200)],
+    runtime: RuntimeDep,
+    caller: CallerDep,
+    response: Response,
 ) -> ToolRead:
     """One tool: what a caller needs to use it, its version (also the `ETag`) and where
     it came from. Registry admins also get `manifest`, exactly as registered (endpoint
@@ -188,7 +192,10 @@ async def update_tool(
     },
 )
 async def delete_tool(
-    tool_id: str, runtime: RuntimeDep, caller: CallerDep, if_match: IfMatch = None
+    tool_id: Annotated[str, Path(max_length=200)],
+    runtime: RuntimeDep,
+    caller: CallerDep,
+    if_match: IfMatch = None,
 ) -> ToolChanged:
     """Remove a tool from every replica. `If-Match` guards against deleting a newer edit."""
     runtime.auth.require_registry_admin(caller)

@@ -120,6 +120,18 @@ class CallbackPolicy:
     timeout_ms: int = 5000
 
 
+def _valid_host(host: str) -> bool:
+    """An IP literal, or a name every label of which IDNA encodes (no empty label, none
+    over 63 characters): what the resolver and the connection will need."""
+    if literal_ip(host) is not None:
+        return True
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        return False
+    return True
+
+
 class _AttemptFailed(Exception):
     """One delivery attempt got no 2xx answer: tenacity tries again."""
 
@@ -147,12 +159,18 @@ class CallbackSender:
 
     async def check_url(self, url: str) -> None:
         """Refuse a callback URL before the call is accepted: 422 when it is not an
-        http(s) URL, 503 when callbacks are not configured, 403 when egress forbids it."""
+        http(s) URL with a valid host name, 503 when callbacks are not configured, 403
+        when egress forbids it."""
         parts = urlsplit(url)
-        if len(url) > MAX_URL_CHARS or parts.scheme not in ("http", "https") or not parts.hostname:
+        if (
+            len(url) > MAX_URL_CHARS
+            or parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or not _valid_host(parts.hostname)
+        ):
             raise InvalidCallbackUrl(
-                "callback_url must be an absolute http or https URL of at most "
-                f"{MAX_URL_CHARS} characters, e.g. https://example.com/hooks/reach."
+                "callback_url must be an absolute http or https URL with a valid host name, "
+                f"of at most {MAX_URL_CHARS} characters, e.g. https://example.com/hooks/reach."
             )
         if self._policy.secret is None:
             raise CallbacksNotConfigured(

@@ -33,6 +33,7 @@ from gateway.run.service import RunService
 from reach_common.errors import error_body
 
 MAX_K = 20
+MAX_TASK_CHARS = 2000
 ToolCaller = Callable[[McpCall, str, dict[str, Any]], Awaitable[types.CallToolResult]]
 
 ROUTED_TOOLS: tuple[types.Tool, ...] = (
@@ -47,7 +48,11 @@ ROUTED_TOOLS: tuple[types.Tool, ...] = (
         input_schema={
             "type": "object",
             "properties": {
-                "task": {"type": "string", "maxLength": 2000, "description": "What to do."},
+                "task": {
+                    "type": "string",
+                    "maxLength": MAX_TASK_CHARS,
+                    "description": "What to do.",
+                },
                 "k": {"type": "integer", "minimum": 1, "maximum": MAX_K, "default": 5},
             },
             "required": ["task"],
@@ -122,6 +127,11 @@ class RoutedTools:
             task, k = arguments.get("task"), arguments.get("k", call.surface.top_k)
             if not isinstance(task, str) or not isinstance(k, int) or not 1 <= k <= MAX_K:
                 return _invalid(f"find_tools needs `task` (a string) and `k` (1..{MAX_K}).")
+            if len(task) > MAX_TASK_CHARS:
+                return _invalid(
+                    f"find_tools `task` is {len(task)} characters; describe the task in at "
+                    f"most {MAX_TASK_CHARS}."
+                )
             return text_result(await self.find(call, task, k))
         if name == "call_tool":
             tool_id, tool_arguments = arguments.get("tool_id"), arguments.get("arguments", {})

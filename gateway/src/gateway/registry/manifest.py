@@ -13,14 +13,19 @@ from __future__ import annotations
 
 import re
 import string
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 from limits import parse
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
+from referencing import Registry
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
 
+from gateway.catalog.egress import literal_ip
 from gateway.catalog.spec import (
     IDEMPOTENT_METHODS,
     BreakerPolicy,
@@ -51,12 +56,16 @@ from gateway.registry.manifest_model import (
 )
 from gateway.registry.manifest_model import manifest_schema as manifest_schema
 from gateway.registry.patterns import (
+    _DATA_KEYWORDS,
     check_schema,
     external_refs,
     json_path,
     pattern_problems,
     schema_validator,
 )
+
+if TYPE_CHECKING:
+    from referencing._core import Resolver
 
 #: At most this many problems are reported, each clipped to PROBLEM_CHARS.
 MAX_PROBLEMS = 10
@@ -131,6 +140,25 @@ def _path_params(url: str, where: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _check_host(url: str, where: str) -> None:
+    """Refuse a host name no call could reach: a label IDNA cannot encode (an empty one as
+    in ``a..b``, or one over 63 characters) would fail every call."""
+    try:
+        host = urlsplit(url).hostname
+    except ValueError:  # e.g. an unbalanced `[` in the host
+        raise _refused(f"{where}/url", "is not a valid URL.") from None
+    if not host or literal_ip(host) is not None:
+        return
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        raise _refused(
+            f"{where}/url",
+            f"host {_clip(host, 100)!r} is not a valid host name (a label is empty or "
+            "longer than 63 characters).",
+        ) from None
+
+
 def _outbound_auth(auth: NoAuth | ApiKeyAuth | BearerAuth | OAuth2Auth) -> OutboundAuth:
     if isinstance(auth, NoAuth):
         return OutboundAuth(type="none")
@@ -152,6 +180,7 @@ def _target(
     target: HttpEndpoint | PythonEndpoint, defaults: ManifestDefaults, where: str
 ) -> HttpTarget | PythonTarget:
     if isinstance(target, HttpEndpoint):
+        _check_host(target.url, where)
         return HttpTarget(
             method=target.method,
             url=target.url,
@@ -194,6 +223,43 @@ def _scope(manifest: Manifest) -> tuple[str, ...]:
     return tuple(top if top is not None else inner or ())
 
 
+def _dangling_refs(schema: dict[str, Any], root: str) -> list[str]:
+    """``<path>: ...`` for each local ``$ref`` / ``$dynamicRef`` that resolves to nothing
+    (``#/$defs/nowhere``, ``#no-such-anchor``): refused now, it would fail every call."""
+    problems: list[str] = []
+    stack: list[tuple[Any, tuple[str, ...], Resolver[Any]]] = [
+        (schema, (root,), Registry().resolver_with_root(DRAFT202012.create_resource(schema)))
+    ]
+    while stack:
+        node, where, resolver = stack.pop()
+        if isinstance(node, list):
+            stack.extend((item, (*where, str(i)), resolver) for i, item in enumerate(node))
+            continue
+        if not isinstance(node, dict):
+            continue
+        if isinstance(node.get("$id"), str) and node is not schema:
+            resolver = resolver.in_subresource(DRAFT202012.create_resource(node))
+        for key, value in node.items():
+            here = (*where, str(key))
+            if key in ("$ref", "$dynamicRef") and isinstance(value, str):
+                try:
+                    resolver.lookup(value)
+                except Unresolvable:
+                    problems.append(f"{json_path(here)}: {_clip(value, 100)!r} points nowhere")
+            elif key not in _DATA_KEYWORDS:
+                stack.append((value, here, resolver))
+    return sorted(problems)
+
+
+def _refuse_dangling(schema: dict[str, Any], root: str) -> None:
+    problems = _dangling_refs(schema, root)
+    if problems:
+        raise InvalidManifest(
+            f"{root} cannot be used: " + "; ".join(problems[:MAX_PROBLEMS]),
+            problems=problems[:MAX_PROBLEMS],
+        )
+
+
 def _arguments_validator(input_schema: dict[str, Any], endpoint: Endpoint) -> Validator:
     try:
         return _checked_arguments_validator(input_schema, endpoint)
@@ -221,6 +287,7 @@ def _checked_arguments_validator(input_schema: dict[str, Any], endpoint: Endpoin
     except SchemaError as exc:
         where = json_path(("input_schema", *(str(p) for p in exc.path)))
         raise _refused(where, f"not a valid JSON Schema: {_schema_message(exc)}") from exc
+    _refuse_dangling(input_schema, "input_schema")
     target = endpoint.target if isinstance(endpoint, QueueTarget) else endpoint
     if isinstance(target, HttpTarget):
         properties = input_schema.get("properties", {})
@@ -258,6 +325,7 @@ def _output_validator(output_schema: dict[str, Any] | None) -> Validator | None:
         raise _refused(where, f"not a valid JSON Schema: {_schema_message(exc)}") from exc
     except RecursionError:
         raise _refused("output_schema", "nested too deeply.") from None
+    _refuse_dangling(output_schema, "output_schema")
     return schema_validator(output_schema)
 
 

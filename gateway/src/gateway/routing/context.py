@@ -35,7 +35,10 @@ class SessionContext:
 
     @staticmethod
     def key(caller: str, session_id: str) -> str:
-        return f"gateway:ctx:{caller}:{session_id}"
+        """The Redis key of ``caller``'s session. The caller's length comes first, so no
+        pair of (caller, session id) spells another's key, whatever colons either holds:
+        caller ``acme`` with session ``alice:s1`` is not caller ``acme:alice``'s ``s1``."""
+        return f"gateway:ctx:{len(caller)}:{caller}:{session_id}"
 
     @redis_optional([])
     async def recent(self, caller: str, session_id: str | None) -> list[PastCall]:

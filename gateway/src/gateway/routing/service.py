@@ -73,6 +73,8 @@ from reach_common.llm.types import LLMProvider
 log = structlog.get_logger(__name__)
 # Query vectors kept per replica: a repeated request (a cache hit, a retry) skips the model.
 _RECENT_VECTORS = 4096
+# ...of texts up to this many characters: the cache then holds at most 16 M characters.
+_RECENT_TEXT_CHARS = 4096
 # What follows a colon is a payload ("内容如下：SKU2024001 单价 99 元"), not its subject.
 _PAYLOAD = re.compile(r"[:：]")
 
@@ -360,18 +362,22 @@ class Router:
         # A query without values is its own shape (the model is uncased): one model run.
         same = shape == normalise(query)
         texts = [query] if same or not needs_shape else [query, shape]
-        missing = [t for t in texts if t not in self._recent_vectors]
+        recent = self._recent_vectors
+        vectors = {t: recent[t] for t in texts if t in recent}
+        missing = [t for t in texts if t not in vectors]
         if missing:
-            for text, vector in zip(missing, self.embedder.embed(missing), strict=True):
-                self._recent_vectors[text] = vector
-                if len(self._recent_vectors) > _RECENT_VECTORS:
-                    self._recent_vectors.popitem(last=False)
+            vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
         for text in texts:
-            self._recent_vectors.move_to_end(text)
-        vector = self._recent_vectors[query]
+            if len(text) > _RECENT_TEXT_CHARS:
+                continue  # a long text is rarely repeated and would pin its size in memory
+            recent[text] = vectors[text]
+            recent.move_to_end(text)
+            if len(recent) > _RECENT_VECTORS:
+                recent.popitem(last=False)
+        vector = vectors[query]
         if same:
             return vector, vector
-        return vector, self._recent_vectors[shape] if needs_shape else None
+        return vector, vectors[shape] if needs_shape else None
 
     async def _serve_cached(
         self,
