@@ -5,7 +5,10 @@ memory reads exactly like a missing one (404 ``memory_not_found``), and no role
 widens that (memories are personal; admins clear a user's by deleting their
 sessions' data in the database, not through the API). A caller without a user
 id has no memories: 401 ``unauthenticated``. A deleted memory is never recalled
-again. The endpoints work with ``MEMORY_ENABLED=false`` too, so what was kept
+again. Reading and deleting first wait for the owner's learning still under way in
+this process (:meth:`MemoryService.settled`): every turn answered before the request
+has registered its learning by then, so nothing it learns is missed by a list or
+written back after a delete. The endpoints work with ``MEMORY_ENABLED=false`` too, so what was kept
 before can still be read and removed.
 """
 
@@ -84,16 +87,26 @@ async def get_memory(memory_id: MemoryId, db: SessionDep, caller: AgentCallerDep
     responses={**_ERRORS, 404: {"description": "`memory_not_found`."}},
 )
 async def delete_memory(
-    memory_id: MemoryId, db: SessionDep, caller: AgentCallerDep
+    memory_id: MemoryId, db: SessionDep, caller: AgentCallerDep, memory: MemoryDep
 ) -> MemoriesDeleted:
-    """Forget one of the caller's memories; it is never recalled again."""
-    if not await store.remove(db, _owner(caller), memory_id):
+    """Forget one of the caller's memories; it is never recalled again (learning still
+    under way is waited for first, so a turn answered before cannot write it back)."""
+    owner = _owner(caller)
+    if memory is not None:
+        await memory.settled(owner)
+    if not await store.remove(db, owner, memory_id):
         raise MemoryNotFound(str(memory_id))
     return MemoriesDeleted(deleted=1)
 
 
 @router.delete("", response_model=MemoriesDeleted, responses=_ERRORS)
-async def delete_memories(db: SessionDep, caller: AgentCallerDep) -> MemoriesDeleted:
-    """Forget everything remembered about the caller."""
-    deleted = await store.remove(db, _owner(caller))
+async def delete_memories(
+    db: SessionDep, caller: AgentCallerDep, memory: MemoryDep
+) -> MemoriesDeleted:
+    """Forget everything remembered about the caller, including what their turns answered
+    so far are still learning (waited for first, then deleted with the rest)."""
+    owner = _owner(caller)
+    if memory is not None:
+        await memory.settled(owner)
+    deleted = await store.remove(db, owner)
     return MemoriesDeleted(deleted=deleted)

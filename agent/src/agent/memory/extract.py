@@ -14,18 +14,30 @@ With a model configured, the model is also asked for facts (``model``) — from
 the user's message only, never the tools' output — and its lines pass the same
 secret filter.
 
-A fact that looks like a secret (a password, token or key, or a long random
-string) is never kept, whatever the user asked.
+A fact that looks like a secret (a password, passcode, PIN, one-time or door code,
+token or key, or a long random string) is never kept, whatever the user asked.
+
+One turn keeps at most ``MAX_FACTS_PER_TURN`` facts, and the rules look at no more
+than ``MAX_CANDIDATES`` candidates of one message (secrets and repeats included), so a
+long message of statements costs a bounded amount of work and a bounded number of rows.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 MAX_FACT_CHARS = 300
+# A turn keeps this many facts at most: a message of thousands of statements would
+# otherwise be thousands of rows (and past ~4,000, one INSERT over the driver's limit
+# of bind parameters, losing them all).
+MAX_FACTS_PER_TURN = 10
+# Candidates the rules look at in one message, kept or not (secrets, repeats): bounds
+# the work on a long message; the rules stop reading it there.
+MAX_CANDIDATES = 50
 
 _EXPLICIT = re.compile(
     r"(?:^|[.!?。！？,;]\s*|\band\s+)(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?"
@@ -43,9 +55,28 @@ _STATEMENT = re.compile(
     re.IGNORECASE,
 )
 _ID_VALUE = re.compile(r"^(?=.*\d)[A-Za-z0-9][A-Za-z0-9_.:/-]{2,63}$")
+# Words that mark a secret. Long, unambiguous ones match inside other words too
+# ("wifipassword", "db_passcode"); short ones (pw, PIN, OTP, CVV...) match as words
+# only, bounded by ASCII-letter lookarounds rather than \b: a CJK character is a word
+# character, so "\bpin\b" never matches in "我的PIN是4321".
+_CODE_OF = (
+    r"door|gate|entry|access|alarm|safe|lock|locker|garage|keypad|security|"
+    r"verification|verify|auth|authentication|authori[sz]ation|login|log[ -]?in|"
+    r"sign[ -]?in|2fa|mfa|sms|one[ -]?time|otp|confirmation|recovery|backup|reset|"
+    r"unlock|activation|pin|wi-?fi"
+)
 _SECRET_WORDS = re.compile(
-    r"pass(word|wd|phrase)|secret|token|api[ _-]?key|credential|private key|bearer|"
-    r"otp|\bpin\b|密码|口令|密钥|令牌",
+    r"pass[ _-]?(?:word|wd|phrase|code|key)|secret(?!ar(?:y|ies|iat))|token|"
+    r"api[ _-]?key|access[ _-]?key|private[ _-]?key|signing[ _-]?key|ssh[ _-]?key|"
+    r"license[ _-]?key|credential|bearer|seed[ _-]?phrase|recovery[ _-]?phrase|"
+    r"(?<![a-z])(?:pw|pwd|pswd|pin|pins|otp|totp|hotp|cvv2?|cvc2?|2fa|mfa|ssn)(?![a-z])|"
+    r"(?<![a-z])(?:" + _CODE_OF + r")[ _-]?codes?(?![a-z])|"
+    r"(?<![a-z])codes?\s+(?:for|of|to)\s+(?:the\s+|my\s+|our\s+)?"
+    r"(?:door|gate|safe|alarm|garage|building|lock|locker|keypad|front door)(?![a-z])|"
+    r"(?<![a-z])(?:safe|lock|locker)\s+combination|social security|"
+    r"密码|密碼|口令|密钥|密鑰|金鑰|私钥|私鑰|令牌|验证码|驗證碼|校验码|动态码|安全码|"
+    r"门禁码|門禁碼|开锁码|解锁码|提取码|授权码|激活码|支付码|"
+    r"暗証番号|パスワード|認証コード|秘密鍵|비밀번호|인증번호|암호",
     re.IGNORECASE,
 )
 _SECRET_SHAPES = re.compile(
@@ -69,15 +100,22 @@ def _clean(text: str) -> str:
 
 
 def from_message(message: str) -> list[Fact]:
-    """Facts the user stated or asked to be remembered in ``message``."""
-    facts: list[Fact] = []
+    """Facts the user stated or asked to be remembered in ``message``: the first
+    ``MAX_CANDIDATES`` (the rest of a long message is not read)."""
+    candidates = itertools.islice(_candidates(message), MAX_CANDIDATES)
+    return [fact for fact in candidates if len(fact.text) >= 3]
+
+
+def _candidates(message: str) -> Iterator[Fact]:
+    explicit: list[str] = []
     for match in _EXPLICIT.finditer(message):
-        facts.append(Fact(_clean(match.group("fact") or match.group("zh") or ""), "explicit"))
+        fact = Fact(_clean(match.group("fact") or match.group("zh") or ""), "explicit")
+        explicit.append(fact.text)
+        yield fact
     for match in _STATEMENT.finditer(message):
         text = _clean(match.group("fact"))
-        if not any(text in fact.text for fact in facts):
-            facts.append(Fact(text, "preference"))
-    return [fact for fact in facts if len(fact.text) >= 3]
+        if not any(text in said for said in explicit):
+            yield Fact(text, "preference")
 
 
 def from_calls(message: str, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Fact]:
@@ -130,13 +168,16 @@ def facts_of_turn(
     calls: Iterable[tuple[str, Mapping[str, Any]]],
     extra: Iterable[Fact] = (),
 ) -> list[Fact]:
-    """Every fact worth keeping from one turn, secrets left out, each once."""
+    """Every fact worth keeping from one turn, secrets left out, each once, at most
+    ``MAX_FACTS_PER_TURN`` (the message's first, then the calls', then ``extra``)."""
     seen: set[str] = set()
     kept: list[Fact] = []
-    for fact in [*from_message(message), *from_calls(message, calls), *extra]:
+    for fact in itertools.chain(from_message(message), from_calls(message, calls), extra):
         key = fact.text.casefold()
         if key in seen or looks_secret(fact.text):
             continue
         seen.add(key)
         kept.append(fact)
+        if len(kept) == MAX_FACTS_PER_TURN:
+            break
     return kept
