@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from gateway.api.deps import CallerDep, RuntimeDep, SessionDep
@@ -59,7 +59,7 @@ class RolledBack(BaseModel):
 
 @router.get("/{tool_id}/history", response_model=ToolHistoryRead)
 async def tool_history(
-    tool_id: str,
+    tool_id: Annotated[str, Path(max_length=200)],
     runtime: RuntimeDep,
     caller: CallerDep,
     session: SessionDep,
@@ -108,7 +108,7 @@ async def tool_history(
     },
 )
 async def rollback_tool(
-    tool_id: str,
+    tool_id: Annotated[str, Path(max_length=200)],
     body: RollbackRequest,
     runtime: RuntimeDep,
     caller: CallerDep,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Path, Request
 from fastapi.responses import JSONResponse
 
 from gateway.invoke.schemas import InvokeEnvelope, InvokeRequest
@@ -35,7 +35,7 @@ _FAILURES = {
 
 @router.post("/{tool_id}/invoke", response_model=InvokeEnvelope, responses=_FAILURES)  # type: ignore[arg-type]
 async def invoke_tool(
-    tool_id: str,
+    tool_id: Annotated[str, Path(max_length=200)],
     body: InvokeRequest,
     request: Request,
     idempotency_key: Annotated[

@@ -164,7 +164,7 @@ async def read_tool(
     },
 )
 async def update_tool(
-    tool_id: str,
+    tool_id: Annotated[str, Path(max_length=200)],
     manifest: Manifest,
     runtime: RuntimeDep,
     caller: CallerDep,

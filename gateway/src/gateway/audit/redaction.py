@@ -3,7 +3,9 @@
 A value is replaced by ``[REDACTED]`` when its name looks like a secret
 (password, token, api_key, ...) or its schema marks it sensitive
 (``writeOnly: true``, ``format: password`` or ``x-sensitive: true``). Nested
-objects and arrays are followed, with their sub-schemas.
+objects and arrays are followed, with their sub-schemas, down to :data:`MAX_DEPTH`
+levels; anything deeper (arguments the gateway refuses anyway: they may nest
+64 levels at most) shows as :data:`TOO_DEEP`, so no input can exhaust the stack.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import re
 from typing import Any
 
 REDACTED = "[REDACTED]"
+TOO_DEEP = "[TOO DEEP]"
+MAX_DEPTH = 100  # more than invoke.validation.MAX_DEPTH: valid arguments are never cut
 _SECRET_NAME = re.compile(
     r"pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|authori[sz]ation|credential|"
     r"private[_-]?key|cookie|session[_-]?id|otp|pin$",
@@ -25,8 +29,10 @@ def _sensitive(schema: dict[str, Any]) -> bool:
     )
 
 
-def redact(value: Any, schema: dict[str, Any] | None = None) -> Any:
+def redact(value: Any, schema: dict[str, Any] | None = None, *, _depth: int = 0) -> Any:
     schema = schema if isinstance(schema, dict) else {}
+    if isinstance(value, (dict, list)) and _depth >= MAX_DEPTH:
+        return TOO_DEEP
     if isinstance(value, dict):
         properties = schema.get("properties", {})
         out = {}
@@ -35,9 +41,9 @@ def redact(value: Any, schema: dict[str, Any] | None = None) -> Any:
             if _SECRET_NAME.search(str(name)) or (isinstance(sub, dict) and _sensitive(sub)):
                 out[name] = REDACTED
             else:
-                out[name] = redact(item, sub)
+                out[name] = redact(item, sub, _depth=_depth + 1)
         return out
     if isinstance(value, list):
         items = schema.get("items", {})
-        return [redact(item, items) for item in value]
+        return [redact(item, items, _depth=_depth + 1) for item in value]
     return value

@@ -7,8 +7,11 @@ rather than lose rows. A batch that cannot be written because Postgres is
 restarting or unreachable (``reach_common.outages``) is kept and retried, backing
 off up to ``MAX_RETRY_S``, until it is written; meanwhile new rows wait in the
 queue. Shutdown writes whatever is left, retrying for up to ``SHUTDOWN_RETRY_S``
-before it gives up and logs how many rows are lost. No database transaction is
-ever open while a tool runs.
+before it gives up and logs how many rows are lost. A batch the database refuses
+(not an outage: a value a column cannot take) is written again one row at a time,
+and a row still refused is stored as a placeholder (texts clipped and cleaned,
+``arguments: {"_unstorable": true}``), so one bad row never costs other rows and
+every call still leaves one. No database transaction is ever open while a tool runs.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from typing import Any
 
 import structlog
 from sqlalchemy import insert
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from gateway.audit.models import Invocation
@@ -134,32 +136,94 @@ class AuditWriter:
             await self._write(batch)
 
     async def _write(self, rows: list[AuditRow]) -> None:
-        """INSERT ``rows``, retrying while the database does not take them."""
+        """INSERT ``rows``, retrying while the database does not take them. When it
+        refuses the batch (not an outage), rows go in one by one, so one bad row never
+        costs the others theirs."""
         if not rows:
             return
         values = [asdict(r) for r in rows]
         wait_s = FIRST_RETRY_S
+        one_by_one = False
         try:
-            while True:
+            while values:
                 try:
+                    if one_by_one:
+                        await self._write_each(values)  # raises only an outage
+                        return
                     async with self._engine.begin() as conn:
                         await conn.execute(insert(Invocation), values)
-                except (SQLAlchemyError, OSError) as exc:
-                    outage = down_dependency(exc) is not None
-                    if not outage or (
-                        self._give_up_at is not None and time.monotonic() >= self._give_up_at
-                    ):
-                        # Rows the database refuses (not an outage), or still down at shutdown:
-                        # they are lost; say how many, loudly, without their content.
-                        log.error("audit_write_failed", rows=len(rows), error=type(exc).__name__)
+                except Exception as exc:  # noqa: BLE001 - one bad row must not end the writer
+                    if down_dependency(exc) is None:
+                        one_by_one = True  # a row the database refuses: find it
+                        continue
+                    if self._give_up_at is not None and time.monotonic() >= self._give_up_at:
+                        # Still down at shutdown: the rows are lost; say how many, loudly,
+                        # without their content.
+                        log.error("audit_write_failed", rows=len(values), error=type(exc).__name__)
                         return
                     log.warning(
-                        "audit_write_retry", rows=len(rows), error=type(exc).__name__, wait_s=wait_s
+                        "audit_write_retry",
+                        rows=len(values),
+                        error=type(exc).__name__,
+                        wait_s=wait_s,
                     )
                     await asyncio.sleep(wait_s)
                     wait_s = min(wait_s * 2, MAX_RETRY_S)
                     continue
-                self.written += len(rows)
+                self.written += len(values)
                 return
         finally:
             self._unwritten -= len(rows)
+
+    async def _write_each(self, values: list[dict[str, Any]]) -> None:
+        """INSERT ``values`` one at a time, removing each from the list once it is through.
+        A row the database still refuses is stored as :func:`unstorable` says; only if even
+        that is refused is the row lost (logged, without its content). An outage meanwhile
+        propagates, leaving the rows not yet written in ``values`` for the caller to retry."""
+        while values:
+            row = values[0]
+            for attempt in (row, unstorable(row)):
+                try:
+                    async with self._engine.begin() as conn:
+                        await conn.execute(insert(Invocation), [attempt])
+                except Exception as exc:
+                    if down_dependency(exc) is not None:
+                        raise
+                    log.error(
+                        "audit_row_refused",
+                        tool_id=_clean(str(row.get("tool_id")), 200),
+                        placeholder=attempt is not row,
+                        error=type(exc).__name__,
+                    )
+                    continue
+                self.written += 1
+                break
+            values.pop(0)
+
+
+def _clean(text: str | None, limit: int) -> str | None:
+    """``text`` cut to ``limit`` characters, without what Postgres text refuses (NUL) or
+    UTF-8 cannot encode (lone surrogates)."""
+    if text is None:
+        return None
+    return text[:limit].replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+
+
+def unstorable(row: dict[str, Any]) -> dict[str, Any]:
+    """What is kept of an audit row the database refused: every text clipped to its column
+    and cleaned, its arguments and flags replaced, so the call still leaves a row."""
+    return {
+        **row,
+        "trace_id": _clean(row.get("trace_id"), 32),
+        "tool_id": _clean(str(row.get("tool_id")), 200),
+        "caller": _clean(row.get("caller"), 200),
+        "auth_via": _clean(str(row.get("auth_via")), 16),
+        "status": _clean(str(row.get("status")), 16),
+        "reason": _clean(row.get("reason"), 64),
+        "task_id": _clean(row.get("task_id"), 64),
+        "arguments": {"_unstorable": True},
+        "approval_id": _clean(row.get("approval_id"), 32),
+        "actor": _clean(row.get("actor"), 200),
+        "transport": _clean(str(row.get("transport")), 16),
+        "flags": [],
+    }

@@ -24,8 +24,10 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import math
+import re
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -381,15 +383,104 @@ def upstream_error(tool_id: str, status: int, payload: Any) -> ToolFailed:
     )
 
 
+MAX_OUTPUT_DEPTH = 100
+"""Deepest nesting of objects and arrays kept from a tool's JSON answer. Deeper JSON,
+like JSON with ``NaN`` or ``Infinity`` or a lone UTF-16 surrogate escape (which Python
+reads but no JSON answer can carry), is not decoded: the body is passed on as text, as
+any body that is not JSON."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def loads_json(text: str | bytes) -> Any:
+    """A tool's JSON answer as Python; ValueError when it is not JSON a caller can be
+    sent: not JSON at all, ``NaN``/``Infinity``, or nested deeper than
+    :data:`MAX_OUTPUT_DEPTH` (however deep: the parser's own stack running out is caught)."""
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except RecursionError as exc:
+        raise ValueError("the JSON is nested too deeply") from exc
+    if isinstance(text, bytes):
+        brackets = text.count(b"[") + text.count(b"{")
+        texts = _SURROGATE_ESCAPE_BYTES.search(text) is not None
+    else:
+        brackets = text.count("[") + text.count("{")
+        texts = _SURROGATE_ESCAPE.search(text) is not None
+    # Fewer brackets than the limit cannot nest deeper, and only a \uD800-\uDFFF escape
+    # makes a lone surrogate (UTF-8 cannot encode it): only then is the value walked.
+    if brackets > MAX_OUTPUT_DEPTH and _too_deep(value, MAX_OUTPUT_DEPTH):
+        raise ValueError(f"the JSON is nested deeper than {MAX_OUTPUT_DEPTH} levels")
+    if texts and not sendable(value):
+        raise ValueError("the JSON holds a lone UTF-16 surrogate")
+    return value
+
+
+def _too_deep(value: Any, max_depth: int) -> bool:
+    """Whether ``value`` nests deeper than ``max_depth`` levels: only containers are
+    walked (iteratively)."""
+    if not isinstance(value, dict | list):
+        return False
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        container, depth = stack.pop()
+        if depth > max_depth:
+            return True
+        children = container.values() if isinstance(container, dict) else container
+        stack.extend([(c, depth + 1) for c in children if isinstance(c, dict | list)])
+    return False
+
+
+def sendable(value: Any, max_depth: int = MAX_OUTPUT_DEPTH, *, texts: bool = True) -> bool:
+    """Whether ``value`` nests at most ``max_depth`` levels and holds only finite numbers
+    (and, with ``texts``, no string or key with a lone surrogate), so a JSON answer can
+    carry it. Iterative: no depth exhausts the stack."""
+    if not isinstance(value, dict | list):
+        return not _unsendable_scalar(value, texts=texts)
+    stack: list[tuple[dict[Any, Any] | list[Any], int]] = [(value, 1)]
+    while stack:
+        container, depth = stack.pop()
+        if depth > max_depth:
+            return False
+        if isinstance(container, dict):
+            if texts and any(_SURROGATE.search(str(k)) for k in container):
+                return False
+            children: Iterable[Any] = container.values()
+        else:
+            children = container
+        for child in children:
+            if isinstance(child, dict | list):
+                stack.append((child, depth + 1))
+            elif _unsendable_scalar(child, texts=texts):
+                return False
+    return True
+
+
+def _unsendable_scalar(item: Any, *, texts: bool) -> bool:
+    if isinstance(item, float):
+        return not math.isfinite(item)
+    return texts and isinstance(item, str) and _SURROGATE.search(item) is not None
+
+
 def _decode(response: RawResponse) -> Any:
     if not response.body:
         return None
     content_type = response.headers.get("content-type", "")
     if "json" in content_type:
         try:
-            return json.loads(response.body)
+            payload = loads_json(response.body)
         except ValueError:
             pass
+        else:
+            # An error's body goes into the caller's envelope as it is: walk it whole (an
+            # error path), so 1e999 (read as infinity) is text too. A success's numbers
+            # are checked when its output is encoded (``gateway.invoke.outputs``).
+            if 200 <= response.status < 300 or sendable(payload):
+                return payload
     charset = "utf-8"
     if "charset=" in content_type:
         charset = content_type.split("charset=", 1)[1].split(";")[0].strip() or "utf-8"

@@ -35,7 +35,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from gateway.catalog.spec import McpTarget, ToolSpec
 from gateway.executor.errors import ToolFailed
-from gateway.executor.http import CallStats
+from gateway.executor.http import CallStats, loads_json
 from reach_common.errors import Conflict, ReachError
 
 # What a call over a broken or unreachable session raises; mapped here, once.
@@ -170,6 +170,7 @@ def _output(spec: ToolSpec, result: CallToolResult) -> Any:
     texts = [block.text for block in result.content if isinstance(block, TextContent)]
     if result.is_error:
         text = "\n".join(texts)[:_TEXT_LIMIT] or "(no message)"
+        text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate: "?"
         raise ToolFailed(
             f"Tool {spec.tool_id!r} answered with an error: {text[:500]}",
             upstream=text,
@@ -179,13 +180,20 @@ def _output(spec: ToolSpec, result: CallToolResult) -> Any:
         output: Any = result.structured_content
     elif len(texts) == 1 and len(result.content) == 1:
         try:
-            output = json.loads(texts[0])
+            output = loads_json(texts[0])  # not JSON a caller can be sent: the text
         except ValueError:
             output = texts[0]
     else:
         output = [block.model_dump(mode="json", by_alias=True, exclude_none=True)
                   for block in result.content]  # fmt: skip
-    size = len(json.dumps(output, separators=(",", ":")))
+    try:
+        size = len(json.dumps(output, separators=(",", ":"), allow_nan=False))
+    except (ValueError, RecursionError):
+        raise ToolFailed(
+            f"Tool {spec.tool_id!r} answered output that cannot be sent as JSON (NaN or "
+            "Infinity, or nested too deeply).",
+            counts_as_failure=False,
+        ) from None
     if size > spec.max_response_bytes:
         raise ToolFailed(
             f"Tool {spec.tool_id!r} answered more than the {spec.max_response_bytes}-byte "

@@ -1,5 +1,9 @@
 """What a tool's output must be before a caller gets it: valid, and within its budget.
 
+0. **Sendable.** First of all, an output no JSON answer can carry (NaN or an infinite number,
+   a lone UTF-16 surrogate, nesting that exhausts the stack) is 502
+   ``tool_error``: the tool ran, but its output cannot be passed on. (The HTTP and MCP
+   executors already read such JSON as text; this catches what any executor returns.)
 1. **Schema.** A manifest's ``output_schema`` is compiled once per revision
    (``ToolSpec.output_validator``). A successful output that breaks it is 502
    ``invalid_tool_output`` naming the first problem's JSON path, or, with
@@ -22,6 +26,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -31,7 +36,7 @@ from opentelemetry import trace
 
 from gateway.catalog.spec import ToolSpec
 from gateway.catalog.untrusted import flags_for_output
-from gateway.executor.errors import InvalidToolOutput
+from gateway.executor.errors import InvalidToolOutput, ToolFailed
 from gateway.executor.retriever_client import OutputNotStored, RetrieverClient
 from reach_common.auth.caller import Caller
 
@@ -65,6 +70,8 @@ class CheckedOutput:
 
 # One encoder for every call: json.dumps with options builds a new encoder each time.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+_SURROGATE = re.compile("[\ud800-\udfff]")  # UTF-8 cannot encode one alone
+_STRICT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
 
 
 def encode(output: Any) -> str:
@@ -119,6 +126,38 @@ def preview(output: Any, limit: int) -> Any:
     return summary if len(encode(summary).encode()) <= limit else "(output too large to preview)"
 
 
+def sendable_text(spec: ToolSpec, output: Any) -> str:
+    """``encode(output)``, or 502 ``tool_error`` when no JSON answer can carry it: the
+    encode refuses NaN and infinities (and nesting deep enough to exhaust the stack); a
+    regex finds lone surrogates in non-ASCII text. (The executors' decoders already read
+    JSON nested deeper than ``MAX_OUTPUT_DEPTH`` as text.)"""
+    try:
+        text = _STRICT.encode(output)
+    except (ValueError, RecursionError):
+        text = None
+    if text is not None and (text.isascii() or _SURROGATE.search(text) is None):
+        return text
+    raise ToolFailed(
+        f"Tool {spec.tool_id!r} answered, but its output cannot be sent as JSON: it holds "
+        "NaN or an infinite number, a lone UTF-16 surrogate, or nests too deeply.",
+        counts_as_failure=False,
+    )
+
+
+def _valid(spec: ToolSpec, output: Any) -> bool:
+    """``output_validator.is_valid``; an output too deep for the (recursive) validator is
+    502 ``tool_error`` rather than a crash."""
+    assert spec.output_validator is not None
+    try:
+        return bool(spec.output_validator.is_valid(output))
+    except RecursionError:
+        raise ToolFailed(
+            f"Tool {spec.tool_id!r} answered output nested too deeply to check against its "
+            "output_schema.",
+            counts_as_failure=False,
+        ) from None
+
+
 def first_problem(spec: ToolSpec, output: Any) -> tuple[str, str]:
     """The JSON path and message of the most relevant problem (jsonschema's best match)."""
     assert spec.output_validator is not None
@@ -148,10 +187,10 @@ class OutputGuard:
         self._tracer = tracer
 
     async def check(self, spec: ToolSpec, output: Any, caller: Caller) -> CheckedOutput:
+        text = sendable_text(spec, output)
         reason = None
-        if spec.output_validator is not None and not spec.output_validator.is_valid(output):
+        if spec.output_validator is not None and not _valid(spec, output):
             reason = self._schema_mismatch(spec, output)
-        text = encode(output)
         encoded = over_budget(text, spec.max_output_bytes)
         if encoded is None:
             return CheckedOutput(output, reason, flag_untrusted(output))

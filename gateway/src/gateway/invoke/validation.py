@@ -1,15 +1,21 @@
 """Argument validation with messages a model can act on.
 
-Arguments are checked in two steps. First a size check that runs no regex:
-no string value or object key may be longer than the tool's
-``max_argument_chars`` (``MAX_ARGUMENT_CHARS``). Then the tool's
-``input_schema`` (its regexes run on RE2, see ``gateway.registry.patterns``).
+Arguments are checked in two steps. First one iterative walk that runs no regex
+on ASCII text: no string value or object key may be longer than the tool's
+``max_argument_chars`` (``MAX_ARGUMENT_CHARS``) or hold text that cannot be
+stored or answered (a NUL character, half of a UTF-16 surrogate pair); no number
+may be NaN or infinite (Python's ``json`` reads ``NaN``, ``Infinity`` and
+``1e999``; a JSON answer and the audit log's JSONB cannot carry them); nothing
+may nest deeper than :data:`MAX_DEPTH` levels. Then the tool's ``input_schema``
+(its regexes run on RE2, see ``gateway.registry.patterns``).
 A refusal never echoes a bad value back whole: a value shows as a short preview
 (:data:`PREVIEW_CHARS` characters and "…"), and each problem is clipped.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from itertools import islice
 from typing import Any
 
@@ -24,6 +30,9 @@ FIELD_CHARS = 120
 MAX_PROBLEMS = 10
 _ERRORS_READ = 50  # a huge invalid array yields an error per item: read a few, not all
 _ELLIPSIS = "…"
+MAX_DEPTH = 64  # levels of objects and arrays in a call's arguments
+_UNSENDABLE = re.compile("[\x00\ud800-\udfff]")  # NUL; a lone UTF-16 surrogate
+_REPLACEMENT = "\ufffd"
 
 
 def clip(text: str, limit: int) -> str:
@@ -46,15 +55,18 @@ def preview(value: Any, limit: int = PREVIEW_CHARS) -> str:
 
 def preview_arguments(value: Any, limit: int = PREVIEW_CHARS, *, _depth: int = 0) -> Any:
     """``value`` with every string clipped to ``limit`` characters and containers cut to
-    20 entries (4 levels deep): what an error envelope may show of rejected arguments."""
+    20 entries (4 levels deep): what an error envelope may show of rejected arguments.
+    Whatever they hold, the preview can be answered and audited: NUL and lone surrogates
+    show as U+FFFD, a NaN or infinite number as text."""
     if isinstance(value, str):
-        return clip(value, limit)
+        return _safe_text(value, limit)
     if isinstance(value, dict):
         if _depth >= 4:
             return f"{{{len(value)} key(s)}}"
         items = list(islice(value.items(), 20))
         shown = {
-            clip(str(k), limit): preview_arguments(v, limit, _depth=_depth + 1) for k, v in items
+            _safe_text(str(k), limit): preview_arguments(v, limit, _depth=_depth + 1)
+            for k, v in items
         }
         if len(value) > len(items):
             shown[_ELLIPSIS] = f"{len(value) - len(items)} more key(s)"
@@ -66,31 +78,64 @@ def preview_arguments(value: Any, limit: int = PREVIEW_CHARS, *, _depth: int = 0
         if len(value) > 20:
             out.append(f"{_ELLIPSIS} {len(value) - 20} more item(s)")
         return out
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
     return value
 
 
-def _too_long(arguments: Any, limit: int) -> tuple[str, int, bool] | None:
-    """The first string value or key longer than ``limit``: (field, length, is_key).
-    Iterative, so deep nesting cannot exhaust the stack."""
+def _bad_text(text: str) -> bool:
+    """Holds a NUL or a lone surrogate: neither Postgres nor a UTF-8 answer takes it."""
+    return "\x00" in text if text.isascii() else _UNSENDABLE.search(text) is not None
+
+
+def _text_problem(text: str, limit: int, what: str) -> str | None:
+    if len(text) > limit:
+        return f"the {what} is {len(text)} characters long; at most {limit} are accepted"
+    if _bad_text(text):
+        return (
+            f"the {what} holds a NUL character or an unpaired UTF-16 surrogate, "
+            "which are not accepted"
+        )
+    return None
+
+
+def _unacceptable(arguments: Any, limit: int) -> tuple[str, str] | None:
+    """The first value or key the tool must not get, as (field, problem): text longer
+    than ``limit`` or not storable, a non-finite number, nesting deeper than
+    :data:`MAX_DEPTH`. Iterative, so deep nesting cannot exhaust the stack."""
     stack: list[tuple[Any, tuple[str, ...]]] = [(arguments, ())]
     while stack:
         value, path = stack.pop()
         if isinstance(value, str):
-            if len(value) > limit:
-                return _dotted(path), len(value), False
+            if problem := _text_problem(value, limit, "value"):
+                return _dotted(path), problem
         elif isinstance(value, dict):
+            if len(path) >= MAX_DEPTH:
+                return _dotted(path), f"the arguments nest deeper than {MAX_DEPTH} levels"
             for key, item in value.items():
                 name = str(key)
-                if len(name) > limit:
-                    return _dotted((*path, clip(name, PREVIEW_CHARS))), len(name), True
+                if problem := _text_problem(name, limit, "key"):
+                    return _dotted((*path, _safe_text(name, PREVIEW_CHARS))), problem
                 stack.append((item, (*path, name)))
         elif isinstance(value, list):
+            if len(path) >= MAX_DEPTH:
+                return _dotted(path), f"the arguments nest deeper than {MAX_DEPTH} levels"
             stack.extend((item, (*path, str(i))) for i, item in enumerate(value))
+        elif isinstance(value, float) and not math.isfinite(value):
+            return _dotted(path), (
+                "the number is NaN or infinite; only finite numbers are accepted"
+            )
     return None
 
 
+def _safe_text(text: str, limit: int) -> str:
+    """``text`` clipped, with NUL and lone surrogates shown as U+FFFD."""
+    text = clip(text, limit)
+    return _UNSENDABLE.sub(_REPLACEMENT, text) if _bad_text(text) else text
+
+
 def _dotted(path: tuple[str, ...] | list[str]) -> str:
-    return clip(".".join(p for p in path if p), FIELD_CHARS) or "(arguments)"
+    return _safe_text(".".join(p for p in path if p), FIELD_CHARS) or "(arguments)"
 
 
 def _field(error: ValidationError) -> str:
@@ -122,17 +167,12 @@ def _problem(error: ValidationError) -> str:
 
 def check_arguments(spec: ToolSpec, arguments: dict[str, Any]) -> None:
     """Raise 422 ``invalid_arguments`` naming each problem and what a valid value looks like."""
-    too_long = _too_long(arguments, spec.max_argument_chars)
-    if too_long is None and spec.validator.is_valid(arguments):
+    unacceptable = _unacceptable(arguments, spec.max_argument_chars)
+    if unacceptable is None and spec.validator.is_valid(arguments):
         return
     allowed = ", ".join(sorted(spec.input_schema.get("properties", {})))
-    if too_long is not None:
-        field, length, is_key = too_long
-        what = "key" if is_key else "value"
-        problem = (
-            f"the {what} is {length} characters long; at most {spec.max_argument_chars} "
-            "are accepted"
-        )
+    if unacceptable is not None:
+        field, problem = unacceptable
         raise InvalidArguments(
             f"Arguments for tool {spec.tool_id!r} are invalid: {field}: {problem}. "
             f"Accepted arguments: {allowed or 'none'}. Fix them and call again.",
