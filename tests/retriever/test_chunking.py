@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import itertools
+import time
+from collections.abc import Sequence
 
 import pytest
 
 from reach_common.embeddings import Embedder
-from retriever.ingest.chunking import Chunker, TokenCounter, parse_sections
+from retriever.ingest.chunking import Chunk, Chunker, TokenCounter, parse_sections
 from retriever.ingest.service import token_counter
 
 GUIDE = """# Guide
@@ -113,3 +115,64 @@ def test_huge_words_and_heading_only_documents(count: TokenCounter) -> None:
 def test_overlap_must_be_below_chunk_size(count: TokenCounter) -> None:
     with pytest.raises(ValueError, match="overlap"):
         Chunker(count, 32, 32)
+
+
+@pytest.mark.parametrize(
+    ("line", "path"),
+    [
+        ("# Title #", ["Title"]),
+        ("## Title ##  ", ["Title"]),
+        ("# C#", ["C"]),
+        ("#no", None),
+        ("   ### x", ["x"]),
+        ("    # code", None),
+        ("####### seven", None),
+        ("# a # b #", ["a # b"]),
+        ("#\tTab\t#\t", ["Tab"]),
+        ("# a ##x", ["a ##x"]),
+        ("#  #  #", ["#"]),
+    ],
+)
+def test_atx_headings_and_their_closing_hashes(line: str, path: list[str] | None) -> None:
+    sections = parse_sections(f"{line}\n\nbody")
+    if path is None:  # not a heading: the line is text
+        assert [(s.path, s.blocks) for s in sections] == [([], [line.rstrip(), "body"])]
+    else:
+        assert [(s.path, s.blocks) for s in sections] == [([], []), (path, ["body"])]
+
+
+def test_a_run_of_blanks_in_a_heading_parses_in_linear_time() -> None:
+    """The heading pattern once backtracked cubically on inner blanks: 12 s for this line."""
+    started = time.perf_counter()
+    sections = parse_sections("# a" + " " * 2500 + "b\n\n" + "# c" + " \t" * 100_000 + "d ##")
+    assert time.perf_counter() - started < 0.5
+    assert [s.path for s in sections] == [
+        [],
+        ["a" + " " * 2500 + "b"],
+        ["c" + " \t" * 100_000 + "d"],
+    ]
+
+
+def test_cutting_a_long_word_is_linear(count: TokenCounter) -> None:
+    """A word without blanks (minified JSON, 'a.a.a.') is cut by probing prefixes; the
+    characters tokenised grow with the word, not with its square (once 16x for 4x)."""
+    work: dict[int, int] = {}
+
+    def split(length: int) -> list[Chunk]:
+        tokenised = 0
+
+        def counting(texts: Sequence[str]) -> list[int]:
+            nonlocal tokenised
+            tokenised += sum(len(t) for t in texts)
+            return count(texts)
+
+        chunks = Chunker(counting, 254, 32).split("a." * (length // 2))
+        work[length] = tokenised
+        return chunks
+
+    small, large = split(20_000), split(80_000)
+    assert work[80_000] < 6 * work[20_000], work
+    for chunks, length in ((small, 20_000), (large, 80_000)):
+        assert "".join(c.text for c in chunks) == "a." * (length // 2)
+        assert max(c.token_count for c in chunks) <= 254
+        assert max(count([c.indexed_text for c in chunks])) <= 254

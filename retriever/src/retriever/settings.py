@@ -87,7 +87,9 @@ class Settings(CommonSettings, LLMSettings):
         2_000_000, ge=1, description="Longest text one ingest accepts (413 above it)."
     )
     metadata_max_bytes: int = Field(
-        16_384, ge=2, description="Largest metadata object (as JSON) one ingest accepts."
+        16_384,
+        ge=2,
+        description="Largest metadata object (as JSON) one ingest or stored tool output accepts.",
     )
     embed_batch_size: int = Field(
         8, ge=1, description="Chunks per onnxruntime run (texts are sorted by length first)."

@@ -10,11 +10,12 @@ from fastapi import APIRouter, Request, Response
 from reach_common.auth.caller import Caller
 from retriever.deps import HandleStoreDep, ReaderDep, SettingsDep
 from retriever.handles.access import handle_owner
-from retriever.handles.errors import HandleSearchUnsupported
+from retriever.handles.errors import HandleSearchUnsupported, InvalidHandleInput
 from retriever.handles.repository import StoredHandle
 from retriever.handles.schemas import HandleCreate, HandleRead
 from retriever.handles.service import HandleStore
-from retriever.search.errors import EmptyQuery, QueryTooLong, TopKOutOfRange
+from retriever.ingest.validation import check_metadata
+from retriever.search.errors import TopKOutOfRange
 from retriever.search.schemas import (
     BranchRanks,
     BranchScores,
@@ -22,6 +23,7 @@ from retriever.search.schemas import (
     RetrieveRequest,
     RetrieveResponse,
 )
+from retriever.search.service import encodable, query_text
 from retriever.settings import Settings
 
 router = APIRouter(tags=["handles"])
@@ -47,7 +49,12 @@ def _read(stored: StoredHandle) -> HandleRead:
     "/handles",
     status_code=201,
     response_model=HandleRead,
-    responses={**_OWNER_ERRORS, 429: {"description": "`too_many_handles`."}},
+    responses={
+        **_OWNER_ERRORS,
+        413: {"description": "`metadata_too_large`: over METADATA_MAX_BYTES as JSON."},
+        422: {"description": "`invalid_handle_input`: NUL or unpaired surrogates."},
+        429: {"description": "`too_many_handles`."},
+    },
 )
 async def store_output(
     body: HandleCreate,
@@ -64,6 +71,10 @@ async def store_output(
     Only its owner can search it (`POST /retrieve` with `handle`); it expires after
     `ttl_s` (HANDLE_TTL_S by default, at most HANDLE_MAX_TTL_S).
     """
+    if body.tool_id is not None and not encodable(body.tool_id):
+        raise InvalidHandleInput("tool_id contains NUL or unpaired surrogate characters")
+    if body.metadata:
+        check_metadata(body.metadata, settings, InvalidHandleInput)
     owner = handle_owner(request.headers, caller, settings.retriever_delegate_roles)
     stored = await store.store(
         owner, body.output, tool_id=body.tool_id, ttl_s=body.ttl_s, metadata=body.metadata
@@ -108,11 +119,7 @@ async def retrieve_from_handle(
             "A stored tool output is searched by keywords (BM25): leave `mode` and "
             "`rewrite` out, or send mode `bm25`."
         )
-    query = body.query.replace("\x00", "").strip()
-    if not query:
-        raise EmptyQuery()
-    if len(query) > settings.query_max_chars:
-        raise QueryTooLong(len(query), settings.query_max_chars)
+    query = query_text(body.query, settings)
     top_k = settings.top_k_default if body.top_k is None else body.top_k
     if not 1 <= top_k <= settings.top_k_max:
         raise TopKOutOfRange(top_k, settings.top_k_max)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from reach_common.errors import NotFound, ReachError, Unprocessable
+from retriever.search.errors import preview
 
 
 class HandleNotFound(NotFound):
@@ -13,10 +14,17 @@ class HandleNotFound(NotFound):
 
     def __init__(self, handle: str) -> None:
         super().__init__(
-            f"No stored output {handle[:80]!r} for this caller: handles belong to the caller "
-            "the tool ran for, and expire (see expires_at when it was stored).",
-            handle=handle[:80],
+            f"No stored output {preview(handle)!r} for this caller: handles belong to the "
+            "caller the tool ran for, and expire (see expires_at when it was stored).",
+            handle=preview(handle),
         )
+
+
+class InvalidHandleInput(Unprocessable):
+    reason = "invalid_handle_input"
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"The output cannot be stored: {problem}.")
 
 
 class HandleSearchUnsupported(Unprocessable):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,12 +21,14 @@ from opentelemetry import trace
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from retriever.handles import render, repository
-from retriever.handles.errors import HandleNotFound, TooManyHandles
+from retriever.handles.errors import HandleNotFound, InvalidHandleInput, TooManyHandles
 from retriever.handles.repository import HandleHit, StoredHandle
 
 log = structlog.get_logger(__name__)
 
 HANDLE_PREFIX = "out_"
+# What :meth:`HandleStore.store` hands out; anything else cannot name a stored output.
+HANDLE_PATTERN = re.compile(r"out_[0-9a-f]{32}")
 
 
 @dataclass(frozen=True)
@@ -39,8 +42,19 @@ class HandlePolicy:
 
 
 def _prepared(output: Any, chunk_chars: int) -> tuple[list[str], int]:
-    size = len(json.dumps(output, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+    encoded = json.dumps(output, ensure_ascii=False, separators=(",", ":"), default=str)
+    try:
+        size = len(encoded.encode())
+    except UnicodeEncodeError:
+        raise InvalidHandleInput("the output contains unpaired surrogate characters") from None
     return render.chunks(output, chunk_chars), size
+
+
+def _check_handle(handle: str) -> None:
+    """A string that is not a handle names no stored output (and may not reach SQL: a NUL
+    or an unpaired surrogate cannot be sent to Postgres)."""
+    if not HANDLE_PATTERN.fullmatch(handle):
+        raise HandleNotFound(handle)
 
 
 class HandleStore:
@@ -87,6 +101,7 @@ class HandleStore:
         return stored
 
     async def get(self, owner: str, handle: str) -> StoredHandle:
+        _check_handle(handle)
         async with self._sessionmaker() as session:
             stored = await repository.find(session, handle, owner)
         if stored is None:
@@ -97,6 +112,7 @@ class HandleStore:
         self, owner: str, handle: str, query: str, top_k: int
     ) -> tuple[StoredHandle, Sequence[HandleHit]]:
         """The chunks of ``owner``'s ``handle`` that best match ``query`` (BM25)."""
+        _check_handle(handle)
         with self._tracer.start_as_current_span("retriever.handle_search") as span:
             async with self._sessionmaker() as session:
                 stored = await repository.find(session, handle, owner)
@@ -115,6 +131,7 @@ class HandleStore:
         return stored, hits
 
     async def delete(self, owner: str, handle: str) -> None:
+        _check_handle(handle)
         async with self._sessionmaker() as session, session.begin():
             if not await repository.delete(session, handle, owner):
                 raise HandleNotFound(handle)

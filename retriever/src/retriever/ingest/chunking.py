@@ -25,7 +25,9 @@ from dataclasses import dataclass, field
 TokenCounter = Callable[[Sequence[str]], list[int]]
 
 HEADING_SEPARATOR = " > "
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+# No optional closing run in the pattern: ``(.*?)[ \t]*#*[ \t]*$`` backtracks cubically
+# on a run of spaces inside the title; :func:`_atx_title` strips the run instead.
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*)$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # A sentence ends at . ! or ? followed by whitespace; a line break also ends a unit,
@@ -63,6 +65,11 @@ class _Unit:
     separator: str
 
 
+def _atx_title(rest: str) -> str:
+    """An ATX heading's text without its closing run: trailing blanks, ``#`` s, blanks."""
+    return rest.rstrip(" \t").rstrip("#").rstrip(" \t")
+
+
 def parse_sections(text: str) -> list[_Section]:
     """Markdown → sections, each with its heading path and its paragraphs and code blocks."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -96,7 +103,7 @@ def parse_sections(text: str) -> list[_Section]:
             fence = match.group(1)[:3]
             paragraph.append(line)
         elif match := _ATX.match(line):
-            open_section(len(match.group(1)), match.group(2))
+            open_section(len(match.group(1)), _atx_title(match.group(2)))
         elif len(paragraph) == 1 and _SETEXT.match(line) and paragraph[0].strip():
             title = paragraph.pop()
             open_section(1 if line.strip().startswith("=") else 2, title)
@@ -213,19 +220,46 @@ class Chunker:
         return units
 
     def _split_characters(self, word: str, budget: int) -> list[tuple[str, int]]:
-        """Longest prefixes of ``word`` that fit ``budget``, found by bisection."""
+        """Longest prefixes of ``word`` that fit ``budget``, one after the other."""
         pieces: list[tuple[str, int]] = []
+        guess = budget  # about one character per token, then the previous piece's length
         while word:
-            low, high = 1, len(word)
-            while low < high:
-                middle = (low + high + 1) // 2
-                if self._count([word[:middle]])[0] <= budget:
-                    low = middle
-                else:
-                    high = middle - 1
-            pieces.append((word[:low], self._count([word[:low]])[0]))
-            word = word[low:]
+            length, tokens = self._longest_prefix(word, budget, guess)
+            pieces.append((word[:length], tokens))
+            word, guess = word[length:], length
         return pieces
+
+    def _longest_prefix(self, word: str, budget: int, guess: int) -> tuple[int, int]:
+        """The longest prefix of ``word`` within ``budget`` near ``guess`` characters:
+        ``(length, tokens)``. Galloping away from the guess, then bisecting, keeps every
+        probe within about twice the answer (or the guess), so cutting a long word costs
+        time in proportion to its length, not its length squared.
+        """
+        counts: dict[int, int] = {}
+
+        def fits(length: int) -> bool:
+            if length not in counts:
+                counts[length] = self._count([word[:length]])[0]
+            return counts[length] <= budget
+
+        low, high, step = 1, min(max(guess, 1), len(word)), 1
+        if fits(high):  # gallop up from the guess: ``low`` fits, ``high`` is past the end
+            low, high = high, len(word) + 1
+            while low + step < high and fits(low + step):
+                low, step = low + step, step * 2
+            high = min(high, low + step) - 1
+        else:  # gallop down: ``high`` does not fit
+            while high - step >= 1 and not fits(high - step):
+                high, step = high - step, step * 2
+            low, high = max(high - step, 1), high - 1
+        while low < high:  # bisect: the largest length in [low, high] that fits
+            middle = (low + high + 1) // 2
+            if fits(middle):
+                low = middle
+            else:
+                high = middle - 1
+        fits(low)
+        return low, counts[low]
 
     def _pack(self, blocks: list[str], budget: int) -> list[tuple[str, int]]:
         """Greedy packing of paragraphs (whole when possible) into chunks of ``budget`` tokens."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
+from reach_common.errors import ReachError
 from retriever.ingest.errors import (
     EmptyText,
     InvalidSource,
@@ -46,9 +48,36 @@ def check_document(
     except UnicodeEncodeError:
         raise InvalidText("the text contains unpaired surrogate characters") from None
     metadata = metadata or {}
-    encoded = json.dumps(metadata)
-    if len(encoded.encode()) > settings.metadata_max_bytes:
-        raise MetadataTooLarge(len(encoded.encode()), settings.metadata_max_bytes)
-    if "\\u0000" in encoded or "\\ud8" in encoded or "\\udc" in encoded:
-        raise InvalidText("the metadata contains NUL or unpaired surrogate characters")
+    check_metadata(metadata, settings, InvalidText)
     return Document(source, text, metadata)
+
+
+def check_metadata(
+    metadata: dict[str, Any], settings: Settings, invalid: Callable[[str], ReachError]
+) -> None:
+    """Metadata Postgres can store as jsonb, within METADATA_MAX_BYTES; else ``invalid(why)``."""
+    size = len(json.dumps(metadata).encode())
+    if size > settings.metadata_max_bytes:
+        raise MetadataTooLarge(size, settings.metadata_max_bytes)
+    if not storable_json(metadata):
+        raise invalid("the metadata contains NUL or unpaired surrogate characters")
+
+
+def storable_json(value: Any) -> bool:
+    """Whether every string in ``value`` (keys too) is UTF-8 encodable and free of NUL."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+        elif isinstance(item, str):
+            if "\x00" in item:
+                return False
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return False
+    return True

@@ -36,8 +36,9 @@ router = APIRouter(tags=["search"])
         413: {"description": "`query_too_long`."},
         422: {
             "description": (
-                "`empty_query`, `unknown_mode`, `unknown_rewrite`, `top_k_out_of_range`, "
-                "`invalid_sources`, `invalid_handle_search`."
+                "`empty_query`, `invalid_query`, `unknown_mode`, `unknown_rewrite`, "
+                "`top_k_out_of_range`, `invalid_sources`, `invalid_handle_search`; "
+                "`invalid_request` for more than 100 `sources` or a name over 512 characters."
             )
         },
     },
@@ -66,7 +67,7 @@ async def retrieve(
         raise InvalidSources()
     query = validate(
         SearchQuery(
-            body.query.replace("\x00", ""),
+            body.query,
             settings.top_k_default if body.top_k is None else body.top_k,
             "hybrid" if body.mode is None else body.mode,
             "none" if body.rewrite is None else body.rewrite,

@@ -20,6 +20,13 @@ class EmptyQuery(Unprocessable):
         super().__init__("The query is empty; send some text to search for.")
 
 
+class InvalidQuery(Unprocessable):
+    reason = "invalid_query"
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"The query cannot be searched: {problem}.")
+
+
 class QueryTooLong(ReachError):
     status_code = 413
     reason = "query_too_long"
@@ -66,14 +73,27 @@ class TopKOutOfRange(Unprocessable):
         )
 
 
+def preview(name: str, limit: int = 80) -> str:
+    """``name`` cut to ``limit`` characters, safe to echo in JSON (surrogates escaped)."""
+    cut = name[:limit].encode("utf-8", "backslashreplace").decode()
+    return cut + "…" if len(name) > limit else cut
+
+
 class UnknownSources(NotFound):
+    """Names at most ``SHOWN`` of the missing sources, each cut short, and counts them all."""
+
     reason = "source_not_found"
+    SHOWN = 5
 
     def __init__(self, sources: Sequence[str]) -> None:
-        names = ", ".join(repr(s) for s in sources)
+        shown = [preview(s) for s in sources[: self.SHOWN]]
+        names = ", ".join(repr(s) for s in shown)
+        more = len(sources) - len(shown)
         super().__init__(
-            f"No source named {names} has been ingested; GET /sources lists them.",
-            sources=list(sources),
+            f"No source named {names}{f' (and {more} more)' if more else ''} has been "
+            "ingested; GET /sources lists them.",
+            sources=shown,
+            missing=len(sources),
         )
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
+from retriever.ingest.validation import MAX_SOURCE_CHARS
 from retriever.search.service import MODES, REWRITES
+
+MAX_SOURCES = 100
 
 
 class RetrieveRequest(BaseModel):
@@ -33,8 +36,13 @@ class RetrieveRequest(BaseModel):
         ),
         json_schema_extra={"enum": list(REWRITES)},
     )
-    sources: list[str] | None = Field(
-        None, description="Only search these sources (names as ingested)."
+    sources: list[Annotated[str, Field(max_length=MAX_SOURCE_CHARS)]] | None = Field(
+        None,
+        max_length=MAX_SOURCES,
+        description=(
+            f"Only search these sources (names as ingested): at most {MAX_SOURCES} names "
+            f"of at most {MAX_SOURCE_CHARS} characters."
+        ),
     )
     handle: str | None = Field(
         None,

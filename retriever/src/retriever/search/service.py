@@ -27,6 +27,7 @@ from retriever.metrics import record_search
 from retriever.search import repository
 from retriever.search.errors import (
     EmptyQuery,
+    InvalidQuery,
     QueryTooLong,
     TopKOutOfRange,
     UnknownMode,
@@ -72,13 +73,31 @@ class SearchResult:
     rewritten: dict[str, Any] = field(default_factory=dict)
 
 
-def validate(query: SearchQuery, settings: Settings) -> SearchQuery:
-    """Refuse bad input with a specific reason; returns the query with its text trimmed."""
-    text = query.text.strip()
+def query_text(raw: str, settings: Settings) -> str:
+    """The text to search for: NUL characters dropped, trimmed, neither empty nor too
+    long, and encodable (an unpaired surrogate is not)."""
+    text = raw.replace("\x00", "").strip()
     if not text:
         raise EmptyQuery()
     if len(text) > settings.query_max_chars:
         raise QueryTooLong(len(text), settings.query_max_chars)
+    if not encodable(text):
+        raise InvalidQuery("it contains unpaired surrogate characters")
+    return text
+
+
+def encodable(text: str) -> bool:
+    """Whether ``text`` is valid Unicode that Postgres can store: UTF-8, no NUL."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return "\x00" not in text
+
+
+def validate(query: SearchQuery, settings: Settings) -> SearchQuery:
+    """Refuse bad input with a specific reason; returns the query with its text trimmed."""
+    text = query_text(query.text, settings)
     if query.mode not in MODES:
         raise UnknownMode(query.mode, MODES)
     if query.rewrite not in REWRITES:
@@ -218,8 +237,8 @@ class Searcher:
     async def _source_ids(self, names: Sequence[str] | None) -> list[int] | None:
         if names is None:
             return None
-        # A name with a NUL character cannot be stored, so it cannot exist either.
-        queryable = [n for n in names if "\x00" not in n]
+        # A name Postgres cannot store (a NUL, an unpaired surrogate) cannot exist either.
+        queryable = [n for n in names if encodable(n)]
         async with self._connect() as conn:
             found = await repository.source_ids(conn, queryable) if queryable else {}
         missing = [n for n in names if n not in found]
