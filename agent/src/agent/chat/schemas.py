@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from agent.sessions.schemas import SESSION_ID_PATTERN
-from reach_common.auth.caller import UserContext
+from reach_common.auth.caller import UserContext, has_control_character
 
 
 class ChatRequest(BaseModel):
@@ -52,7 +52,7 @@ class ChatRequest(BaseModel):
     @field_validator("message_id")
     @classmethod
     def _printable(cls, message_id: str | None) -> str | None:
-        if message_id is not None and any(ord(c) < 32 or ord(c) == 127 for c in message_id):
+        if message_id is not None and has_control_character(message_id):
             raise ValueError("message_id contains a control character")
         return message_id
 

@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from agent.sessions.models import ChatMessage, ChatSession, ChatSummary
 from agent.sessions.tokens import estimate_tokens
+from reach_common.storable import storable
 
 SESSION: Table = ChatSession.__table__  # type: ignore[assignment]
 MESSAGE: Table = ChatMessage.__table__  # type: ignore[assignment]
@@ -242,8 +243,10 @@ def _columns(batch: Sequence[NewMessage]) -> dict[str, list[Any]]:
     columns: dict[str, list[Any]] = {name: [] for name in _FIELDS}
     for message in batch:
         values = message.__dict__
+        # A NUL a model or a tool wrote (an argument, a reply) is kept as U+FFFD: the
+        # turn's calls have run, so failing the write would lose their record.
         for name in _FIELDS[:-2]:
-            columns[name].append(_storable(values[name]))
+            columns[name].append(storable(values[name]))
         columns["token_count"].append(
             estimate_tokens(message.content)
             + sum(
@@ -255,20 +258,6 @@ def _columns(batch: Sequence[NewMessage]) -> dict[str, list[Any]]:
     # As text, cast back in SQL: ``None`` stays the JSON null the column always held.
     columns["tool_calls"] = [json.dumps(calls) for calls in columns["tool_calls"]]
     return columns
-
-
-def _storable(value: Any) -> Any:
-    """``value`` with every NUL character (in strings, keys and values of nested JSON) as
-    U+FFFD: Postgres text and JSONB cannot hold NUL, and a model or a tool may write one
-    (an argument, a reply). The message is kept, a character changed, rather than the turn
-    failing after its tool calls ran."""
-    if isinstance(value, str):
-        return value.replace("\x00", "\ufffd") if "\x00" in value else value
-    if isinstance(value, list):
-        return [_storable(item) for item in value]
-    if isinstance(value, dict):
-        return {_storable(key): _storable(item) for key, item in value.items()}
-    return value
 
 
 def _append_statement(*, owned: bool = False) -> Select[Any]:

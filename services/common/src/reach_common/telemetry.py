@@ -43,6 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from reach_common.db import libpq_url
 from reach_common.server_span import ServerSpanMiddleware
+from reach_common.storable import storable, storable_text
 
 log = structlog.get_logger(__name__)
 
@@ -91,7 +92,7 @@ def _attributes_json(attributes: Any) -> str:
     copy = getattr(attributes, "copy", None)
     values = copy() if copy is not None else dict(attributes)
     encoded = _ENCODER.encode(values)
-    return encoded if _NUL_JSON not in encoded else _ENCODER.encode(_without_nul(values))
+    return encoded if _NUL_JSON not in encoded else _ENCODER.encode(storable(values))
 
 
 # Postgres text and JSONB cannot hold NUL, which a request can put in a span (a path
@@ -100,17 +101,7 @@ _NUL_JSON = "\\u0000"
 
 
 def _text(value: str | None) -> str | None:
-    return value.replace("\x00", "\ufffd") if value and "\x00" in value else value
-
-
-def _without_nul(value: Any) -> Any:
-    if isinstance(value, str):
-        return _text(value)
-    if isinstance(value, (list, tuple)):
-        return [_without_nul(item) for item in value]
-    if isinstance(value, dict):
-        return {_text(str(key)): _without_nul(item) for key, item in value.items()}
-    return value
+    return storable_text(value) if value else value
 
 
 # A recorded exception's traceback stays in the service's log (which carries the trace id):
@@ -132,7 +123,7 @@ def _events_json(span: ReadableSpan) -> str:
         for e in span.events
     ]
     encoded = json.dumps(events)
-    return encoded if _NUL_JSON not in encoded else json.dumps(_without_nul(events))
+    return encoded if _NUL_JSON not in encoded else json.dumps(storable(events))
 
 
 def span_row(span: ReadableSpan) -> tuple[Any, ...]:

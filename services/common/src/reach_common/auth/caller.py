@@ -16,13 +16,17 @@ AuthVia = Literal["api_key", "jwt", "user_context", "anonymous"]
 MAX_IDENTITY_LENGTH = 200
 
 
+def has_control_character(value: str) -> bool:
+    return any(ord(c) < 32 or ord(c) == 127 for c in value)
+
+
 def identity_problem(value: str) -> str | None:
     """Why ``value`` cannot be a user id or a role, or None when it can."""
     if not value:
         return "is empty"
     if len(value) > MAX_IDENTITY_LENGTH:
         return f"is longer than {MAX_IDENTITY_LENGTH} characters"
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+    if has_control_character(value):
         return "contains a control character"
     return None
 
