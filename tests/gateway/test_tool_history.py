@@ -86,6 +86,8 @@ async def test_rollback_is_guarded(
         assert_error(missing, 404, "tool_not_found")
         bad = await client.post(url, json={"version": 0}, headers=ADMIN)
         assert_error(bad, 422, "invalid_request")
+        huge = await client.post(url, json={"version": 2**65}, headers=ADMIN)  # was a 500
+        assert_error(huge, 422, "invalid_request")
 
 
 async def test_callers_see_versions_and_hashes_but_not_manifests(

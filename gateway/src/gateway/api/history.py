@@ -44,7 +44,7 @@ class ToolHistoryRead(BaseModel):
 class RollbackRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    version: int = Field(ge=1, description="The version whose definition to restore.")
+    version: int = Field(ge=1, le=2**31 - 1, description="The version whose definition to restore.")
 
 
 class RolledBack(BaseModel):

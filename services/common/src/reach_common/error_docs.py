@@ -11,6 +11,8 @@ check every answer against the document:
 - 400 ``malformed_json`` and 413 ``payload_too_large`` for a route with a body;
 - 401 ``unauthenticated`` / ``invalid_credential`` and 400 ``invalid_request``
   (unreadable ``X-User-*`` headers) for a route that reads its caller;
+- 400 ``invalid_request`` for a route with path or query parameters: a NUL character
+  in either (``BodyLimitMiddleware``);
 - 404 ``not_found`` for a route with path parameters: a value the router cannot
   match (one holding ``/``) finds no route.
 
@@ -61,13 +63,17 @@ def _shell_errors(route: Any) -> dict[str, str]:
         d.path_params or d.query_params or d.header_params or d.cookie_params for d in tree
     )
     codes: dict[str, str] = {}
+    bad: list[str] = []  # what a 400 may say
+    if has_body:
+        bad.append("`malformed_json`: the body is not JSON")
+        codes["413"] = "`payload_too_large`: the body is over MAX_BODY_BYTES."
     if any(d.call in _AUTH_DEPENDENCIES for d in tree):
         codes["401"] = "`unauthenticated` (strict mode) or `invalid_credential`."
-        codes["400"] = "`invalid_request`: unreadable `X-User-Id` / `X-User-Roles` headers."
-    if has_body:
-        also = ", or `invalid_request` (unreadable `X-User-*` headers)" if "400" in codes else ""
-        codes["400"] = f"`malformed_json`: the body is not JSON{also}."
-        codes["413"] = "`payload_too_large`: the body is over MAX_BODY_BYTES."
+        bad.append("`invalid_request`: unreadable `X-User-Id` / `X-User-Roles` headers")
+    if any(d.path_params or d.query_params for d in tree):
+        bad.append("`invalid_request`: a NUL character in the path or query string")
+    if bad:
+        codes["400"] = "; or ".join(bad) + "."
     if any(d.path_params for d in tree):
         codes["404"] = "`not_found`: no route for this path."
     if has_params:

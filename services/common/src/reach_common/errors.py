@@ -152,10 +152,12 @@ it lives in another module)::
     UnknownSources (NotFound)               404 source_not_found
     LLMUnavailable (BadRequest)             400 llm_unavailable
     QueryTooLong (ReachError)               413 query_too_long
+    InvalidQuery (Unprocessable)            422 invalid_query       a lone surrogate
     retriever.handles.errors
     HandleNotFound (NotFound)               404 handle_not_found    also another user's
     HandleSearchUnsupported (Unprocessable) 422 invalid_handle_search
     TooManyHandles (ReachError)             429 too_many_handles
+    InvalidHandleInput (Unprocessable)      422 invalid_handle_input  unstorable output
     retriever.sources.errors
     SourceNotFound (NotFound)               404 source_not_found
 
