@@ -29,6 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from gateway.audit.models import Invocation
 from gateway.background import cancel_and_wait
 from reach_common.outages import down_dependency
+from reach_common.storable import storable_text
 
 log = structlog.get_logger(__name__)
 
@@ -206,7 +207,7 @@ def _clean(text: str | None, limit: int) -> str | None:
     UTF-8 cannot encode (lone surrogates)."""
     if text is None:
         return None
-    return text[:limit].replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+    return storable_text(text[:limit]).encode("utf-8", "replace").decode("utf-8")
 
 
 def unstorable(row: dict[str, Any]) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from gateway.executor.transport import (
     ToolHttpClient,
     UpstreamConnectError,
 )
+from reach_common.storable import LONE_SURROGATE
 from reach_common.telemetry import record_leaf
 
 _ERROR_BODY_LIMIT = 2000
@@ -388,7 +389,6 @@ MAX_OUTPUT_DEPTH = 100
 like JSON with ``NaN`` or ``Infinity`` or a lone UTF-16 surrogate escape (which Python
 reads but no JSON answer can carry), is not decoded: the body is passed on as text, as
 any body that is not JSON."""
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89a-fA-F]")
 
@@ -447,7 +447,7 @@ def sendable(value: Any, max_depth: int = MAX_OUTPUT_DEPTH, *, texts: bool = Tru
         if depth > max_depth:
             return False
         if isinstance(container, dict):
-            if texts and any(_SURROGATE.search(str(k)) for k in container):
+            if texts and any(LONE_SURROGATE.search(str(k)) for k in container):
                 return False
             children: Iterable[Any] = container.values()
         else:
@@ -463,7 +463,7 @@ def sendable(value: Any, max_depth: int = MAX_OUTPUT_DEPTH, *, texts: bool = Tru
 def _unsendable_scalar(item: Any, *, texts: bool) -> bool:
     if isinstance(item, float):
         return not math.isfinite(item)
-    return texts and isinstance(item, str) and _SURROGATE.search(item) is not None
+    return texts and isinstance(item, str) and LONE_SURROGATE.search(item) is not None
 
 
 def _decode(response: RawResponse) -> Any:

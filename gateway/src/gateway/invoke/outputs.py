@@ -26,7 +26,6 @@
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
@@ -39,6 +38,7 @@ from gateway.catalog.untrusted import flags_for_output
 from gateway.executor.errors import InvalidToolOutput, ToolFailed
 from gateway.executor.retriever_client import OutputNotStored, RetrieverClient
 from reach_common.auth.caller import Caller
+from reach_common.storable import LONE_SURROGATE
 
 TRUNCATED_REASON = "output_truncated"
 SCHEMA_REASON = "invalid_tool_output"
@@ -70,7 +70,6 @@ class CheckedOutput:
 
 # One encoder for every call: json.dumps with options builds a new encoder each time.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
-_SURROGATE = re.compile("[\ud800-\udfff]")  # UTF-8 cannot encode one alone
 _STRICT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
 
 
@@ -135,7 +134,7 @@ def sendable_text(spec: ToolSpec, output: Any) -> str:
         text = _STRICT.encode(output)
     except (ValueError, RecursionError):
         text = None
-    if text is not None and (text.isascii() or _SURROGATE.search(text) is None):
+    if text is not None and (text.isascii() or LONE_SURROGATE.search(text) is None):
         return text
     raise ToolFailed(
         f"Tool {spec.tool_id!r} answered, but its output cannot be sent as JSON: it holds "

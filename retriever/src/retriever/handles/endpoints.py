@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from reach_common.auth.caller import Caller
+from reach_common.storable import is_storable
 from retriever.deps import HandleStoreDep, ReaderDep, SettingsDep
 from retriever.handles.access import handle_owner
 from retriever.handles.errors import HandleSearchUnsupported, InvalidHandleInput
@@ -23,7 +24,7 @@ from retriever.search.schemas import (
     RetrieveRequest,
     RetrieveResponse,
 )
-from retriever.search.service import encodable, query_text
+from retriever.search.service import query_text
 from retriever.settings import Settings
 
 router = APIRouter(tags=["handles"])
@@ -71,7 +72,7 @@ async def store_output(
     Only its owner can search it (`POST /retrieve` with `handle`); it expires after
     `ttl_s` (HANDLE_TTL_S by default, at most HANDLE_MAX_TTL_S).
     """
-    if body.tool_id is not None and not encodable(body.tool_id):
+    if body.tool_id is not None and not is_storable(body.tool_id):
         raise InvalidHandleInput("tool_id contains NUL or unpaired surrogate characters")
     if body.metadata:
         check_metadata(body.metadata, settings, InvalidHandleInput)

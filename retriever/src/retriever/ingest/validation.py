@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reach_common.errors import ReachError
+from reach_common.storable import is_storable
 from retriever.ingest.errors import (
     EmptyText,
     InvalidSource,
@@ -73,11 +74,6 @@ def storable_json(value: Any) -> bool:
             pending.extend(item.values())
         elif isinstance(item, list):
             pending.extend(item)
-        elif isinstance(item, str):
-            if "\x00" in item:
-                return False
-            try:
-                item.encode()
-            except UnicodeEncodeError:
-                return False
+        elif isinstance(item, str) and not is_storable(item):
+            return False
     return True

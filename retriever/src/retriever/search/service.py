@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from reach_common.embeddings import Embedder
 from reach_common.llm.types import LLMProvider
+from reach_common.storable import is_storable
 from retriever.metrics import record_search
 from retriever.search import repository
 from retriever.search.errors import (
@@ -81,18 +82,9 @@ def query_text(raw: str, settings: Settings) -> str:
         raise EmptyQuery()
     if len(text) > settings.query_max_chars:
         raise QueryTooLong(len(text), settings.query_max_chars)
-    if not encodable(text):
+    if not is_storable(text):
         raise InvalidQuery("it contains unpaired surrogate characters")
     return text
-
-
-def encodable(text: str) -> bool:
-    """Whether ``text`` is valid Unicode that Postgres can store: UTF-8, no NUL."""
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return False
-    return "\x00" not in text
 
 
 def validate(query: SearchQuery, settings: Settings) -> SearchQuery:
@@ -238,7 +230,7 @@ class Searcher:
         if names is None:
             return None
         # A name Postgres cannot store (a NUL, an unpaired surrogate) cannot exist either.
-        queryable = [n for n in names if encodable(n)]
+        queryable = [n for n in names if is_storable(n)]
         async with self._connect() as conn:
             found = await repository.source_ids(conn, queryable) if queryable else {}
         missing = [n for n in names if n not in found]

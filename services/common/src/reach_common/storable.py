@@ -5,9 +5,17 @@ be refused is refused instead (``reach_common.middleware``, each service's schem
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 REPLACEMENT = "\ufffd"
+# Half of a UTF-16 surrogate pair, alone: Python strings can hold one, UTF-8 cannot.
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def is_storable(text: str) -> bool:
+    """Whether Postgres can store ``text`` as it is: encodable as UTF-8, and no NUL."""
+    return "\x00" not in text and (text.isascii() or LONE_SURROGATE.search(text) is None)
 
 
 def storable_text(text: str) -> str:
