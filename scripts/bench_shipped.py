@@ -58,6 +58,7 @@ class Outcome:
     reason: str | None  # the failure reason, None on success
     confidence: float | None
     hint: str | None
+    message: str = ""  # the error's message, on failure
 
     @property
     def gold(self) -> str | None:
@@ -82,6 +83,11 @@ class Outcome:
         if self.gold is None:
             return self.rejected
         return not self.rejected and self.predicted == self.gold
+
+    @property
+    def complete(self) -> bool:
+        """The right tool, with arguments that validate (the call would have run)."""
+        return self.correct and self.gold is not None and self.reason is None
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -110,6 +116,7 @@ async def send(
         reason=reason,
         confidence=route.get("confidence"),
         hint=route.get("route_hint"),
+        message=str(error.get("message") or data.get("message") or ""),
     )
     return outcome, data
 
@@ -168,7 +175,12 @@ def accuracy_line(label: str, outcomes: list[Outcome]) -> str:
     return f"  {label:<22s} {rate(sum(o.correct for o in outcomes), len(outcomes))}"
 
 
-def report(path: Path, outcomes: list[Outcome], visible: int) -> None:
+def shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= QUERY_WIDTH else text[: QUERY_WIDTH - 1] + "…"
+
+
+def report(path: Path, outcomes: list[Outcome], visible: int, show: int = SHOW_MISROUTED) -> None:
     routed = [o for o in outcomes if o.gold is not None]
     offtopic = [o for o in outcomes if o.gold is None]
     langs = sorted({str(o.request.get("lang")) for o in outcomes})
@@ -199,6 +211,8 @@ def report(path: Path, outcomes: list[Outcome], visible: int) -> None:
         f"  answered invalid_arguments: {args_invalid} "
         f"({right_tool_args_invalid} of them on the right tool, counted correct)"
     )
+    complete = sum(o.complete for o in routed)
+    print(f"  {'right tool, valid args':<22s} {rate(complete, len(routed))}")
     print("\noff-topic rejection (gold null, answered no_matching_tool):")
     print(accuracy_line("overall", offtopic))
     for lang in langs:
@@ -209,17 +223,25 @@ def report(path: Path, outcomes: list[Outcome], visible: int) -> None:
     print(f"\nconfusion, gold -> predicted: count ({len(wrong)} wrong):")
     for (gold, label), count in sorted(confusion.items(), key=lambda kv: (-kv[1], kv[0])):
         print(f"  {gold} -> {label}: {count}")
-    print(f"\nmisrouted queries (first {min(SHOW_MISROUTED, len(wrong))} of {len(wrong)}):")
-    for o in wrong[:SHOW_MISROUTED]:
-        query = " ".join(str(o.request["query"]).split())
-        if len(query) > QUERY_WIDTH:
-            query = query[: QUERY_WIDTH - 1] + "…"
+    print(f"\nmisrouted queries (first {min(show, len(wrong))} of {len(wrong)}):")
+    for o in wrong[:show]:
+        query = shorten(str(o.request["query"]))
         conf = f"{o.confidence:.2f}" if isinstance(o.confidence, int | float) else "-"
         tag = " follow-up" if o.request.get("follow_up") else ""
         print(
             f"  [{o.request.get('lang')}{tag}] {o.gold or '(none)'} -> {o.label} "
             f"(conf {conf}, {o.hint or '-'}): {query}"
         )
+
+
+def report_arguments(outcomes: list[Outcome], show: int) -> None:
+    """The right tool, with arguments it refused: what the extraction missed."""
+    refused = [o for o in outcomes if o.correct and o.gold is not None and not o.complete]
+    print(f"\nright tool, arguments refused (first {min(show, len(refused))} of {len(refused)}):")
+    for o in refused[:show]:
+        tag = " follow-up" if o.request.get("follow_up") else ""
+        print(f"  [{o.request.get('lang')}{tag}] {o.gold}: {shorten(str(o.request['query']))}")
+        print(f"      {o.reason}: {shorten(o.message)}")
 
 
 def main(
@@ -230,12 +252,14 @@ def main(
         Path,
         typer.Option(help="Folder of manifests to load (e.g. the same tools without examples)."),
     ] = DEFAULT_MANIFESTS,
+    show: Annotated[int, typer.Option(min=0, help="Misrouted queries to list.")] = SHOW_MISROUTED,
 ) -> None:
     if not requests.exists():
         raise typer.BadParameter(f"{requests} does not exist")
     rows = read_jsonl(requests)
     outcomes, visible = asyncio.run(run_all(rows, manifests))
-    report(requests, outcomes, visible)
+    report(requests, outcomes, visible, show)
+    report_arguments(outcomes, show)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,57 @@ async def test_the_follow_up_takes_the_sku_from_the_session(gateway: httpx.Async
     assert body["arguments"]["sku"] == "SKU2024001"
     assert body["route"]["route_hint"] == "context"
     assert body["output"]["sku"] == "SKU2024001"
+
+
+@pytest.mark.parametrize("follow_up", ["how much stock is left now?", "库存还剩多少"])
+async def test_a_short_follow_up_to_a_read_tool_keeps_the_session_s_sku(
+    gateway: httpx.AsyncClient, follow_up: str
+) -> None:
+    """No "it" or "这个": a short request naming no id is about the previous call's SKU,
+    for a tool that only reads."""
+    session = f"sess_elliptical_{len(follow_up)}"
+    first = {**SEED, "session_id": session, "user_query": "how is SKU2024003 selling"}
+    assert (await gateway.post("/run", json=first)).status_code == 200
+    response = await gateway.post(
+        "/run", json={**SEED, "session_id": session, "user_query": follow_up}
+    )
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert (body["tool_id"], body["arguments"]) == ("inventory_query", {"sku": "SKU2024003"})
+    assert body["route"]["route_hint"] == "context"
+
+
+async def test_a_write_tool_takes_the_session_s_sku_only_when_referred_to(
+    gateway: httpx.AsyncClient,
+) -> None:
+    """Placing an order on a SKU the request never names needs "it" / "这个": a short
+    request alone is not enough to act on."""
+    session = "sess_elliptical_write"
+    first = {**SEED, "session_id": session, "user_query": "how many SKU2024003 do we have"}
+    assert (await gateway.post("/run", json=first)).status_code == 200
+    admin = {**SEED, "session_id": session, "dry_run": True}
+    vague = await gateway.post("/run", json={**admin, "user_query": "order 5 for Acme Ltd"})
+    assert vague.status_code == 422, vague.text
+    assert (vague.json()["tool_id"], vague.json()["reason"]) == (
+        "order_create",
+        "invalid_arguments",
+    )
+    explicit = await gateway.post(
+        "/run", json={**admin, "user_query": "order 5 of it for Acme Ltd"}
+    )
+    assert explicit.status_code == 200, explicit.text
+    assert explicit.json()["arguments"]["sku"] == "SKU2024003"
+
+
+async def test_a_month_named_in_words_reaches_the_report(gateway: httpx.AsyncClient) -> None:
+    """ "last month" is the month before the gateway's date, in the form the schema asks."""
+    query = {**SEED, "session_id": "sess_month", "user_query": "monthly report for last month"}
+    response = await gateway.post("/run", json={**query, "dry_run": True})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    today = datetime.now(UTC).date()
+    last = (today.replace(day=1) - timedelta(days=1)).strftime("%Y-%m")
+    assert (body["tool_id"], body["arguments"]) == ("report_monthly", {"month": last})
 
 
 async def test_a_remembered_fact_names_the_sku_a_new_session_refers_to(

@@ -24,8 +24,18 @@ strongest evidence its schema allows, in this order:
    else an example value the description gives that appears in the query;
 6. booleans: yes/true/enable vs no/false/disable near the parameter.
 
+Time is read as people write it (``temporal``): a month or day the words name
+("last month", "March", "上个月", "tomorrow", "下周一") is tried in ISO form when
+the words alone give the parameter nothing, and a number counting time ("days",
+"duration_minutes") takes the length the request names ("the past two weeks" →
+14, "2 hours" → 120) before any bare number. A ``pattern`` that finds nothing is
+tried again ignoring case, keeping the value only in a case the pattern accepts
+("sku2025018" → ``SKU2025018``).
+
 A required parameter still missing may come from the session's previous call
-when the query refers back to it ("this SKU", "那这个 SKU", "it"), else from
+when the query refers back to it ("this SKU", "那这个 SKU", "it") or, for a tool
+that only reads, when the query is a short follow-up naming no identifier
+("which carrier?", "快递单号呢"; a write needs the explicit reference), else from
 the facts the caller's agent remembers about the user ("my usual product" +
 "My usual SKU is SKU2024003"), read with the same rules. What stays
 missing is reported with the parameter's description and format, so the 422
@@ -35,12 +45,14 @@ tells the caller exactly what to add.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
-from reach_common.references import refers_back
+from gateway.routing import temporal
+from reach_common.references import names_an_identifier, refers_back
 
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")  # "6cm" counts, "SKU2024001" does not
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”|「([^」]+)」|‘([^’]+)’")
@@ -171,8 +183,24 @@ def _after_colon(query: str) -> str | None:
     return text or None
 
 
+_ELLIPTICAL_CHARS = 80  # "ok and how many are in stock", "快递单号呢": a short follow-up
+
+
+def _elliptical(query: str) -> bool:
+    """A short request naming no identifier of its own: a follow-up to the previous call."""
+    return len(query.strip()) <= _ELLIPTICAL_CHARS and not names_an_identifier(query)
+
+
+def _utc_today() -> date:
+    return datetime.now(UTC).date()
+
+
 class ArgumentExtractor:
-    """Fills a tool's arguments from a query; see the module docstring for the rules."""
+    """Fills a tool's arguments from a query; see the module docstring for the rules.
+    ``today`` dates "last month" and "tomorrow" (the gateway's UTC date by default)."""
+
+    def __init__(self, today: Callable[[], date] = _utc_today) -> None:
+        self.today = today
 
     def extract(
         self,
@@ -181,7 +209,11 @@ class ArgumentExtractor:
         *,
         previous: dict[str, Any] | None = None,
         remembered: Sequence[str] = (),
+        elliptical: bool = False,
     ) -> Extraction:
+        """``elliptical``: a short request naming no identifier may take a missing required
+        value from the session's previous call without referring back to it ("which
+        carrier?" after an order lookup): for tools that only read."""
         props: dict[str, dict[str, Any]] = schema.get("properties") or {}
         required = list(schema.get("required") or [])
         order = required + [p for p in props if p not in required]
@@ -191,17 +223,23 @@ class ArgumentExtractor:
         quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
         names = _capitalised_names(query)
 
+        calendar: list[str] = []  # the query with its dates in ISO form, read when needed
         for name in order:
             spec = props.get(name) or {}
             value = self._fill(query, name, spec, used_numbers, quoted, names, used_ids)
+            if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
+                if not calendar:
+                    calendar.append(temporal.resolve(query, self.today()))
+                value = _calendar_value(calendar[0], query, name, spec)
             if value is not None:
                 result.arguments[name] = value
 
         refers = refers_back(query)
+        carries = refers or (elliptical and _elliptical(query))
         for name in required:
             if name in result.arguments:
                 continue
-            if previous and refers and name in previous:
+            if previous and carries and name in previous:
                 result.arguments[name] = previous[name]
                 result.from_context.append(name)
                 continue
@@ -244,16 +282,23 @@ class ArgumentExtractor:
         return None
 
 
+def _calendar_value(resolved: str, query: str, name: str, spec: dict[str, Any]) -> str | None:
+    """A month or day the query names in words ("last month"), in the ISO form
+    ``temporal.resolve`` gave it, if the parameter's schema takes it."""
+    if resolved == query:
+        return None
+    if "pattern" in spec or spec.get("format") in _FORMATS:
+        value = _constrained(resolved, spec)
+    else:
+        value = _identifier(resolved, name, spec, set())
+    return value if temporal.is_calendar_value(value) and value not in query else None
+
+
 def _constrained(query: str, spec: dict[str, Any]) -> Any:
     """A value the schema pins down: a ``pattern`` match, an ``enum`` option (the longest
     named), or a known ``format`` (date, email ...)."""
     if "pattern" in spec:
-        try:
-            program = compile_pattern(_unanchored(str(spec["pattern"])))
-        except PatternError:
-            return None
-        match = search(program, query)
-        return match.group(0) if match else None
+        return _pattern_value(query, _unanchored(str(spec["pattern"])))
     if "enum" in spec:
         for option in sorted(spec["enum"], key=lambda o: -len(str(o))):
             if re.search(rf"(?<!\w){re.escape(str(option))}(?!\w)", query, re.IGNORECASE):
@@ -263,12 +308,54 @@ def _constrained(query: str, spec: dict[str, Any]) -> Any:
     return match.group(0) if match else None
 
 
+def _pattern_value(query: str, pattern: str) -> str | None:
+    """The pattern's match in the query; else a match ignoring case, in the case (upper or
+    lower) the pattern accepts: people type "sku2025018" for ``^SKU\\d{7}$``."""
+    try:
+        program = compile_pattern(pattern)
+        match = search(program, query)
+        if match:
+            return str(match.group(0))
+        folded = search(compile_pattern(f"(?i:{pattern})"), query)
+    except PatternError:
+        return None
+    if not folded:
+        return None
+    text = str(folded.group(0))
+    for value in (text.upper(), text.lower()):
+        whole = search(program, value)
+        if whole and whole.group(0) == value:
+            return value
+    return None
+
+
+def _duration(
+    query: str, name: str, spec: dict[str, Any], kind: str, used: set[int]
+) -> int | float | None:
+    """The length of time the query names, in the unit the parameter counts ("days"):
+    "the past two weeks" is 14 days, "2 hours" 120 minutes."""
+    unit = temporal.unit_of(name, spec)
+    found = temporal.duration(query, unit) if unit else None
+    if found is None:
+        return None
+    amount, start, end = found
+    value: int | float = round(amount) if kind == "integer" else amount
+    if (kind == "integer" and value < 1 and amount > 0) or not _within(float(value), spec):
+        return None
+    used.update(n.start() for n in _NUMBER.finditer(query) if start <= n.start() < end)
+    return value
+
+
 def _number(
     query: str, name: str, spec: dict[str, Any], kind: str, used: set[int]
 ) -> int | float | None:
-    """The number next to a word naming the parameter, else the first one not yet used
-    that the schema's bounds allow: an unnamed number out of range ("ticket 1116" for
-    ``days`` up to 365) is about something else."""
+    """A length of time in the parameter's unit (``_duration``), else the number next to
+    a word naming the parameter, else the first one not yet used that the schema's bounds
+    allow: an unnamed number out of range ("ticket 1116" for ``days`` up to 365) is
+    about something else."""
+    span = _duration(query, name, spec, kind, used)
+    if span is not None:
+        return span
     number = _number_near(query, _mentions(name, spec), used)
     if number is None:
         number = next(

@@ -41,6 +41,7 @@ import structlog
 from opentelemetry import trace
 
 from gateway.auth.service import can_use
+from gateway.catalog.spec import ToolSpec
 from gateway.metrics import record_route, record_route_cache, record_route_failure
 from gateway.registry.cache import RegistryCache
 from gateway.routing import vocabulary
@@ -77,6 +78,12 @@ _RECENT_VECTORS = 4096
 _RECENT_TEXT_CHARS = 4096
 # What follows a colon is a payload ("内容如下：SKU2024001 单价 99 元"), not its subject.
 _PAYLOAD = re.compile(r"[:：]")
+
+
+def _reads_only(spec: ToolSpec) -> bool:
+    """A tool that only reads: idempotent, and not an HTTP PUT, PATCH or DELETE."""
+    method = str(getattr(spec.endpoint, "method", "") or "").upper()
+    return spec.idempotent and method not in ("PUT", "PATCH", "DELETE")
 
 
 @dataclass
@@ -447,9 +454,13 @@ class Router:
         )
 
     def _fill(self, query: str, tool_id: str, known: Known) -> Extraction:
-        schema = self.registry.tools[tool_id].spec.input_schema
+        spec = self.registry.tools[tool_id].spec
         return self.extractor.extract(
-            query, schema, previous=known.previous, remembered=known.remembered
+            query,
+            spec.input_schema,
+            previous=known.previous,
+            remembered=known.remembered,
+            elliptical=_reads_only(spec),
         )
 
     def _fits(self, query: str, tool_id: str) -> bool:

@@ -1,0 +1,361 @@
+"""Dates, months and lengths of time in a request, read against today's date.
+
+Offline argument filling (``extract``) looks in a request for the value a schema
+asks for. People name time the way they speak ("last month", "March", "上个月",
+"tomorrow", "the past two weeks", "近三个月", "for 2 hours"), so a ``month``
+checked by ``^\\d{4}-\\d{2}$`` or a ``days`` integer finds nothing in the words
+themselves. This module reads such expressions:
+
+- :func:`resolve`: the text with calendar expressions rewritten in ISO form (a
+  month: ``2026-03``; a day: ``2026-12-02``), for the schema's ``pattern`` or
+  ``format`` to find. A month without a year is the latest one not in the future
+  ("March" in December 2026 is 2026-03: requests name months to ask about them);
+  a day without a year is the nearest such day ("Jan 5" in December is the coming
+  one); a bare weekday is the coming one.
+- :func:`duration`: the length of time the text names, in a parameter's unit
+  (:func:`unit_of`): "past week" is 7 days, "2 hours" 120 minutes, "近三个月" 90 days.
+
+Every pattern here is fixed (no input builds one) and has no nested repetition, so
+reading a long request stays linear.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from datetime import date, timedelta
+from typing import Any
+
+# --- numbers in words ----------------------------------------------------------------------
+
+_EN_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+    "fifteen": 15, "twenty": 20, "thirty": 30, "couple of": 2, "few": 3,
+}  # fmt: skip
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
+              "七": 7, "八": 8, "九": 9}  # fmt: skip
+_CN_NUMBER = r"[零〇一二两三四五六七八九十百]{1,5}"
+
+
+def cn_number(text: str) -> int | None:
+    """A number written in digits or Chinese numerals up to 999 ("十二", "三十五", "两")."""
+    if text.isdigit():
+        return int(text)
+    total, current = 0, 0
+    for char in text:
+        if char in _CN_DIGITS:
+            current = _CN_DIGITS[char]
+        elif char == "十":
+            total += (current or 1) * 10
+            current = 0
+        elif char == "百":
+            total += (current or 1) * 100
+            current = 0
+        else:
+            return None
+    return total + current
+
+
+def _amount(text: str | None) -> float | None:
+    if not text:
+        return 1.0
+    text = text.strip().lower()
+    if text in _EN_NUMBERS:
+        return float(_EN_NUMBERS[text])
+    if text == "半":
+        return 0.5
+    if re.fullmatch(r"\d+(?:\.\d+)?", text):
+        return float(text)
+    number = cn_number(text)
+    return None if number is None else float(number)
+
+
+# --- lengths of time -------------------------------------------------------------------------
+
+_SECONDS = {
+    "second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 7 * 86400,
+    "fortnight": 14 * 86400, "month": 30 * 86400, "quarter": 90 * 86400, "year": 365 * 86400,
+}  # fmt: skip
+_EN_UNIT = {
+    "sec": "second", "secs": "second", "second": "second", "seconds": "second",
+    "min": "minute", "mins": "minute", "minute": "minute", "minutes": "minute",
+    "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour",
+    "day": "day", "days": "day", "week": "week", "weeks": "week", "wk": "week", "wks": "week",
+    "fortnight": "fortnight", "month": "month", "months": "month", "mo": "month",
+    "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year", "yr": "year",
+}  # fmt: skip
+_ZH_UNIT = {
+    "秒": "second", "秒钟": "second", "分钟": "minute", "小时": "hour", "个小时": "hour",
+    "钟头": "hour", "个钟头": "hour", "天": "day", "周": "week", "个星期": "week",
+    "星期": "week", "个礼拜": "week", "礼拜": "week", "个月": "month", "季度": "quarter",
+    "个季度": "quarter", "年": "year",
+}  # fmt: skip
+_EN_COUNT = r"\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_EN_COUNT += r"|fifteen|twenty|thirty|couple of|few"
+_EN_SPAN = re.compile(
+    r"(?<![\w.])(?:(half\s+an?|" + _EN_COUNT + r")\s*-?\s*|(past|last|previous|recent|this)\s+)"
+    r"(" + "|".join(sorted(_EN_UNIT, key=len, reverse=True)) + r")\b",
+    re.IGNORECASE,
+)
+_ZH_SPAN = re.compile(
+    r"(\d+(?:\.\d+)?|"
+    + _CN_NUMBER
+    + r"|半)\s*("
+    + "|".join(sorted(_ZH_UNIT, key=len, reverse=True))
+    + r")|(上|本|这|近|最近|过去)(?:一)?(个月|周|星期|礼拜|季度|年)"
+)
+_ZH_LAST_YEAR = re.compile(r"去年(?!\s*(?:\d|[一二三四五六七八九十])+\s*月)")
+
+
+def _en_span(match: re.Match[str]) -> tuple[float, str] | None:
+    count, relative, unit = match.group(1), match.group(2), _EN_UNIT[match.group(3).lower()]
+    if count and count.lower().startswith("half"):
+        return 0.5, unit
+    if relative is not None:
+        return 1.0, unit
+    amount = _amount(count)
+    return None if amount is None else (amount, unit)
+
+
+def _zh_span(match: re.Match[str]) -> tuple[float, str] | None:
+    if match.group(3):  # 上周, 近一个月, 过去一年
+        return 1.0, _ZH_UNIT.get(match.group(4), "month")
+    amount, unit = _amount(match.group(1)), _ZH_UNIT[match.group(2)]
+    if amount is None or (unit == "year" and amount >= 100):  # 2025年 is a year, not a span
+        return None
+    return amount, unit
+
+
+def duration(text: str, unit: str) -> tuple[float, int, int] | None:
+    """The first length of time ``text`` names, in ``unit`` (a key of the unit table),
+    with where it stands in ``text`` (start, end)."""
+    found: list[tuple[int, int, float, str]] = []
+    for pattern, read in ((_EN_SPAN, _en_span), (_ZH_SPAN, _zh_span)):
+        for match in pattern.finditer(text):
+            span = read(match)
+            if span is not None:
+                found.append((match.start(), match.end(), *span))
+    for match in _ZH_LAST_YEAR.finditer(text):
+        found.append((match.start(), match.end(), 1.0, "year"))
+    if not found:
+        return None
+    start, end, amount, named = min(found)
+    return amount * _SECONDS[named] / _SECONDS[unit], start, end
+
+
+# A count of time is named in the plural ("days", "duration_minutes"); "day" or "month"
+# alone is a calendar field (the 5th, March), not a length.
+_UNIT_NAMES = {
+    "seconds": "second", "secs": "second", "minutes": "minute", "mins": "minute",
+    "hours": "hour", "hrs": "hour", "days": "day", "weeks": "week", "months": "month",
+    "years": "year", "秒数": "second", "分钟数": "minute", "小时数": "hour", "天数": "day",
+}  # fmt: skip
+# Names of a length whose unit only the description gives ("window": "in days").
+_SPAN_NAMES = frozenset(
+    [
+        "duration",
+        "period",
+        "window",
+        "lookback",
+        "span",
+        "length",
+        "interval",
+        "timeout",
+        "ttl",
+        "delay",
+        "wait",
+        "age",
+    ]
+)
+_UNIT_WORDS = [
+    ("second", r"seconds?|秒"), ("minute", r"minutes?|分钟"), ("hour", r"hours?|小时"),
+    ("day", r"days?|天"), ("week", r"weeks?"), ("month", r"months?"), ("year", r"years?"),
+]  # fmt: skip
+
+
+def unit_of(name: str, spec: dict[str, Any]) -> str | None:
+    """The unit a number parameter counts time in: from its name ("days",
+    "duration_minutes"), or for a length-like name ("window", "timeout") from its
+    description ("Look back this many days"); None for anything else."""
+    words = [w for w in re.split(r"[_\W]+", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()) if w]
+    for word in words:
+        if word in _UNIT_NAMES:
+            return _UNIT_NAMES[word]
+    if not _SPAN_NAMES.intersection(words):
+        return None
+    description = str(spec.get("description") or "").lower()
+    first: tuple[int, str] | None = None
+    for unit, pattern in _UNIT_WORDS:
+        match = re.search(r"(?<![a-z])(?:" + pattern + r")(?![a-z])", description)
+        if match and (first is None or match.start() < first[0]):
+            first = (match.start(), unit)
+    return first[1] if first else None
+
+
+# --- calendar expressions --------------------------------------------------------------------
+
+_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+_MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
+_MONTHS["sept"] = 9
+# "may" is matched apart: alone it is a verb.
+_MONTH_WORD = r"(?:" + "|".join(sorted(set(_MONTHS) - {"may"}, key=len, reverse=True)) + r")"
+_WEEKDAYS = {name.lower(): i for i, name in enumerate(calendar.day_name)}
+_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+
+def _shift_month(today: date, months: int) -> str:
+    index = today.year * 12 + today.month - 1 + months
+    return f"{index // 12:04d}-{index % 12 + 1:02d}"
+
+
+def _month(year: int | None, month: int, today: date) -> str | None:
+    if not 1 <= month <= 12:
+        return None
+    if year is None:  # the latest such month not in the future
+        year = today.year if month <= today.month else today.year - 1
+    return f"{year:04d}-{month:02d}"
+
+
+def _day(year: int | None, month: int, day: int, today: date) -> str | None:
+    if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year or 2000, month)[1]:
+        return None
+    if year is None:  # the nearest such day
+        options = []
+        for y in (today.year - 1, today.year, today.year + 1):
+            if day <= calendar.monthrange(y, month)[1]:
+                options.append(date(y, month, day))
+        return min(options, key=lambda d: abs((d - today).days)).isoformat()
+    return date(year, month, day).isoformat()
+
+
+def _weekday(target: int, today: date, *, weeks_ahead: int | None = None) -> str:
+    """The coming ``target`` weekday; with ``weeks_ahead``, that weekday in the week
+    ``weeks_ahead`` weeks from this one (0: this week, 1: next week)."""
+    if weeks_ahead is None:
+        ahead = (target - today.weekday()) % 7 or 7
+        return (today + timedelta(days=ahead)).isoformat()
+    monday = today - timedelta(days=today.weekday())
+    return (monday + timedelta(weeks=weeks_ahead, days=target)).isoformat()
+
+
+def _num(text: str | None) -> int | None:
+    return None if text is None else cn_number(text)
+
+
+Rewrite = tuple[re.Pattern[str], Callable[[re.Match[str], date], str | None]]
+_EDGE = r"(?<![A-Za-z0-9])"
+_END = r"(?![A-Za-z0-9])"
+_ZH_N = r"(\d{1,2}|[一二三四五六七八九十]{1,3})"
+_RELATIVE_DAYS = {
+    "the day after tomorrow": 2, "the day before yesterday": -2, "today": 0, "tonight": 0,
+    "tomorrow": 1, "yesterday": -1, "后天": 2, "前天": -2, "今天": 0, "今日": 0, "明天": 1,
+    "明日": 1, "昨天": -1, "昨日": -1,
+}  # fmt: skip
+_RELATIVE_MONTHS = {
+    "the month before last": -2, "last month": -1, "previous month": -1, "this month": 0,
+    "current month": 0, "next month": 1, "上上个月": -2, "上个月": -1, "上月": -1,
+    "本月": 0, "这个月": 0, "当月": 0, "下个月": 1, "下月": 1,
+}  # fmt: skip
+
+
+def _words(table: dict[str, int]) -> str:
+    return "|".join(re.escape(k) for k in sorted(table, key=len, reverse=True))
+
+
+_REWRITES: list[Rewrite] = [
+    (  # 2025年1月5日, 2025年十二月
+        re.compile(r"(\d{4})\s*年\s*" + _ZH_N + r"\s*月(?:\s*" + _ZH_N + r"\s*[日号])?"),
+        lambda m, t: (
+            _day(int(m[1]), _num(m[2]) or 0, _num(m[3]) or 0, t)
+            if m[3]
+            else _month(int(m[1]), _num(m[2]) or 0, t)
+        ),
+    ),
+    (  # 去年3月, 今年十月
+        re.compile(r"(去年|今年)\s*" + _ZH_N + r"\s*月(?:份)?"),
+        lambda m, t: _month(t.year - (m[1] == "去年"), _num(m[2]) or 0, t),
+    ),
+    (  # 3月5号, 十二月二十二日
+        re.compile(
+            r"(?<![\d年])" + _ZH_N + r"\s*月\s*" + r"(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号]"
+        ),
+        lambda m, t: _day(None, _num(m[1]) or 0, _num(m[2]) or 0, t),
+    ),
+    (  # 3月, 十二月份 (not 3个月: a length)
+        re.compile(r"(?<![\d年个])" + _ZH_N + r"\s*月(?:份)?"),
+        lambda m, t: _month(None, _num(m[1]) or 0, t),
+    ),
+    (  # 2025/03/15, 2025.3.5
+        re.compile(_EDGE + r"(\d{4})[/.](\d{1,2})[/.](\d{1,2})" + _END),
+        lambda m, t: _day(int(m[1]), int(m[2]), int(m[3]), t),
+    ),
+    (  # 2025/03, 2025-3
+        re.compile(_EDGE + r"(\d{4})[/.-](\d{1,2})" + r"(?![\d/.-])"),
+        lambda m, t: _month(int(m[1]), int(m[2]), t),
+    ),
+    (  # March 5, March 5th 2025, March 2025, Dec; "may" only with a day or year
+        re.compile(
+            r"\b(?:(" + _MONTH_WORD + r")\.?|(may))(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?"
+            r"(?:,?\s+(\d{4}))?\b(?!\s*(?:am|pm)\b)",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _english_month(m, t),
+    ),
+    (
+        re.compile(r"(?<![A-Za-z])(" + _words(_RELATIVE_MONTHS) + r")(?![A-Za-z])", re.IGNORECASE),
+        lambda m, t: _shift_month(t, _RELATIVE_MONTHS[m[1].lower()]),
+    ),
+    (
+        re.compile(r"(?<![A-Za-z])(" + _words(_RELATIVE_DAYS) + r")(?![A-Za-z])", re.IGNORECASE),
+        lambda m, t: (t + timedelta(days=_RELATIVE_DAYS[m[1].lower()])).isoformat(),
+    ),
+    (  # next Monday, this friday, monday
+        re.compile(r"\b(?:(next|this|on)\s+)?(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE),
+        lambda m, t: _weekday(_WEEKDAYS[m[2].lower()], t),
+    ),
+    (  # 下周一, 这周五, 周三, 星期天
+        re.compile(r"(下下|下|这|本)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
+        lambda m, t: _weekday(
+            _ZH_WEEKDAYS[m[2]], t, weeks_ahead={"下下": 2, "下": 1, "这": 0, "本": 0}.get(m[1])
+        ),
+    ),
+]
+
+
+def _english_month(match: re.Match[str], today: date) -> str | None:
+    word, may, day, year = match.group(1), match.group(2), match.group(3), match.group(4)
+    if may and not (day or year):
+        return None  # "may" alone is a verb
+    month = _MONTHS[(word or may).lower()]
+    year_value = int(year) if year else None
+    if day and int(day) <= 31:
+        return _day(year_value, month, int(day), today)
+    return _month(year_value, month, today)
+
+
+_CALENDAR_VALUE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+
+
+def resolve(text: str, today: date) -> str:
+    """``text`` with its calendar expressions rewritten as ISO months and days, each set
+    apart by single spaces (so "明天上午" reads "2026-12-02 上午")."""
+    changed = False
+    for pattern, rewrite in _REWRITES:
+        if not pattern.search(text):
+            continue
+
+        def replace(match: re.Match[str], rewrite: Any = rewrite) -> str:
+            value = rewrite(match, today)
+            return match.group(0) if value is None else f" {value} "
+
+        rewritten = pattern.sub(replace, text)
+        changed = changed or rewritten != text
+        text = rewritten
+    return re.sub(r" {2,}", " ", text).strip() if changed else text
+
+
+def is_calendar_value(value: object) -> bool:
+    """Whether ``value`` is a month or day as :func:`resolve` writes them."""
+    return isinstance(value, str) and bool(_CALENDAR_VALUE.fullmatch(value))

@@ -1,0 +1,178 @@
+"""Dates, months and lengths of time read from requests (``routing.temporal``), and the
+arguments they fill: a month or a day named in words, a count of days or minutes named
+as a span, an identifier typed in the wrong case."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gateway.routing import temporal
+from gateway.routing.extract import ArgumentExtractor
+
+MANIFESTS = Path(__file__).resolve().parents[3] / "manifests"
+TODAY = date(2026, 12, 1)  # a Tuesday
+
+
+def schema_of(tool_id: str) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((MANIFESTS / f"{tool_id}.json").read_text())["input_schema"]
+    return schema
+
+
+@pytest.fixture
+def extractor() -> ArgumentExtractor:
+    return ArgumentExtractor(today=lambda: TODAY)
+
+
+@pytest.mark.parametrize(
+    ("query", "month"),
+    [
+        ("monthly report for March", "2026-03"),
+        ("and february?", "2026-02"),
+        ("December numbers please", "2026-12"),  # the current month is not in the future
+        ("last month's report", "2026-11"),
+        ("the month before last", "2026-10"),
+        ("report for Jan 2025", "2025-01"),
+        ("Sept. 2024 summary", "2024-09"),
+        ("2025/3 的月报", "2025-03"),
+        ("上个月的月报", "2026-11"),
+        ("上上个月的报表", "2026-10"),
+        ("本月月报", "2026-12"),
+        ("2025年1月的月报", "2025-01"),
+        ("十二月份的月报", "2026-12"),
+        ("去年3月的月报", "2025-03"),
+        ("report 2026-07", "2026-07"),  # written as the schema wants: taken as it is
+    ],
+)
+def test_a_month_named_in_words_fills_a_month_pattern(
+    extractor: ArgumentExtractor, query: str, month: str
+) -> None:
+    assert extractor.extract(query, schema_of("report_monthly")).arguments == {"month": month}
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["monthly report", "may I see the monthly report", "3个月的月报", "SKU2024001 的月报"],
+)
+def test_no_month_is_invented(extractor: ArgumentExtractor, query: str) -> None:
+    """ "may" alone is a verb, "3个月" a length, an id's digits are not a date."""
+    assert extractor.extract(query, schema_of("report_monthly")).arguments == {}
+
+
+@pytest.mark.parametrize(
+    ("query", "day"),
+    [
+        ("book it for tomorrow", "2026-12-02"),
+        ("yesterday", "2026-11-30"),
+        ("the day after tomorrow", "2026-12-03"),
+        ("明天", "2026-12-02"),
+        ("前天的", "2026-11-29"),
+        ("next monday", "2026-12-07"),
+        ("friday", "2026-12-04"),
+        ("下周一", "2026-12-07"),
+        ("这周五", "2026-12-04"),
+        ("Jan 5", "2027-01-05"),  # the nearest Jan 5
+        ("March 3rd 2025", "2025-03-03"),
+        ("12月22号", "2026-12-22"),
+        ("2026年11月30日", "2026-11-30"),
+        ("2025/03/15", "2025-03-15"),
+    ],
+)
+def test_a_day_named_in_words_fills_a_date_format(
+    extractor: ArgumentExtractor, query: str, day: str
+) -> None:
+    schema = {"type": "object", "properties": {"start": {"type": "string", "format": "date"}}}
+    assert extractor.extract(query, schema).arguments == {"start": day}
+
+
+@pytest.mark.parametrize(
+    ("query", "days"),
+    [
+        ("SKU2024001 sales in the past week", 7),
+        ("SKU2024001 over the past two weeks", 14),
+        ("SKU2024001 last 14 days", 14),
+        ("SKU2024001 sales over the last year", 365),
+        ("SKU2024001 for a fortnight", 14),
+        ("SKU2024001 过去7天销量", 7),
+        ("SKU2024001 近三个月卖得怎么样", 90),
+        ("SKU2024001 上周卖了多少", 7),
+        ("SKU2024001 最近一个月", 30),
+        ("SKU2024001 去年卖了多少", 365),
+    ],
+)
+def test_a_span_fills_a_count_of_days(extractor: ArgumentExtractor, query: str, days: int) -> None:
+    arguments = extractor.extract(query, schema_of("sales_query")).arguments
+    assert arguments == {"sku": "SKU2024001", "days": days}
+
+
+def test_a_span_is_converted_to_the_parameter_unit(extractor: ArgumentExtractor) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "room": {"type": "string", "description": "room code, e.g. B3-201"},
+            "duration_minutes": {"type": "integer", "minimum": 15, "maximum": 480},
+        },
+    }
+    for query, minutes in [
+        ("reserve B3-201 for 2 hours", 120),
+        ("B3-201 半小时", 30),
+        ("B3-201 九十分钟", 90),
+        ("B3-201 for an hour", 60),
+    ]:
+        assert extractor.extract(query, schema).arguments == {
+            "room": "B3-201",
+            "duration_minutes": minutes,
+        }
+
+
+def test_a_span_outside_the_bounds_is_not_used(extractor: ArgumentExtractor) -> None:
+    """Two years is 730 days, over sales_query's 365: the span fills nothing, and the
+    number 2 is not taken for a count of days either."""
+    arguments = extractor.extract("SKU2024001 over two years", schema_of("sales_query")).arguments
+    assert arguments == {"sku": "SKU2024001"}
+
+
+@pytest.mark.parametrize(
+    ("name", "description", "unit"),
+    [
+        ("days", "", "day"),
+        ("lookbackDays", "", "day"),
+        ("duration_minutes", "", "minute"),
+        ("timeout", "Timeout in seconds", "second"),
+        ("window", "How far back to look, in days", "day"),
+        ("day", "Day of the month", None),  # a calendar field, not a length
+        ("month", "", None),
+        ("min_price", "", None),
+        ("count", "Orders per day", None),
+    ],
+)
+def test_which_numbers_count_time(name: str, description: str, unit: str | None) -> None:
+    assert temporal.unit_of(name, {"description": description}) == unit
+
+
+def test_an_identifier_typed_in_lower_case_takes_the_case_its_pattern_asks(
+    extractor: ArgumentExtractor,
+) -> None:
+    arguments = extractor.extract("stock check sku2025018 pls", schema_of("inventory_query"))
+    assert arguments.arguments == {"sku": "SKU2025018"}
+
+
+def test_case_is_only_changed_into_a_form_the_pattern_accepts(
+    extractor: ArgumentExtractor,
+) -> None:
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^Ab\\d{3}$"}}}
+    assert extractor.extract("code ab123", schema).arguments == {}
+
+
+def test_reading_a_long_request_stays_linear() -> None:
+    """Every pattern is fixed, with no nested repetition: 200 KB of near-misses is read
+    at once (a backtracking pattern would not finish)."""
+    hostile = "12月" * 20_000 + "2025年" * 20_000 + "last " * 20_000 + "三个" * 20_000
+    assert temporal.resolve(hostile, TODAY).startswith("2026-12 2026-12")
+    found = temporal.duration(hostile + " 3 days", "day")
+    assert found is not None
+    assert found[0] == 3
