@@ -71,8 +71,8 @@ bench-outputs: $(STAMP) ## Output checks: cost of the budget and output_schema c
 bench-routing: $(STAMP) ## Routing quality and latency: make bench-routing DATASET=path (tools.jsonl + queries.jsonl)
 	$(PY) scripts/bench_routing.py $(DATASET)
 
-bench-shipped: $(STAMP) ## Routing quality on the shipped tools: make bench-shipped [REQUESTS=path.jsonl]
-	$(PY) scripts/bench_shipped.py $(REQUESTS)
+bench-shipped: $(STAMP) ## Routing quality on the shipped tools: make bench-shipped [REQUESTS=path.jsonl] [MANIFESTS=dir]
+	$(PY) scripts/bench_shipped.py $(if $(MANIFESTS),--manifests $(MANIFESTS)) $(REQUESTS)
 
 bench-agent: $(STAMP) ## Agent per-turn overhead and a concurrency run against recorded model responses
 	$(PY) scripts/bench_agent.py
