@@ -150,6 +150,18 @@ def test_an_id_of_another_shape_is_not_taken_and_the_message_shows_the_shape() -
     assert "looks like SKU2024001 (SKU\\d{7})" in message
 
 
+def test_a_file_name_example_is_shown_as_an_example_not_as_a_rule() -> None:
+    """ "e.g. auth-v2.md" does not mean every source is named auth-v<digit>.md."""
+    schema = {
+        "type": "object",
+        "properties": {"source": {"type": "string", "description": "Name, e.g. auth-v2.md"}},
+        "required": ["source"],
+    }
+    message = extractor.extract("store this note", schema).missing_message(schema)
+    assert "e.g. auth-v2.md" in message
+    assert "looks like" not in message
+
+
 def test_the_original_follow_up_still_comes_from_the_session() -> None:
     result = extractor.extract(
         "那这个 SKU 最近卖得怎么样", ORIGINAL_SKU, previous={"sku": "SKU2024001"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -259,6 +260,10 @@ async def test_nothing_fits_answers_no_matching_tool(gateway: httpx.AsyncClient)
     assert body["success"] is False
     assert body["reason"] == body["error"]["reason"] == "no_matching_tool"
     assert "Best candidates" in body["error"]["message"]
+    # Listed surest first: the confidence is what the threshold compared.
+    listed = re.findall(r"\(([0-9.]+)\)", body["error"]["message"].split("Best candidates")[1])
+    assert listed == sorted(listed, reverse=True)
+    assert len(listed) == 3
     assert body["tool_id"] is None
     assert body["route"]["why"] == "below threshold"
     assert body["route"]["candidates"]

@@ -106,7 +106,9 @@ def describe_parameter(name: str, schema: dict[str, Any]) -> str:
     if "format" in schema:
         hints.append(f"format {schema['format']}")
     if "pattern" not in schema and kind == "string":
-        shapes = [f"{e} ({shape_of(e)})" for e in examples_of(schema)[:3]]
+        # A file name's shape is no rule ("auth-v2.md" does not mean every name is auth-v<n>).
+        ids = [e for e in examples_of(schema) if not _FILE_TOKEN.fullmatch(e)]
+        shapes = [f"{e} ({shape_of(e)})" for e in ids[:3]]
         if shapes:
             hints.append("looks like " + ", ".join(shapes))
     detail = f"{kind}" + (f", {'; '.join(hints)}" if hints else "")

@@ -536,7 +536,8 @@ class Router:
             drop=self._unoffered(instruction(query), candidates),
         )
         if choice.candidate is None:
-            best = ", ".join(f"{c.tool_id} ({c.confidence:.2f})" for c in candidates[:3])
+            surest = sorted(candidates, key=lambda c: -c.confidence)[:3]
+            best = ", ".join(f"{c.tool_id} ({c.confidence:.2f})" for c in surest)
             raise NoMatchingTool(
                 f"No tool matches confidently enough (threshold {self.settings.threshold})."
                 + (f" Best candidates: {best}." if best else ""),
