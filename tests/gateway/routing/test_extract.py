@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ SKU_SCHEMA: dict[str, Any] = {
 }
 
 extractor = ArgumentExtractor()
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_pattern_finds_the_value_anywhere() -> None:
@@ -246,3 +249,40 @@ def test_a_remembered_fact_fills_what_the_query_refers_to() -> None:
     unrelated = extractor.extract("how are sales going?", SKU_SCHEMA, remembered=remembered)
     assert unrelated.missing == ["sku"]
     assert unrelated.from_memory == []
+
+
+ORDER_CREATE = json.loads((REPO / "manifests" / "order_create.json").read_text())["input_schema"]
+
+
+@pytest.mark.parametrize(
+    ("query", "arguments"),
+    [
+        (
+            "下个单：SKU2077001，数量100，客户是华强贸易",
+            {"sku": "SKU2077001", "quantity": 100, "customer": "华强贸易"},
+        ),
+        ("给张三下单 SKU2024333 10件", {"sku": "SKU2024333", "quantity": 10, "customer": "张三"}),
+        ("帮客户李娜订 5 个 SKU2101200", {"sku": "SKU2101200", "quantity": 5, "customer": "李娜"}),
+        ("客户：王芳，SKU2024001 数量 3", {"sku": "SKU2024001", "quantity": 3, "customer": "王芳"}),
+        (
+            "order 2 SKU2056781 for Acme Ltd",
+            {"sku": "SKU2056781", "quantity": 2, "customer": "Acme Ltd"},
+        ),
+    ],
+)
+def test_chinese_orders_give_their_numbers_and_customers(
+    query: str, arguments: dict[str, object]
+) -> None:
+    """A number written against a Chinese character ("数量100", "要30件") is a number, and
+    a customer is read after its label ("客户是 …") or as whom the order is for ("给张三下单")."""
+    assert extractor.extract(query, ORDER_CREATE).arguments == arguments
+
+
+def test_the_pronoun_an_order_is_for_is_not_a_customer() -> None:
+    assert "customer" not in extractor.extract("给他下单 SKU2024333 10件", ORDER_CREATE).arguments
+
+
+def test_a_source_called_by_name_is_read_without_a_suffix() -> None:
+    schema = json.loads((REPO / "manifests" / "rag_delete_source.json").read_text())
+    arguments = extractor.extract("wipe the source called test-upload", schema["input_schema"])
+    assert arguments.arguments == {"source": "test-upload"}

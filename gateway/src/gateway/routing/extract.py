@@ -54,7 +54,8 @@ from gateway.registry.patterns import PatternError, compile_pattern, search
 from gateway.routing import temporal
 from reach_common.references import names_an_identifier, refers_back
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")  # "6cm" counts, "SKU2024001" does not
+# "6cm" and "数量100" count, "SKU2024001" does not (CJK characters are \w to ``re``).
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])-?\d+(?:\.\d+)?")
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”|「([^」]+)」|‘([^’]+)’")
 _FORMATS = {
     "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
@@ -159,6 +160,37 @@ def _capitalised_names(query: str) -> list[str]:
             continue  # SKU2024001 is an identifier, not a name
         names.append(match.group(0).strip(" .,"))
     return names
+
+
+# Chinese labels of name-like parameters: "客户是华强贸易", "收件人：王芳".
+_CJK_LABELS = {
+    "customer": "客户", "recipient": "收件人", "company": "公司", "contact": "联系人",
+    "owner": "负责人", "person": "姓名", "name": "名字", "city": "城市", "brand": "品牌",
+}  # fmt: skip
+_LABEL_VALUE = r"\s*(?:是|为|叫|[:：])?\s*([\w·.&'-]{1,40}?)(?=$|[\s,，。;；、!?！？]|的|要|订|下)"
+# "the source called draft-handbook-v1", "a document named test-upload", "名为 faq"
+_CALLED = re.compile(
+    r"(?:\b(?:called|named|titled)\s+|名为\s*|叫做\s*)[\"'“「]?([\w][\w.-]{0,120})"
+)
+
+
+# "给张三下单": whom an order, a parcel or a message is for.
+_CJK_FOR = re.compile(r"给\s*([\w·]{1,12}?)\s*(?:下单|下个单|下一单|订|买|发|寄)")
+
+
+def _labelled_name(query: str, parameter: str) -> str | None:
+    """The value after a Chinese label of the parameter ("客户是华强贸易" for ``customer``),
+    or for a customer or recipient, whom the request is for ("给张三下单")."""
+    for hint, label in _CJK_LABELS.items():
+        if hint in parameter:
+            match = re.search(re.escape(label) + _LABEL_VALUE, query)
+            if match and match.group(1):
+                return match.group(1)
+    if "customer" in parameter or "recipient" in parameter:
+        match = _CJK_FOR.search(query)
+        if match and match.group(1) not in ("我", "他", "她", "我们", "他们", "客户"):
+            return match.group(1)
+    return None
 
 
 def _is_file_parameter(name: str, spec: dict[str, Any]) -> bool:
@@ -418,8 +450,15 @@ def _string(
             return body
         if lowered in _QUERY_NAMES:
             return query.strip()
-    if any(hint in lowered for hint in _NAME_LIKE) and names:
-        return names.pop(0)
+    if any(hint in lowered for hint in _NAME_LIKE):
+        labelled = _labelled_name(query, lowered)
+        if labelled is not None:
+            return labelled
+        if names:
+            return names.pop(0)
+    called = _CALLED.search(query)
+    if called is not None and (_is_file_parameter(name, spec) or "name" in lowered):
+        return called.group(1).strip(" .,，。")
     if quoted:
         return quoted.pop(0)
     for example in re.findall(r"e\.g\.\s*([^,.;)]+)", str(spec.get("description", ""))):
