@@ -176,3 +176,91 @@ def test_reading_a_long_request_stays_linear() -> None:
     found = temporal.duration(hostile + " 3 days", "day")
     assert found is not None
     assert found[0] == 3
+
+
+HELPDESK = Path(__file__).resolve().parents[2] / "data" / "helpdesk" / "manifests"
+
+
+def helpdesk_schema(tool_id: str) -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads((HELPDESK / f"{tool_id}.json").read_text())["input_schema"]
+    return schema
+
+
+@pytest.mark.parametrize(
+    ("query", "arguments"),
+    [
+        (
+            "订一个会议室，2026-12-05 上午十点，A1-105，半小时",
+            {"room": "A1-105", "date": "2026-12-05", "start_time": "10:00", "duration_minutes": 30},
+        ),
+        (
+            "帮我订 B3-201，明天下午两点，一个小时",
+            {"room": "B3-201", "date": "2026-12-02", "start_time": "14:00", "duration_minutes": 60},
+        ),
+        (
+            "reserve B3-201 tomorrow 3:30 pm for 2 hours",
+            {
+                "room": "B3-201",
+                "date": "2026-12-02",
+                "start_time": "15:30",
+                "duration_minutes": 120,
+            },
+        ),
+    ],
+)
+def test_a_booking_reads_its_day_time_and_length(
+    extractor: ArgumentExtractor, query: str, arguments: dict[str, Any]
+) -> None:
+    """A manifest written elsewhere (tests/data/helpdesk): a date format, an HH:MM pattern
+    and an integer enum of minutes, each named the way people say them."""
+    assert extractor.extract(query, helpdesk_schema("meeting_room_book")).arguments == arguments
+
+
+def test_two_dates_fill_two_parameters_in_the_order_they_are_written(
+    extractor: ArgumentExtractor,
+) -> None:
+    schema = helpdesk_schema("leave_request")
+    arguments = extractor.extract("sick leave E10482 from tomorrow to 2026-12-04", schema)
+    assert arguments.arguments == {
+        "employee_id": "E10482",
+        "leave_type": "sick",
+        "start_date": "2026-12-02",
+        "end_date": "2026-12-04",
+    }
+    one_date = extractor.extract("annual leave E10482 on 2027-01-10", schema).arguments
+    assert one_date["start_date"] == "2027-01-10"
+    assert "end_date" not in one_date  # one date is not both ends: it is asked for
+
+
+@pytest.mark.parametrize(
+    ("query", "option"),
+    [
+        ("request a replacement dell laptop for E10482", "dell_latitude_7440"),
+        ("can I get an upgrade to a thinkpad x1? I'm E22222", "thinkpad_x1"),
+    ],
+)
+def test_an_enum_option_named_loosely(
+    extractor: ArgumentExtractor, query: str, option: str
+) -> None:
+    """Underscores read as spaces, and a first word no other option shares."""
+    assert extractor.extract(query, helpdesk_schema("laptop_request")).arguments["model"] == option
+
+
+@pytest.mark.parametrize(
+    ("query", "option"), [("E10482 病假还有几天", "sick"), ("E10482 调休还有多少", "comp")]
+)
+def test_an_enum_option_by_the_word_its_description_pairs_with_it(
+    extractor: ArgumentExtractor, query: str, option: str
+) -> None:
+    """ "假期类型：年假 annual，病假 sick，调休 comp": the description says which word is which."""
+    arguments = extractor.extract(query, helpdesk_schema("leave_balance")).arguments
+    assert arguments == {"employee_id": "E10482", "leave_type": option}
+
+
+@pytest.mark.parametrize("query", ["reset password for wang.fang", "帮 wang.fang 重置一下密码"])
+def test_a_user_name_shaped_like_the_description_s_example(
+    extractor: ArgumentExtractor, query: str
+) -> None:
+    """ "例如 zhang.wei": words joined by a dot, of any length."""
+    arguments = extractor.extract(query, helpdesk_schema("password_reset")).arguments
+    assert arguments["username"] == "wang.fang"

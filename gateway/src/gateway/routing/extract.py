@@ -45,7 +45,7 @@ tells the caller exactly what to add.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
@@ -260,11 +260,17 @@ class ArgumentExtractor:
         calendar: list[str] = []  # the query with its dates in ISO form, read when needed
         for name in order:
             spec = props.get(name) or {}
-            value = self._fill(query, name, spec, used_numbers, quoted, names, used_ids)
+            taken = set(map(str, result.arguments.values()))
+            if _takes_time(spec):  # read where "tomorrow" and "下午两点" stand in the text
+                if not calendar:
+                    calendar.append(temporal.resolve(query, self.today()))
+                value = _constrained(calendar[0], spec, taken)
+            else:
+                value = self._fill(query, name, spec, used_numbers, quoted, names, used_ids, taken)
             if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
                 if not calendar:
                     calendar.append(temporal.resolve(query, self.today()))
-                value = _calendar_value(calendar[0], query, name, spec)
+                value = _calendar_value(calendar[0], query, name, spec, taken)
             if value is not None:
                 result.arguments[name] = value
 
@@ -303,10 +309,17 @@ class ArgumentExtractor:
         quoted: list[str],
         names: list[str],
         used_ids: set[int],
+        taken: Collection[object] = (),
     ) -> Any:
-        if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
-            return _constrained(query, spec)
+        """``taken``: values other parameters already hold: a second date or id of the
+        same shape is another one ("from 2027-01-10 to 2027-01-14")."""
         kind = spec.get("type", "string")
+        if kind in ("integer", "number") and isinstance(spec.get("enum"), list):
+            span = _duration(query, name, spec, kind, used_numbers)  # "半小时" of [30, 60]
+            if span is not None and span in spec["enum"]:
+                return span
+        if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
+            return _constrained(query, spec, taken)
         if kind in ("integer", "number"):
             return _number(query, name, spec, kind, used_numbers)
         if kind == "boolean":
@@ -316,42 +329,107 @@ class ArgumentExtractor:
         return None
 
 
-def _calendar_value(resolved: str, query: str, name: str, spec: dict[str, Any]) -> str | None:
+_TIME_SAMPLES = ("2026-01", "2026-01-31", "10:30")
+
+
+def _takes_time(spec: dict[str, Any]) -> bool:
+    """A parameter whose values are dates, months or times: ``format: date``, or a
+    ``pattern`` that accepts ``2026-01``, ``2026-01-31`` or ``10:30``."""
+    if spec.get("format") in ("date", "date-time"):
+        return True
+    pattern = spec.get("pattern")
+    if not isinstance(pattern, str) or "enum" in spec:
+        return False
+    try:
+        program = compile_pattern(pattern)
+    except PatternError:
+        return False
+    return any(search(program, sample) for sample in _TIME_SAMPLES)
+
+
+def _calendar_value(
+    resolved: str, query: str, name: str, spec: dict[str, Any], taken: Collection[object]
+) -> str | None:
     """A month or day the query names in words ("last month"), in the ISO form
     ``temporal.resolve`` gave it, if the parameter's schema takes it."""
     if resolved == query:
         return None
     if "pattern" in spec or spec.get("format") in _FORMATS:
-        value = _constrained(resolved, spec)
+        value = _constrained(resolved, spec, taken)
     else:
         value = _identifier(resolved, name, spec, set())
     return value if temporal.is_calendar_value(value) and value not in query else None
 
 
-def _constrained(query: str, spec: dict[str, Any]) -> Any:
+def _constrained(query: str, spec: dict[str, Any], taken: Collection[object] = ()) -> Any:
     """A value the schema pins down: a ``pattern`` match, an ``enum`` option (the longest
-    named), or a known ``format`` (date, email ...)."""
+    named), or a known ``format`` (date, email ...); not one in ``taken``."""
     if "pattern" in spec:
-        return _pattern_value(query, _unanchored(str(spec["pattern"])))
+        return _pattern_value(query, _unanchored(str(spec["pattern"])), taken)
     if "enum" in spec:
-        for option in sorted(spec["enum"], key=lambda o: -len(str(o))):
-            if re.search(rf"(?<!\w){re.escape(str(option))}(?!\w)", query, re.IGNORECASE):
+        return _enum_option(query, spec)
+    found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))
+    return next((value for value in found if value not in taken), None)
+
+
+def _enum_option(query: str, spec: dict[str, Any]) -> Any:
+    """The enum option the query names: written as it is (the longest first), with spaces
+    for its underscores ("thinkpad x1" for ``thinkpad_x1``), by a first word no other
+    option shares ("dell" for ``dell_latitude_7440``), or by the word the description
+    pairs with it ("年假 annual", "annual (年假)")."""
+    options = [o for o in spec["enum"] if isinstance(o, str | int | float)]
+    by_length = sorted(options, key=lambda o: -len(str(o)))
+    for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
+        for option in by_length:
+            if re.search(rf"(?<!\w){re.escape(spelled(option))}(?!\w)", query, re.IGNORECASE):
                 return option
-        return None
-    match = _FORMATS[spec["format"]].search(query)
-    return match.group(0) if match else None
+    firsts: dict[str, list[Any]] = {}
+    for option in options:
+        first = re.split(r"[_\-\s]+", str(option).lower())[0]
+        if len(first) >= 3 and first.isalpha():
+            firsts.setdefault(first, []).append(option)
+    for first, owners in firsts.items():
+        if len(owners) == 1 and re.search(rf"(?<![a-z]){first}(?![a-z])", query, re.IGNORECASE):
+            return owners[0]
+    description = str(spec.get("description") or "")
+    for option in by_length:
+        for word in _paired_words(description, str(option)):
+            if word in query:
+                return option
+    return None
 
 
-def _pattern_value(query: str, pattern: str) -> str | None:
-    """The pattern's match in the query; else a match ignoring case, in the case (upper or
-    lower) the pattern accepts: people type "sku2025018" for ``^SKU\\d{7}$``."""
+_CJK_WORD = r"[\u4e00-\u9fff]{1,8}"
+
+
+def _paired_words(description: str, option: str) -> list[str]:
+    """Chinese words the description pairs with an enum option: "年假 annual",
+    "annual（年假）", "annual=年假"."""
+    if not option or len(description) > 2000:
+        return []
+    name = re.escape(option)
+    edge_l, edge_r = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
+    before = re.findall(rf"({_CJK_WORD})\s*[:：=]?\s*{edge_l}{name}{edge_r}", description)
+    after = re.findall(rf"{edge_l}{name}{edge_r}\s*[:：=(（]?\s*({_CJK_WORD})", description)
+    return [w for w in before + after if len(w) >= 2]
+
+
+def _pattern_value(query: str, pattern: str, taken: Collection[object] = ()) -> str | None:
+    """The pattern's first match in the query not in ``taken``; else a match ignoring case,
+    in the case (upper or lower) the pattern accepts: people type "sku2025018" for
+    ``^SKU\\d{7}$``."""
     try:
         program = compile_pattern(pattern)
-        match = search(program, query)
-        if match:
-            return str(match.group(0))
+        position = 0
+        while position <= len(query):
+            match = program.search(query, position)
+            if match is None:
+                break
+            if str(match.group(0)) not in taken:
+                return str(match.group(0))
+            position = max(match.end(), position + 1)
         folded = search(compile_pattern(f"(?i:{pattern})"), query)
-    except PatternError:
+    except (PatternError, UnicodeEncodeError):  # a lone surrogate: RE2 reads nothing
         return None
     if not folded:
         return None
@@ -514,12 +592,27 @@ def _example_values(spec: dict[str, Any]) -> Iterator[object]:
             yield match.group(1)
 
 
+# Words joined by a separator: what user names look like ("zhang.wei", "li_na").
+_JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[._-][A-Za-z]+)+")
+
+
 def _is_identifier(value: str) -> bool:
-    return (
-        2 < len(value) <= 64
-        and any(c.isdigit() for c in value)
-        and _ID_TOKEN.fullmatch(value) is not None
-    )
+    if not 2 < len(value) <= 64 or _ID_TOKEN.fullmatch(value) is None:
+        return False
+    return any(c.isdigit() for c in value) or _JOINED_WORDS.fullmatch(value) is not None
+
+
+def _words_shape(example: str) -> str:
+    r"""The shape of a digit-less identifier: each word any length, in its case
+    ("zhang.wei" → ``[a-z]{1,32}\.[a-z]{1,32}``), the separators as they are."""
+    out: list[str] = []
+    for run in _RUNS.findall(example):
+        if run.isalpha() and run.isascii():
+            chars = "A-Z" if run.isupper() else "a-z" if run.islower() else "A-Za-z"
+            out.append(f"[{chars}]{{1,32}}")
+        else:
+            out.append(re.escape(run))
+    return "".join(out)
 
 
 def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -> str:
@@ -580,6 +673,11 @@ def _identifier(query: str, name: str, spec: dict[str, Any], used: set[int]) -> 
     examples = examples_of(spec)
     if not examples:
         return _identifier_by_name(query, name, used)
+    for example in examples:
+        if not any(c.isdigit() for c in example):
+            found = _find_shape(query, _words_shape(example), used)
+            if found is not None:
+                return found
     for digits, letters in (
         ("exact", "literal"),
         ("near", "literal"),

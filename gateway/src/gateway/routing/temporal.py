@@ -7,7 +7,8 @@ checked by ``^\\d{4}-\\d{2}$`` or a ``days`` integer finds nothing in the words
 themselves. This module reads such expressions:
 
 - :func:`resolve`: the text with calendar expressions rewritten in ISO form (a
-  month: ``2026-03``; a day: ``2026-12-02``), for the schema's ``pattern`` or
+  month: ``2026-03``; a day: ``2026-12-02``; a time: ``14:30`` for "下午两点半" or
+  "2:30 pm"), for the schema's ``pattern`` or
   ``format`` to find. A month without a year is the latest one not in the future
   ("March" in December 2026 is 2026-03: requests name months to ask about them);
   a day without a year is the nearest such day ("Jan 5" in December is the coming
@@ -251,7 +252,7 @@ _ZH_N = r"(\d{1,2}|[一二三四五六七八九十]{1,3})"
 _RELATIVE_DAYS = {
     "the day after tomorrow": 2, "the day before yesterday": -2, "today": 0, "tonight": 0,
     "tomorrow": 1, "yesterday": -1, "后天": 2, "前天": -2, "今天": 0, "今日": 0, "明天": 1,
-    "明日": 1, "昨天": -1, "昨日": -1,
+    "明日": 1, "昨天": -1, "昨日": -1, "last night": -1, "昨晚": -1, "今晚": 0,
 }  # fmt: skip
 _RELATIVE_MONTHS = {
     "the month before last": -2, "last month": -1, "previous month": -1, "this month": 0,
@@ -324,6 +325,36 @@ _REWRITES: list[Rewrite] = [
 ]
 
 
+_PM = ("下午", "晚上", "傍晚", "中午")
+
+
+def _clock(hour: int | None, minute: int, pm: bool) -> str | None:
+    if hour is None or not 0 <= hour <= 23 or not 0 <= minute <= 59:
+        return None
+    if pm and hour < 12:
+        hour += 12
+    return f"{hour:02d}:{minute:02d}"
+
+
+_REWRITES += [
+    (  # 上午十点, 下午两点半, 晚上8点30分
+        re.compile(
+            r"(上午|早上|中午|下午|傍晚|晚上)?\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]"
+            r"(?:\s*(半)|\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*分?)?"
+        ),
+        lambda m, t: _clock(_num(m[2]), 30 if m[3] else (_num(m[4]) or 0), m[1] in _PM),
+    ),
+    (  # 3pm, 3:30 pm, 10 am
+        re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?", re.IGNORECASE),
+        lambda m, t: _clock(
+            int(m[1]) % 12 if m[3].lower() == "a" or int(m[1]) != 12 else 12,
+            int(m[2] or 0),
+            m[3].lower() == "p",
+        ),
+    ),
+]
+
+
 def _english_month(match: re.Match[str], today: date) -> str | None:
     word, may, day, year = match.group(1), match.group(2), match.group(3), match.group(4)
     if may and not (day or year):
@@ -335,7 +366,7 @@ def _english_month(match: re.Match[str], today: date) -> str | None:
     return _month(year_value, month, today)
 
 
-_CALENDAR_VALUE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+_CALENDAR_VALUE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?|\d{2}:\d{2}")
 
 
 def resolve(text: str, today: date) -> str:
@@ -357,5 +388,5 @@ def resolve(text: str, today: date) -> str:
 
 
 def is_calendar_value(value: object) -> bool:
-    """Whether ``value`` is a month or day as :func:`resolve` writes them."""
+    """Whether ``value`` is a month, a day or a time as :func:`resolve` writes them."""
     return isinstance(value, str) and bool(_CALENDAR_VALUE.fullmatch(value))
