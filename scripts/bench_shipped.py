@@ -5,7 +5,9 @@
     python scripts/bench_shipped.py --manifests path/to/manifests   # other manifests
 
 Each line of the requests file is ``{"query", "gold": tool_id | null, "lang":
-"en" | "zh", "session"?, "follow_up"?}``. An in-process gateway (embedded
+"en" | "zh", "session"?, "follow_up"?, "arguments"?}``; ``arguments`` (optional)
+names values the filled arguments must hold for the line to count as right with
+its arguments. An in-process gateway (embedded
 Postgres and Redis, or DATABASE_URL / REDIS_URL) loads ``manifests/`` by tool
 auto-discovery, and every request goes, in file order, through ``POST /run``
 with ``dry_run`` as a caller claiming every role the shipped tools ask for.
@@ -59,6 +61,19 @@ class Outcome:
     confidence: float | None
     hint: str | None
     message: str = ""  # the error's message, on failure
+    arguments: dict[str, Any] | None = None  # what the gateway filled in
+
+    @property
+    def expected(self) -> dict[str, Any] | None:
+        """The request's ``arguments``, when its line says what they must hold."""
+        wanted = self.request.get("arguments")
+        return wanted if isinstance(wanted, dict) else None
+
+    @property
+    def arguments_right(self) -> bool:
+        """Every expected argument holds exactly its value (others may be filled too)."""
+        wanted, got = self.expected, self.arguments or {}
+        return wanted is None or all(got.get(k) == v for k, v in wanted.items())
 
     @property
     def gold(self) -> str | None:
@@ -86,8 +101,11 @@ class Outcome:
 
     @property
     def complete(self) -> bool:
-        """The right tool, with arguments that validate (the call would have run)."""
-        return self.correct and self.gold is not None and self.reason is None
+        """The right tool, with arguments that validate (the call would have run) and hold
+        the values the request line expects, if it names any."""
+        return (
+            self.correct and self.gold is not None and self.reason is None and self.arguments_right
+        )
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -117,6 +135,7 @@ async def send(
         confidence=route.get("confidence"),
         hint=route.get("route_hint"),
         message=str(error.get("message") or data.get("message") or ""),
+        arguments=data.get("arguments") if isinstance(data.get("arguments"), dict) else None,
     )
     return outcome, data
 
@@ -213,6 +232,11 @@ def report(path: Path, outcomes: list[Outcome], visible: int, show: int = SHOW_M
     )
     complete = sum(o.complete for o in routed)
     print(f"  {'right tool, valid args':<22s} {rate(complete, len(routed))}")
+    checked = [o for o in routed if o.expected is not None]
+    if checked:
+        print(
+            f"    ({len(checked)} lines name the arguments they expect: those must hold them too)"
+        )
     print("\noff-topic rejection (gold null, answered no_matching_tool):")
     print(accuracy_line("overall", offtopic))
     for lang in langs:
@@ -235,13 +259,18 @@ def report(path: Path, outcomes: list[Outcome], visible: int, show: int = SHOW_M
 
 
 def report_arguments(outcomes: list[Outcome], show: int) -> None:
-    """The right tool, with arguments it refused: what the extraction missed."""
+    """The right tool, with arguments it refused or got wrong: what the extraction missed."""
     refused = [o for o in outcomes if o.correct and o.gold is not None and not o.complete]
-    print(f"\nright tool, arguments refused (first {min(show, len(refused))} of {len(refused)}):")
+    print(
+        f"\nright tool, arguments refused or wrong (first {min(show, len(refused))} of {len(refused)}):"
+    )
     for o in refused[:show]:
         tag = " follow-up" if o.request.get("follow_up") else ""
         print(f"  [{o.request.get('lang')}{tag}] {o.gold}: {shorten(str(o.request['query']))}")
-        print(f"      {o.reason}: {shorten(o.message)}")
+        if o.reason is not None:
+            print(f"      {o.reason}: {shorten(o.message)}")
+        else:
+            print(f"      filled {o.arguments}, expected {o.expected}")
 
 
 def main(
