@@ -286,3 +286,31 @@ def test_a_source_called_by_name_is_read_without_a_suffix() -> None:
     schema = json.loads((REPO / "manifests" / "rag_delete_source.json").read_text())
     arguments = extractor.extract("wipe the source called test-upload", schema["input_schema"])
     assert arguments.arguments == {"source": "test-upload"}
+
+
+INVOICE_PAY = {
+    "type": "object",
+    "properties": {
+        "invoice_id": {"type": "string", "description": "invoice number, e.g. INV-2026-00042"},
+        "amount": {"type": "number", "minimum": 0.01},
+        "currency": {"type": "string", "pattern": "^[A-Z]{3}$"},
+    },
+    "required": ["invoice_id", "amount", "currency"],
+}
+
+
+@pytest.mark.parametrize(
+    "query", ["pay INV-2026-00042, 1250.50 EUR", "支付发票 INV-2026-00042 共 1250.50 EUR"]
+)
+def test_an_identifier_s_pieces_are_neither_numbers_nor_codes(query: str) -> None:
+    """The digits of "INV-2026-00042" are no amount, its "INV" no currency code."""
+    assert extractor.extract(query, INVOICE_PAY).arguments == {
+        "invoice_id": "INV-2026-00042",
+        "amount": 1250.5,
+        "currency": "EUR",
+    }
+
+
+def test_a_date_or_a_time_is_not_a_count() -> None:
+    schema = {"type": "object", "properties": {"quantity": {"type": "integer", "minimum": 1}}}
+    assert extractor.extract("on 2026-12-05 at 10:30, 7 boxes", schema).arguments == {"quantity": 7}

@@ -92,6 +92,10 @@ async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
         for manifest in tools():
             response = await client.post("/tools/register", json=manifest, headers=ADMIN)
             assert response.status_code in (200, 201), response.text
+        # The index takes the registrations in (their texts embedded) before any test
+        # counts the model's calls: a lagging update would otherwise land inside one.
+        body = {"user_query": "index warm-up", "dry_run": True, "user_context": CALLER}
+        await client.post("/run", json=body)
         yield client
 
 

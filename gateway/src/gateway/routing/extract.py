@@ -126,12 +126,32 @@ def _mentions(name: str, schema: dict[str, Any]) -> list[str]:
     return words or [name.lower()]
 
 
+_TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:")
+
+
+def _numbers(query: str) -> Iterator[re.Match[str]]:
+    """The numbers of the query that stand as numbers: not the digits of an identifier
+    ("INV-2026-00042"), a date ("2026-12-05") or a time ("10:30"); "6cm" still counts."""
+    for match in _NUMBER.finditer(query):
+        left, right = match.start(), match.end()
+        while left > 0 and query[left - 1] in _TOKEN_CHARS:
+            left -= 1
+        while right < len(query) and query[right] in _TOKEN_CHARS:
+            right += 1
+        before, after = query[left : match.start()], query[match.end() : right]
+        if any(c.isalpha() for c in before) or re.match(r"[-/:]\d", after):
+            continue
+        if re.search(r"\d[-/:]$", before):
+            continue
+        yield match
+
+
 def _number_near(query: str, words: Sequence[str], used: set[int]) -> re.Match[str] | None:
     lowered = query.lower()
     best: tuple[int, re.Match[str]] | None = None
     for word in words:
         for mention in re.finditer(rf"\b{re.escape(word)}\b", lowered):
-            for number in _NUMBER.finditer(query):
+            for number in _numbers(query):
                 if number.start() in used:
                     continue
                 gap = number.start() - mention.end()
@@ -365,7 +385,9 @@ def _constrained(query: str, spec: dict[str, Any], taken: Collection[object] = (
     """A value the schema pins down: a ``pattern`` match, an ``enum`` option (the longest
     named), or a known ``format`` (date, email ...); not one in ``taken``."""
     if "pattern" in spec:
-        return _pattern_value(query, _unanchored(str(spec["pattern"])), taken)
+        pattern = str(spec["pattern"])
+        anchored = pattern.startswith("^") and pattern.endswith("$")
+        return _pattern_value(query, _unanchored(pattern), taken, anchored=anchored)
     if "enum" in spec:
         return _enum_option(query, spec)
     found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))
@@ -379,9 +401,10 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
     pairs with it ("年假 annual", "annual (年假)")."""
     options = [o for o in spec["enum"] if isinstance(o, str | int | float)]
     by_length = sorted(options, key=lambda o: -len(str(o)))
+    lowered = query.lower()
     for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
         for option in by_length:
-            if re.search(rf"(?<!\w){re.escape(spelled(option))}(?!\w)", query, re.IGNORECASE):
+            if _names(lowered, spelled(option).lower()):
                 return option
     firsts: dict[str, list[Any]] = {}
     for option in options:
@@ -389,17 +412,39 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         if len(first) >= 3 and first.isalpha():
             firsts.setdefault(first, []).append(option)
     for first, owners in firsts.items():
-        if len(owners) == 1 and re.search(rf"(?<![a-z]){first}(?![a-z])", query, re.IGNORECASE):
+        if len(owners) == 1 and _names(lowered, first):
             return owners[0]
     description = str(spec.get("description") or "")
-    for option in by_length:
+    for option in by_length[:_MAX_PAIRED_OPTIONS]:  # a long enum is not read this way
         for word in _paired_words(description, str(option)):
             if word in query:
                 return option
     return None
 
 
+def _names(text: str, word: str) -> bool:
+    """Whether ``text`` holds ``word`` as a whole word (no letter, digit or _ around it),
+    without compiling a pattern per enum option: a long enum costs its length, no more."""
+    if not word:
+        return False
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        word_edge = not (word[0].isalnum() or word[0] == "_") or not (
+            before.isalnum() or before == "_"
+        )
+        if word_edge and (
+            not (word[-1].isalnum() or word[-1] == "_") or not (after.isalnum() or after == "_")
+        ):
+            return True
+        start = text.find(word, start + 1)
+    return False
+
+
 _CJK_WORD = r"[\u4e00-\u9fff]{1,8}"
+_MAX_PAIRED_OPTIONS = 64
 
 
 def _paired_words(description: str, option: str) -> list[str]:
@@ -414,9 +459,21 @@ def _paired_words(description: str, option: str) -> list[str]:
     return [w for w in before + after if len(w) >= 2]
 
 
-def _pattern_value(query: str, pattern: str, taken: Collection[object] = ()) -> str | None:
-    """The pattern's first match in the query not in ``taken``; else a match ignoring case,
-    in the case (upper or lower) the pattern accepts: people type "sku2025018" for
+def _whole(query: str, start: int, end: int) -> bool:
+    """Whether ``query[start:end]`` is not a piece of a longer identifier ("INV" of
+    "INV-2026-00042" is no currency code)."""
+    joined = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+    before = query[start - 1] if start else " "
+    after = query[end] if end < len(query) else " "
+    return before not in joined and after not in joined
+
+
+def _pattern_value(
+    query: str, pattern: str, taken: Collection[object] = (), *, anchored: bool = False
+) -> str | None:
+    """The pattern's first match in the query not in ``taken`` (with ``anchored``, the
+    schema's pattern is a whole value: a whole token); else a match ignoring case, in
+    the case (upper or lower) the pattern accepts: people type "sku2025018" for
     ``^SKU\\d{7}$``."""
     try:
         program = compile_pattern(pattern)
@@ -425,7 +482,8 @@ def _pattern_value(query: str, pattern: str, taken: Collection[object] = ()) -> 
             match = program.search(query, position)
             if match is None:
                 break
-            if str(match.group(0)) not in taken:
+            whole = not anchored or _whole(query, match.start(), match.end())
+            if whole and str(match.group(0)) not in taken:
                 return str(match.group(0))
             position = max(match.end(), position + 1)
         folded = search(compile_pattern(f"(?i:{pattern})"), query)
@@ -473,7 +531,7 @@ def _number(
         number = next(
             (
                 n
-                for n in _NUMBER.finditer(query)
+                for n in _numbers(query)
                 if n.start() not in used and _within(float(n.group(0)), spec)
             ),
             None,
