@@ -223,10 +223,14 @@ def check_waterfall(spans: dict[str, dict[str, Any]], shown: dict[str, Any]) -> 
     depth = {k: shown[s["span_id"]]["depth"] for k, s in (("a", root), ("g", gateway), ("s", shop))}
     assert depth["a"] == 0
     assert depth["a"] < depth["g"] < depth["s"]
+    slack = 0.04 * shown[root["span_id"]]["bar"]["width"]
     for outer, inner in ((root, gateway), (gateway, shop)):
         o, i = shown[outer["span_id"]]["bar"], shown[inner["span_id"]]["bar"]
         assert o["x"] - 1 <= i["x"]
-        assert i["x"] + i["width"] <= o["x"] + o["width"] + 1
+        # A server's span ends after its last byte is sent; its caller may read that byte
+        # and end its own span before the server's loop runs again (seen on a loaded
+        # machine: 25 ms, 2% of the trace). Starts are causal; an end may overhang a little.
+        assert i["x"] + i["width"] <= o["x"] + o["width"] + 1 + slack
     # Scale: each bar's width and offset are its duration and start over the trace's.
     start = min(s["start"] for s in spans.values())
     total_ms = (max(s["end"] for s in spans.values()) - start).total_seconds() * 1000
