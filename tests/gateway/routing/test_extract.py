@@ -314,3 +314,52 @@ def test_an_identifier_s_pieces_are_neither_numbers_nor_codes(query: str) -> Non
 def test_a_date_or_a_time_is_not_a_count() -> None:
     schema = {"type": "object", "properties": {"quantity": {"type": "integer", "minimum": 1}}}
     assert extractor.extract("on 2026-12-05 at 10:30, 7 boxes", schema).arguments == {"quantity": 7}
+
+
+SHIPMENT = {
+    "type": "object",
+    "properties": {
+        "origin": {"type": "string", "description": "Pickup location (warehouse or address)."},
+        "destination": {"type": "string", "description": "Delivery address, free text."},
+        "to_postcode": {"type": "string", "description": "Destination postal code"},
+        "weight_kg": {"type": "number", "minimum": 0.1, "maximum": 30000},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "arguments"),
+    [
+        (
+            "ship 12 kg from WH01 to 88 Orchard Road, Singapore, on 2026-12-05",
+            {"origin": "WH01", "destination": "88 Orchard Road", "weight_kg": 12},
+        ),
+        (
+            "I need to send a 25 kg pallet to our Rotterdam customer",
+            {"destination": "our Rotterdam customer", "weight_kg": 25},
+        ),
+        (
+            "从 WH01 发货 3 kg 寄到 上海浦东新区世纪大道100号",
+            {"origin": "WH01", "destination": "上海浦东新区世纪大道100号", "weight_kg": 3},
+        ),
+    ],
+)
+def test_where_from_and_where_to(query: str, arguments: dict[str, object]) -> None:
+    """A destination follows the last "to" (寄到), an origin "from" (从); a number
+    followed by the parameter's unit ("12 kg" for ``weight_kg``) is that number."""
+    schema = {**SHIPMENT, "properties": dict(SHIPMENT["properties"])}
+    del schema["properties"]["to_postcode"]
+    assert extractor.extract(query, schema).arguments == arguments
+
+
+def test_a_code_after_to_is_one_token() -> None:
+    schema = {**SHIPMENT, "properties": {"to_postcode": SHIPMENT["properties"]["to_postcode"]}}
+    for query in ("quote 5 kg from 200000 to 10115", "a 20kg parcel to postcode 10115"):
+        assert extractor.extract(query, schema).arguments == {"to_postcode": "10115"}
+
+
+def test_a_common_word_is_not_a_code_in_capitals() -> None:
+    """The case of an identifier is corrected ("sku2025018"), never a word's: "and" is
+    no currency code."""
+    schema = {"type": "object", "properties": {"base": {"type": "string", "pattern": "^[A-Z]{3}$"}}}
+    assert extractor.extract("and on 2026-06-30?", schema).arguments == {}

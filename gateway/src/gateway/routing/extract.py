@@ -147,15 +147,19 @@ def _numbers(query: str) -> Iterator[re.Match[str]]:
 
 
 def _number_near(query: str, words: Sequence[str], used: set[int]) -> re.Match[str] | None:
+    """The number a word naming the parameter introduces ("height 5"), or that stands
+    right before it as its unit ("12 kg" for ``weight_kg``), nearest first."""
     lowered = query.lower()
     best: tuple[int, re.Match[str]] | None = None
     for word in words:
-        for mention in re.finditer(rf"\b{re.escape(word)}\b", lowered):
+        for mention in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
             for number in _numbers(query):
                 if number.start() in used:
                     continue
                 gap = number.start() - mention.end()
-                if 0 <= gap <= 25 and (best is None or gap < best[0]):
+                if 0 <= mention.start() - number.end() <= 1:
+                    gap = -1  # its unit ("12 kg"): the closest evidence there is
+                if -1 <= gap <= 25 and (best is None or gap < best[0]):
                     best = (gap, number)
     return best[1] if best else None
 
@@ -196,6 +200,49 @@ _CALLED = re.compile(
 
 # "给张三下单": whom an order, a parcel or a message is for.
 _CJK_FOR = re.compile(r"给\s*([\w·]{1,12}?)\s*(?:下单|下个单|下一单|订|买|发|寄)")
+
+
+# Where something goes or comes from: ``to_postcode``, ``destination``, ``from_city``.
+_TO_NAMES = frozenset({"to", "dest", "destination", "ship_to", "deliver_to", "delivery_address"})
+_FROM_NAMES = frozenset({"from", "origin", "ship_from"})
+_CODE_WORDS = ("postcode", "postal", "zip", "code", "id", "warehouse", "airport", "port")
+_PREPOSITIONS = {
+    "to": (r"\bto\s+", r"(?:寄到|送到|发往|发到|运到|到)\s*"),
+    "from": (r"\bfrom\s+", r"(?:从|自)\s*"),
+}
+# Free text ends at punctuation, a new clause ("on", "with" ...) or a weight ("2 kilos").
+_PLACE_END = re.compile(
+    r"[,.;!?，。；！？]|\s(?:on|with|by|via|for|at|and|using|before|after|to|from)\s"
+    r"|\s\d+(?:\.\d+)?\s*(?:kg|kilos?|g|lbs?|pcs|units?)\b|[出发寄送]",
+    re.IGNORECASE,
+)
+
+
+def _where_to(query: str, parameter: str) -> str | None:
+    """For a parameter of where something goes or comes from, what follows the last
+    "to" / "from" (寄到 / 从): one token for a code ("to 10115"), else the place up to
+    the next clause ("to 88 Orchard Road, Singapore" → "88 Orchard Road")."""
+    words = re.split(r"[_\W]+", parameter)
+    direction = (
+        "to"
+        if parameter in _TO_NAMES or words[0] == "to"
+        else "from"
+        if parameter in _FROM_NAMES or words[0] == "from"
+        else None
+    )
+    if direction is None:
+        return None
+    english, chinese = _PREPOSITIONS[direction]
+    found = list(re.finditer(english, query, re.IGNORECASE)) or list(re.finditer(chinese, query))
+    if not found:
+        return None
+    rest = query[found[-1].end() :][:120]
+    if any(word in parameter for word in _CODE_WORDS):  # "to 10115", "to postcode 94105"
+        token = re.match(r"(?:[A-Za-z]+\s+){0,2}?([A-Za-z]*\d[\w-]*)", rest)
+        return token.group(1) if token else None
+    end = _PLACE_END.search(rest)
+    place = (rest[: end.start()] if end else rest).strip()
+    return place or None
 
 
 def _labelled_name(query: str, parameter: str) -> str | None:
@@ -489,8 +536,8 @@ def _pattern_value(
         folded = search(compile_pattern(f"(?i:{pattern})"), query)
     except (PatternError, UnicodeEncodeError):  # a lone surrogate: RE2 reads nothing
         return None
-    if not folded:
-        return None
+    if not folded or not any(c.isdigit() for c in str(folded.group(0))):
+        return None  # only an identifier's case is corrected: "and" is no currency "AND"
     text = str(folded.group(0))
     for value in (text.upper(), text.lower()):
         whole = search(program, value)
@@ -580,6 +627,9 @@ def _string(
         if file_name is not None:
             return file_name
     lowered = name.lower()
+    where = _where_to(query, lowered)
+    if where is not None:
+        return where
     if lowered in _TEXT_NAMES or lowered in _QUERY_NAMES:
         body = _after_colon(query)
         if body is not None:
