@@ -363,3 +363,19 @@ def test_a_common_word_is_not_a_code_in_capitals() -> None:
     no currency code."""
     schema = {"type": "object", "properties": {"base": {"type": "string", "pattern": "^[A-Z]{3}$"}}}
     assert extractor.extract("and on 2026-06-30?", schema).arguments == {}
+
+
+def test_a_quoted_phrase_is_not_an_identifier_of_another_shape() -> None:
+    """ "运单号，例如 SF1234567890": a quoted "bill of lading" is no tracking number (it used
+    to be taken, and the tool then counted as fitting the request)."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "tracking_no": {"type": "string", "description": "运单号，例如 SF1234567890"}
+        },
+        "required": ["tracking_no"],
+    }
+    assert extractor.extract("translate 'bill of lading' into Spanish", schema).arguments == {}
+    assert extractor.extract("where is 'SF1234567890'", schema).arguments == {
+        "tracking_no": "SF1234567890"
+    }

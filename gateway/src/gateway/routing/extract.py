@@ -506,13 +506,15 @@ def _paired_words(description: str, option: str) -> list[str]:
     return [w for w in before + after if len(w) >= 2]
 
 
+_JOINING = _TOKEN_CHARS - {".", "/", ":"}  # what continues an identifier around a match
+
+
 def _whole(query: str, start: int, end: int) -> bool:
     """Whether ``query[start:end]`` is not a piece of a longer identifier ("INV" of
     "INV-2026-00042" is no currency code)."""
-    joined = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
     before = query[start - 1] if start else " "
     after = query[end] if end < len(query) else " "
-    return before not in joined and after not in joined
+    return before not in _JOINING and after not in _JOINING
 
 
 def _pattern_value(
@@ -626,6 +628,8 @@ def _string(
         file_name = _file_name(query, used_ids)
         if file_name is not None:
             return file_name
+    elif any(not _FILE_TOKEN.fullmatch(e) for e in examples_of(spec)):
+        return None  # its examples show an identifier's shape, and nothing here has it
     lowered = name.lower()
     where = _where_to(query, lowered)
     if where is not None:
