@@ -222,17 +222,13 @@ def _where_to(query: str, parameter: str) -> str | None:
     """For a parameter of where something goes or comes from, what follows the last
     "to" / "from" (寄到 / 从): one token for a code ("to 10115"), else the place up to
     the next clause ("to 88 Orchard Road, Singapore" → "88 Orchard Road")."""
-    words = re.split(r"[_\W]+", parameter)
-    direction = (
-        "to"
-        if parameter in _TO_NAMES or words[0] == "to"
-        else "from"
-        if parameter in _FROM_NAMES or words[0] == "from"
-        else None
-    )
-    if direction is None:
+    first = re.split(r"[_\W]+", parameter)[0]
+    if parameter in _TO_NAMES or first == "to":
+        english, chinese = _PREPOSITIONS["to"]
+    elif parameter in _FROM_NAMES or first == "from":
+        english, chinese = _PREPOSITIONS["from"]
+    else:
         return None
-    english, chinese = _PREPOSITIONS[direction]
     found = list(re.finditer(english, query, re.IGNORECASE)) or list(re.finditer(chinese, query))
     if not found:
         return None
@@ -324,20 +320,24 @@ class ArgumentExtractor:
         quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
         names = _capitalised_names(query)
 
-        calendar: list[str] = []  # the query with its dates in ISO form, read when needed
+        resolved: str | None = None
+
+        def on_calendar() -> str:
+            """The query with its dates in ISO form (``temporal.resolve``), read once."""
+            nonlocal resolved
+            if resolved is None:
+                resolved = temporal.resolve(query, self.today())
+            return resolved
+
         for name in order:
             spec = props.get(name) or {}
             taken = set(map(str, result.arguments.values()))
             if _takes_time(spec):  # read where "tomorrow" and "下午两点" stand in the text
-                if not calendar:
-                    calendar.append(temporal.resolve(query, self.today()))
-                value = _constrained(calendar[0], spec, taken)
+                value = _constrained(on_calendar(), spec, taken)
             else:
                 value = self._fill(query, name, spec, used_numbers, quoted, names, used_ids, taken)
             if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
-                if not calendar:
-                    calendar.append(temporal.resolve(query, self.today()))
-                value = _calendar_value(calendar[0], query, name, spec, taken)
+                value = _calendar_value(on_calendar(), query, name, spec, taken)
             if value is not None:
                 result.arguments[name] = value
 
@@ -469,6 +469,10 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
     return None
 
 
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
 def _names(text: str, word: str) -> bool:
     """Whether ``text`` holds ``word`` as a whole word (no letter, digit or _ around it),
     without compiling a pattern per enum option: a long enum costs its length, no more."""
@@ -479,12 +483,8 @@ def _names(text: str, word: str) -> bool:
         end = start + len(word)
         before = text[start - 1] if start else " "
         after = text[end] if end < len(text) else " "
-        word_edge = not (word[0].isalnum() or word[0] == "_") or not (
-            before.isalnum() or before == "_"
-        )
-        if word_edge and (
-            not (word[-1].isalnum() or word[-1] == "_") or not (after.isalnum() or after == "_")
-        ):
+        left = not _word_char(word[0]) or not _word_char(before)
+        if left and (not _word_char(word[-1]) or not _word_char(after)):
             return True
         start = text.find(word, start + 1)
     return False
