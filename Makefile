@@ -68,8 +68,8 @@ bench-metrics: $(STAMP) ## Metrics middleware: cost per request with and without
 bench-outputs: $(STAMP) ## Output checks: cost of the budget and output_schema checks on a small output
 	$(PY) scripts/bench_outputs.py
 
-bench-routing: $(STAMP) ## Routing quality and latency: make bench-routing DATASET=path (tools.jsonl + queries.jsonl)
-	$(PY) scripts/bench_routing.py $(DATASET)
+bench-routing: $(STAMP) ## Routing quality and latency: make bench-routing DATASET=path [EXAMPLES=n] (tools.jsonl + queries.jsonl)
+	$(PY) scripts/bench_routing.py $(DATASET) $(if $(EXAMPLES),--examples $(EXAMPLES))
 
 bench-shipped: $(STAMP) ## Routing quality on the shipped tools: make bench-shipped [REQUESTS=path.jsonl] [MANIFESTS=dir]
 	$(PY) scripts/bench_shipped.py $(if $(MANIFESTS),--manifests $(MANIFESTS)) $(REQUESTS)

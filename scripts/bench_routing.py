@@ -16,6 +16,10 @@ original ids.
 
 Large query files (over 5,000 queries, i.e. MetaTool) are evaluated on their
 last 20%, the stable test split; ``--fraction`` overrides.
+
+``--examples N`` gives each tool up to N ``examples`` (the manifest field) taken
+from the queries before the test split whose only gold tool it is: what a team
+that wrote a few requests per tool gets. The test split is never read for them.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
 THRESHOLDS = (0.0, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 # Building the index embeds every tool at startup: slow on a busy machine (default 5 s).
 STARTUP_TIMEOUT_S = 300
+EXAMPLE_MAX_CHARS = 500  # the manifest schema's limit for one example
+MAX_EXAMPLES = 50  # and for how many a tool may have
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -72,7 +78,23 @@ def map_ids(original_ids: list[str]) -> dict[str, str]:
     return mapped
 
 
-def manifest(tool: dict[str, Any], tool_id: str) -> dict[str, Any]:
+def training_examples(queries: list[dict[str, Any]], per_tool: int) -> dict[str, list[str]]:
+    """Up to ``per_tool`` single-gold queries per tool (original ids), in file order,
+    each within the manifest schema's length limit."""
+    examples: dict[str, list[str]] = {}
+    for query in queries:
+        gold, text = query.get("gold") or [], query["query"].strip()
+        if len(gold) != 1 or not text or len(text) > EXAMPLE_MAX_CHARS:
+            continue
+        chosen = examples.setdefault(gold[0], [])
+        if len(chosen) < per_tool and text not in chosen:
+            chosen.append(text)
+    return examples
+
+
+def manifest(
+    tool: dict[str, Any], tool_id: str, examples: list[str] | None = None
+) -> dict[str, Any]:
     schema = tool.get("input_schema") or {"type": "object", "properties": {}}
     return {
         "tool_id": tool_id,
@@ -82,7 +104,7 @@ def manifest(tool: dict[str, Any], tool_id: str) -> dict[str, Any]:
         "input_schema": schema,
         "endpoint": {"type": "http", "method": "POST", "url": "http://127.0.0.1:9/unused"},
         "permission": "public",
-    }
+    } | ({"examples": examples} if examples else {})
 
 
 def pct(values: list[float], q: float) -> float:
@@ -105,7 +127,13 @@ async def register_all(client: httpx.AsyncClient, manifests: list[dict[str, Any]
 
 
 async def run_bench(
-    dataset: Path, fraction: float | None, limit: int | None, llm_limit: int, int8: bool | None
+    dataset: Path,
+    fraction: float | None,
+    limit: int | None,
+    llm_limit: int,
+    int8: bool | None,
+    examples_per_tool: int = 0,
+    misses: Path | None = None,
 ) -> None:
     from gateway.app import create_app
     from gateway.settings import Settings
@@ -114,7 +142,11 @@ async def run_bench(
     queries = read_jsonl(dataset / "queries.jsonl")
     if fraction is None:
         fraction = 0.2 if len(queries) > 5000 else 1.0
-    queries = queries[int(len(queries) * (1 - fraction)) :]
+    split = int(len(queries) * (1 - fraction))
+    if examples_per_tool and split == 0:
+        raise SystemExit("--examples needs queries before the test split (set --fraction < 1)")
+    examples = training_examples(queries[:split], examples_per_tool)
+    queries = queries[split:]
     if limit:
         queries = queries[:limit]
     irrelevant_path = dataset / "queries_irrelevant.jsonl"
@@ -143,17 +175,26 @@ async def run_bench(
                 transport=transport, base_url="http://localhost"
             ) as client:
                 started = time.perf_counter()
-                await register_all(client, [manifest(t, ids[t["tool_id"]]) for t in all_tools])
+                await register_all(
+                    client,
+                    [manifest(t, ids[t["tool_id"]], examples.get(t["tool_id"])) for t in all_tools],
+                )
                 print(
                     f"registered {len(all_tools)} tools in {time.perf_counter() - started:.1f} s "
                     f"({sum(1 for k, v in ids.items() if k != v)} ids mapped)"
                 )
+                if examples_per_tool:
+                    given = sum(len(e) for e in examples.values())
+                    print(
+                        f"examples: {given} from the queries before the test split "
+                        f"(up to {examples_per_tool} a tool, {len(examples)} tools)"
+                    )
                 router = app.state.runtime.router
                 print(f"embedder: {router.embedder.compute} matrix products")
                 await router.registry.refresh()
                 index = await router.index()
                 report_coarse(index, router.embedder, queries, ids, tools)
-                await report_run(client, queries, ids, back)
+                await report_run(client, queries, ids, back, misses)
                 await report_breakdown(router, queries)
                 if irrelevant:
                     report_rejection(index, router.embedder, queries, irrelevant, ids)
@@ -205,8 +246,12 @@ async def report_run(
     queries: list[dict[str, Any]],
     ids: dict[str, str],
     back: dict[str, str],
+    misses: Path | None = None,
 ) -> None:
+    """Top-1 of ``POST /run``; ``misses``: a JSONL file of the wrong answers (query, gold,
+    what was chosen and the route), for reading."""
     correct = 0
+    missed: list[dict[str, Any]] = []
     routed: list[int] = []
     miss_latency: list[float] = []
     wrong: Counter[str] = Counter()
@@ -221,7 +266,13 @@ async def report_run(
         right = back.get(data.get("tool_id") or "") in query["gold"]
         correct += right
         if not right:
-            wrong[_failure(data, route, {ids[g] for g in query["gold"] if g in ids})] += 1
+            kind = _failure(data, route, {ids[g] for g in query["gold"] if g in ids})
+            wrong[kind] += 1
+            chosen = back.get(data.get("tool_id") or "")
+            missed.append(query | {"chosen": chosen, "kind": kind, "route": route})
+    if misses is not None:
+        lines = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in missed)
+        await asyncio.to_thread(misses.write_text, lines)
     hit_latency: list[float] = []
     for i in routed[-300:]:  # the newest entries: the cache is bounded
         data, elapsed = await dry_run(client, queries[i]["query"], f"bench-{i}")
@@ -397,10 +448,21 @@ def main(
         bool | None,
         typer.Option("--int8/--float", help="Embedder products (default: EMBEDDER_INT8)."),
     ] = None,
+    examples: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            max=MAX_EXAMPLES,
+            help="Give each tool up to N examples from the queries before the test split.",
+        ),
+    ] = 0,
+    misses: Annotated[
+        Path | None, typer.Option(help="Write the wrong /run answers here (JSONL).")
+    ] = None,
 ) -> None:
     if not (dataset / "tools.jsonl").exists():
         raise typer.BadParameter(f"{dataset} has no tools.jsonl")
-    asyncio.run(run_bench(dataset, fraction, limit, llm_limit, int8))
+    asyncio.run(run_bench(dataset, fraction, limit, llm_limit, int8, examples, misses))
 
 
 if __name__ == "__main__":
