@@ -19,6 +19,10 @@ neither can carry a tool that does not match at all:
   is that call again with the new value ("那 2026-09 的呢" after a monthly
   report); "thanks, that's all" gives none and is still rejected.
 
+- **A request to read, and a tool that writes** (``misread``, from the router: see
+  ``intent``): "show me invoice INV-…" is not a payment. Such a tool loses
+  ``READ_REQUEST_PENALTY`` (all) of its score and its confidence when another
+  candidate only reads: it is not chosen.
 - **What the request asks that a tool does not offer** (``drop``, from the router):
   an action none of the tool's own words name ("cancel order SO…" of an order
   lookup: ``vocabulary.action_gap``), or identifiers of a type another candidate
@@ -43,6 +47,7 @@ from typing import Any
 
 from gateway.routing.extract import ArgumentExtractor, examples_of, shape_of
 from gateway.routing.index import Candidate
+from gateway.routing.intent import READ_REQUEST_PENALTY
 
 FIT_BONUS = 0.1
 FIT_CONFIDENCE = 0.1
@@ -70,11 +75,12 @@ def choose(
     last_tool: str | None = None,
     continues: Callable[[str], bool] = lambda _: False,
     drop: Callable[[str], float] = lambda _: 0.0,
+    misread: Callable[[str], bool] = lambda _: False,
 ) -> Choice:
     """The candidate to route to, given the nudges described in the module docstring."""
     if not candidates:
         return Choice(None, None, "no candidates")
-    ranked = _ranked(candidates, fits, last_tool)
+    ranked = _ranked(candidates, fits, last_tool, misread)
     _, _, best, notes = max(ranked, key=lambda r: (r[0], r[1]))
     why = f"top-1 confidence {best.confidence:.3f}"
     if best.tool_id != candidates[0].tool_id:
@@ -99,10 +105,16 @@ def choose(
 
 
 def _ranked(
-    candidates: Sequence[Candidate], fits: Callable[[str], bool], last_tool: str | None
+    candidates: Sequence[Candidate],
+    fits: Callable[[str], bool],
+    last_tool: str | None,
+    misread: Callable[[str], bool],
 ) -> list[tuple[float, int, Candidate, list[str]]]:
     """Each candidate's nudged score, its position (ties), its nudged confidence, and why."""
-    top_score = candidates[0].score
+    # The margin is measured from the best candidate the request may be meant for.
+    top_score = max(
+        (c.score for c in candidates if not misread(c.tool_id)), default=candidates[0].score
+    )
     ranked: list[tuple[float, int, Candidate, list[str]]] = []
     for position, candidate in enumerate(candidates):
         score, notes = candidate.score, []
@@ -115,6 +127,10 @@ def _ranked(
             score += FIT_BONUS
             confidence = min(1.0, confidence + FIT_CONFIDENCE)
             notes.append("its required arguments are in the request")
+        if misread(candidate.tool_id):
+            score -= READ_REQUEST_PENALTY
+            confidence = max(0.0, confidence - READ_REQUEST_PENALTY)
+            notes.append("it writes, and the request asks to read")
         ranked.append((score, -position, replace(candidate, confidence=confidence), notes))
     return ranked
 

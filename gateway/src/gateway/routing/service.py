@@ -44,7 +44,7 @@ from gateway.auth.service import can_use
 from gateway.catalog.spec import ToolSpec
 from gateway.metrics import record_route, record_route_cache, record_route_failure
 from gateway.registry.cache import RegistryCache
-from gateway.routing import vocabulary
+from gateway.routing import intent, vocabulary
 from gateway.routing.cache import (
     CachedRoute,
     RouteCache,
@@ -142,7 +142,7 @@ class Router:
         self._scopes: dict[tuple[int, frozenset[str]], tuple[str, bool]] = {}
         self._rebuild: asyncio.Task[None] | None = None
         self._stale = False
-        self._offered: dict[int, tuple[dict[str, Any], frozenset[str] | None]] = {}
+        self._offered: dict[int, tuple[dict[str, Any], frozenset[str] | None, bool]] = {}
 
     # -- index lifecycle -------------------------------------------------------------
 
@@ -494,15 +494,38 @@ class Router:
 
         return drop
 
+    def _misread(self, text: str, candidates: list[Candidate]) -> Callable[[str], bool]:
+        """Per candidate, whether it writes though the request asks to read, and another
+        candidate only reads (``intent``)."""
+        tools = self.registry.tools
+        present = [c.tool_id for c in candidates if c.tool_id in tools]
+        reading = {t for t in present if _reads_only(tools[t].spec)}
+        if not reading or len(reading) == len(present) or not intent.asks_to_read(text):
+            return lambda _: False
+        return lambda tool_id: tool_id not in reading and self._writes(tool_id)
+
+    def _writes(self, tool_id: str) -> bool:
+        spec = self.registry.tools[tool_id].spec
+        return not _reads_only(spec) and self._actions(spec.manifest)[1]
+
     def _offered_actions(self, manifest: dict[str, Any]) -> frozenset[str] | None:
-        """``vocabulary.offered_actions``, memoised per manifest (a changed tool is a new one)."""
+        return self._actions(manifest)[0]
+
+    def _actions(self, manifest: dict[str, Any]) -> tuple[frozenset[str] | None, bool]:
+        """``vocabulary.offered_actions``, and whether the tool's words make it a writer
+        if its endpoint does (``intent.writes``), memoised per manifest (a changed tool
+        is a new one)."""
         key = id(manifest)
         found = self._offered.get(key)
         if found is None or found[0] is not manifest:
             if len(self._offered) > 4096:
                 self._offered.clear()
-            found = self._offered[key] = (manifest, vocabulary.offered_actions(manifest))
-        return found[1]
+            actions = (
+                vocabulary.offered_actions(manifest),
+                intent.writes(manifest, reads_only=False),
+            )
+            found = self._offered[key] = (manifest, *actions)
+        return found[1], found[2]
 
     def _validate(self, tool_id: str, arguments: dict[str, Any]) -> str | None:
         tool = self.registry.get(tool_id)
@@ -534,6 +557,7 @@ class Router:
                 previous.previous,
             ),
             drop=self._unoffered(instruction(query), candidates),
+            misread=self._misread(instruction(query), candidates),
         )
         if choice.candidate is None:
             surest = sorted(candidates, key=lambda c: -c.confidence)[:3]

@@ -1,0 +1,163 @@
+"""A request that asks to read is never sent to a tool that writes (``routing.intent``):
+"has CT-2026-0107 been signed yet?" is closer, for the embedder, to the tool that signs
+contracts (its example "countersign contract CT-2026-0107…" differs in a word or two)
+than to the one that shows them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+
+from gateway.app import create_app
+from gateway.routing.choose import choose
+from gateway.routing.index import Candidate
+from gateway.routing.intent import asks_to_read, writes
+from reach_common.embeddings import Embedder
+from tests.conftest import Backends, app_client
+from tests.gateway.conftest import ADMIN
+from tests.gateway.routing.test_run import settings_for
+
+ID = {"type": "string", "pattern": "^CT-\\d{4}-\\d{4}$"}
+
+
+def tool(tool_id: str, method: str, description: str, **extra: Any) -> dict[str, Any]:
+    properties = extra.pop("properties", {"contract_id": ID})
+    return {
+        "tool_id": tool_id,
+        "name": tool_id.replace("_", " "),
+        "description": description,
+        "input_schema": {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties)[:1],
+            "additionalProperties": False,
+        },
+        "endpoint": {"type": "http", "method": method, "url": f"http://127.0.0.1:9/{tool_id}"},
+        "permission": "public",
+        **extra,
+    }
+
+
+CONTRACT_GET = tool(
+    "contract_get",
+    "GET",
+    "Shows one customer contract: parties, value, start and end dates, and whether it "
+    "has been signed.",
+    aliases=["contract details", "show contract"],
+)
+CONTRACT_SIGN = tool(
+    "contract_sign",
+    "POST",
+    "Signs a customer contract on behalf of the company, with the signing date.",
+    examples=[
+        "sign contract CT-2026-0042 today",
+        "countersign contract CT-2026-0107 on 2026-12-10",
+    ],
+    properties={"contract_id": ID, "sign_date": {"type": "string", "format": "date"}},
+)
+NOTES_SEARCH = tool(
+    "notes_search",
+    "POST",
+    "Searches the sales team's meeting notes for a phrase and returns matching passages.",
+    properties={"query": {"type": "string"}},
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "reads"),
+    [
+        ("show me contract CT-2026-0042", True),
+        ("has CT-2026-0107 been signed yet?", True),
+        ("hey, can you check what's going on with shipment YT2026113000123", True),
+        ("what's the due date on INV-2026-00107?", True),
+        ("do I have any leave left", True),
+        ("合同 CT-2026-0042 的金额是多少", True),
+        ("麻烦看下 INV-2026-00808 这张单子付没付", True),
+        # Orders, however politely put, and questions that ask for a write action.
+        ("sign contract CT-2026-0042", False),
+        ("can you countersign CT-2026-0107 tomorrow", False),
+        ("Can I order 5 units of SKU2024001?", False),
+        ("could you cancel order SO20261130004?", False),
+        ("do it now", False),
+        ("能帮我下个单吗", False),
+        ("帮我下个寄件单，3 kg，寄到杭州西湖区文三路 90 号", False),
+    ],
+)
+def test_a_request_asks_to_read_when_it_questions_or_begins_with_reading(
+    text: str, reads: bool
+) -> None:
+    assert asks_to_read(text) is reads
+
+
+def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
+    assert writes(CONTRACT_SIGN, reads_only=False)
+    assert not writes(CONTRACT_SIGN, reads_only=True)  # declared idempotent: trusted
+    # A search behind a POST: its name, or its description's first word, says it reads.
+    assert not writes(NOTES_SEARCH, reads_only=False)
+    assert not writes(tool("x", "POST", "Searches tickets."), reads_only=False)
+    assert not writes(tool("get_weather", "POST", "Weather now."), reads_only=False)
+
+
+def candidate(tool_id: str, score: float, confidence: float) -> Candidate:
+    return Candidate(tool_id, score, dense=0.0, lexical=0.0, confidence=confidence)
+
+
+def test_a_writing_tool_is_not_chosen_for_a_request_to_read() -> None:
+    candidates = [candidate("contract_sign", 1.0, 0.6), candidate("contract_get", 0.5, 0.35)]
+    chosen = choose(
+        candidates, threshold=0.3, fits=lambda _: False, misread=lambda t: t == "contract_sign"
+    )
+    assert chosen.candidate is not None
+    assert chosen.candidate.tool_id == "contract_get"
+    # With no reader confident enough, nothing is chosen rather than the writer.
+    alone = choose(candidates[:1], threshold=0.3, fits=lambda _: False, misread=lambda _: True)
+    assert alone.candidate is None
+
+
+async def gateway_with(
+    backends: Backends, shop_url: str, embedder: Embedder, manifests: list[dict[str, Any]]
+) -> AsyncIterator[httpx.AsyncClient]:
+    settings = settings_for(backends, shop_url)
+    settings.tool_auto_discovery = False  # only the tools registered here
+    async with app_client(create_app(settings, embedder=embedder)) as client:
+        for manifest in manifests:
+            response = await client.post("/tools/register", json=manifest, headers=ADMIN)
+            assert response.status_code in (200, 201), response.text
+        yield client
+
+
+@pytest.fixture(scope="module")
+async def gateway(
+    backends: Backends, shop_url: str, embedder: Embedder
+) -> AsyncIterator[httpx.AsyncClient]:
+    manifests = [CONTRACT_GET, CONTRACT_SIGN, NOTES_SEARCH]
+    async for client in gateway_with(backends, shop_url, embedder, manifests):
+        yield client
+
+
+async def routed(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
+    body = {"user_query": query, "user_context": {"user_id": "reader"}, "dry_run": True}
+    return await gateway.post("/run", json=body)
+
+
+@pytest.mark.parametrize(
+    ("query", "tool_id"),
+    [
+        # Each of these went to contract_sign before the rule.
+        ("has CT-2026-0107 been signed yet?", "contract_get"),
+        ("what's the end date of contract CT-2026-0042?", "contract_get"),
+        # Writes still reach the writer; a question to a search behind a POST its search.
+        ("sign contract CT-2026-0042", "contract_sign"),
+        ("can you countersign CT-2026-0107 tomorrow", "contract_sign"),
+        ("what did the team say about the Acme renewal in the meeting notes?", "notes_search"),
+    ],
+)
+async def test_questions_reach_the_reader_and_orders_the_writer(
+    gateway: httpx.AsyncClient, query: str, tool_id: str
+) -> None:
+    response = await routed(gateway, query)
+    assert response.status_code == 200, response.text
+    assert response.json()["tool_id"] == tool_id
