@@ -38,58 +38,19 @@ READ_REQUEST_PENALTY = 1.0  # a writer is not chosen for a request to read
 
 # Verbs that begin a request to read something, after any greeting or "can you".
 _READ_VERBS = frozenset(
-    [
-        "show",
-        "list",
-        "check",
-        "find",
-        "look",
-        "tell",
-        "display",
-        "view",
-        "pull",
-        "fetch",
-        "see",
-        "search",
-        "track",
-        "lookup",
-        "query",
-        "retrieve",
-        "confirm",
-        "verify",
-        "count",
-        "compare",
-    ]
+    (
+        *("show", "list", "check", "find", "look", "tell", "display", "view", "pull"),
+        *("fetch", "see", "search", "track", "lookup", "query", "retrieve", "confirm"),
+        *("verify", "count", "compare"),
+    )
 )
 # Question words; "have" and "do" only before a pronoun ("do I have…"; "do it" is an order).
 _QUESTION_WORDS = frozenset(
-    [
-        "what",
-        "what's",
-        "whats",
-        "where",
-        "where's",
-        "when",
-        "when's",
-        "which",
-        "who",
-        "who's",
-        "whose",
-        "how",
-        "how's",
-        "why",
-        "is",
-        "are",
-        "was",
-        "were",
-        "has",
-        "hasn't",
-        "did",
-        "does",
-        "doesn't",
-        "isn't",
-        "any",
-    ]
+    (
+        *("what", "what's", "whats", "where", "where's", "when", "when's", "which", "who"),
+        *("who's", "whose", "how", "how's", "why", "is", "are", "was", "were", "has"),
+        *("hasn't", "did", "does", "doesn't", "isn't", "any"),
+    )
 )
 _PRONOUN_QUESTION = re.compile(r"^(?:do|have)\s+(?:i|we|you|they|he|she)\b")
 _LEAD = re.compile(
