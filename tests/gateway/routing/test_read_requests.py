@@ -1,7 +1,9 @@
-"""A request that asks to read is never sent to a tool that writes (``routing.intent``):
-"has CT-2026-0107 been signed yet?" is closer, for the embedder, to the tool that signs
-contracts (its example "countersign contract CT-2026-0107…" differs in a word or two)
-than to the one that shows them."""
+"""Questions and orders (``routing.intent``). A request that asks to read is never sent to
+a tool that writes: "has CT-2026-0107 been signed yet?" is closer, for the embedder, to
+the tool that signs contracts (its example "countersign contract CT-2026-0107…" differs
+in a word or two) than to the one that shows them. An order is never sent to a tool that
+only reads, nor to a writer whose words do not name its verb: "cancel contract
+CT-2026-0042" signed it."""
 
 from __future__ import annotations
 
@@ -14,7 +16,8 @@ import pytest
 from gateway.app import create_app
 from gateway.routing.choose import choose
 from gateway.routing.index import Candidate
-from gateway.routing.intent import asks_to_read, writes
+from gateway.routing.intent import asks_to_read, order_verb, own_words, writes
+from gateway.routing.intent import does as does_words
 from reach_common.embeddings import Embedder
 from tests.conftest import Backends, app_client
 from tests.gateway.conftest import ADMIN
@@ -101,6 +104,42 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
     assert not writes(tool("get_weather", "POST", "Weather now."), reads_only=False)
 
 
+@pytest.mark.parametrize(
+    ("text", "verb"),
+    [
+        ("submit annual leave for E20931 from 2027-01-10 to 2027-01-14", "submit"),
+        ("can you close ticket INC0012345", "close"),
+        ("I want to cancel my leave request for next week", "cancel"),
+        ("open a ticket: outlook crashes every time I attach a file", "open"),
+        ("申请 2027-01-10 到 2027-01-14 的年假", "申请"),
+        ("帮我取消明天的会议室预订", "取消"),
+        # Not orders: reading first, a verb that also reads, a noun first, a question.
+        ("open the October report", None),
+        ("show me contract CT-2026-0042", None),
+        ("退款单RF87654321查下进度", None),
+        ("has CT-2026-0107 been signed yet?", None),
+    ],
+)
+def test_an_order_is_known_by_its_first_verb(text: str, verb: str | None) -> None:
+    assert order_verb(text) == verb
+
+
+def does(manifest: dict[str, Any], verb: str) -> bool:
+    return does_words(own_words(manifest), verb)
+
+
+def test_a_tool_does_a_verb_its_words_or_their_action_class_name() -> None:
+    assert does(CONTRACT_SIGN, "sign")
+    assert not does(CONTRACT_SIGN, "cancel")
+    deletes = tool("doc_delete", "DELETE", "Deletes a document from the index.")
+    assert does(deletes, "purge")  # the class of delete
+    # Across languages through the action class (取消: cancel), else taken at its word.
+    assert not does(CONTRACT_SIGN, "取消")
+    assert does(tool("order_cancel", "POST", "Cancels an order."), "取消")
+    assert does(tool("leave_request", "POST", "提交请假申请，需要开始日期和结束日期。"), "submit")
+    assert does(CONTRACT_SIGN, "申请")
+
+
 def candidate(tool_id: str, score: float, confidence: float) -> Candidate:
     return Candidate(tool_id, score, dense=0.0, lexical=0.0, confidence=confidence)
 
@@ -141,6 +180,19 @@ async def gateway(
 async def routed(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
     body = {"user_query": query, "user_context": {"user_id": "reader"}, "dry_run": True}
     return await gateway.post("/run", json=body)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["cancel contract CT-2026-0042", "void contract CT-2026-0042", "取消合同 CT-2026-0042"],
+)
+async def test_an_order_no_tool_names_is_refused_not_given_to_the_nearest_writer(
+    gateway: httpx.AsyncClient, query: str
+) -> None:
+    # The English ones went to contract_sign before the rule: a cancel that signed.
+    response = await routed(gateway, query)
+    assert response.status_code == 404, response.text
+    assert response.json()["reason"] == "no_matching_tool"
 
 
 @pytest.mark.parametrize(

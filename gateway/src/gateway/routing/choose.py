@@ -19,10 +19,10 @@ neither can carry a tool that does not match at all:
   is that call again with the new value ("那 2026-09 的呢" after a monthly
   report); "thanks, that's all" gives none and is still rejected.
 
-- **A request to read, and a tool that writes** (``misread``, from the router: see
-  ``intent``): "show me invoice INV-…" is not a payment. Such a tool loses
-  ``READ_REQUEST_PENALTY`` (all) of its score and its confidence when another
-  candidate only reads: it is not chosen.
+- **A question and a tool that writes, an order and a tool that only reads**
+  (``misread``, from the router: see ``intent``): "show me invoice INV-…" is not a
+  payment, "cancel contract CT-…" not a signature. Such a tool loses
+  ``READ_REQUEST_PENALTY`` (all) of its score and its confidence: it is not chosen.
 - **What the request asks that a tool does not offer** (``drop``, from the router):
   an action none of the tool's own words name ("cancel order SO…" of an order
   lookup: ``vocabulary.action_gap``), or identifiers of a type another candidate

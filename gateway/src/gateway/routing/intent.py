@@ -1,40 +1,48 @@
-"""A request that asks to read is not sent to a tool that writes.
+"""Questions are not sent to tools that write, nor orders to tools that only read.
 
 all-MiniLM-L6-v2 weighs a request's object far more than its verb: "show me
 invoice INV-2026-00042" is closer to a tool that pays invoices (whose example
 "settle invoice INV-2026-00107" differs from it in one word) than to the one
-that shows them, and "where is my parcel SF1234567890?" is closer to booking a
-shipment than to tracking one. Routed offline, such a question would pay an
-invoice or book a parcel. Two facts the router knows settle it:
+that shows them, "where is my parcel SF1234567890?" is closer to booking a
+shipment than to tracking one, and "cancel contract CT-2026-0042" is closest to
+the tool that signs contracts. Routed offline, the question would pay the
+invoice and the cancellation sign the contract. What the router knows:
 
 - **The request asks to read** (``asks_to_read``): it is a question or begins
   with a reading verb ("what's…", "is … paid", "has … been delivered", "show
   me…", "can you check…"; 多少, 什么, 哪, 是否, 有没有, 查…, 付没付), and asks for
   no write action (``vocabulary.requested_actions``: "can you cancel…" writes).
+- **The request is an order** (``order_verb``): its first verb is one of writing
+  ("submit…", "can you close…", "open a…"), or it begins with a Chinese action
+  word (申请…, 帮我取消…).
 - **The tool writes** (``writes``): it is not idempotent (or is an HTTP PUT, PATCH
   or DELETE), as HTTP says of a POST, unless its name or its description's first
   word says it reads ("search_notes", "Searches…", "get_weather"): a search behind a
   POST stays a reader.
+- **The tool does the verb** (``does``): its own words use it, or a word of its
+  action class ("purge" and "Deletes…"; 取消 and "Cancels…").
 
-Such a tool loses ``READ_REQUEST_PENALTY`` (all of it) on its score and its
-confidence: it is not chosen, and when no reader is confident enough nothing is.
-Misjudged either way, the rule fails safe: a write phrased as a question ("is it
-possible to sign CT-…?") reads the contract or is refused, and a question phrased
-as an order keeps its writer as before. It applies only when another candidate
-only reads: a catalogue whose tools are all POSTs (BFCL and MetaTool in the bench)
-is ranked exactly as before.
+A writer for a request to read, and for an order a reader or a writer that does
+not do its verb, lose ``READ_REQUEST_PENALTY`` (all of it) of their score and
+confidence: they are not chosen, and when nothing else is confident enough the
+request is refused. Misjudged, the rule fails safe: it only ever takes a writer
+away from a question, and from an order everything but the writers that name it.
+It applies only when the candidates hold both readers and writers: a catalogue
+whose tools are all POSTs (BFCL and MetaTool in the bench) is ranked exactly as
+before.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from gateway.routing import vocabulary
-from gateway.routing.text import split_identifier, stem
+from gateway.routing.text import cjk_share, split_identifier, stem
 
-READ_REQUEST_PENALTY = 1.0  # a writer is not chosen for a request to read
+READ_REQUEST_PENALTY = 1.0  # not chosen
 
 # Verbs that begin a request to read something, after any greeting or "can you".
 _READ_VERBS = frozenset(
@@ -68,7 +76,7 @@ _FIRST_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _CJK_QUESTION = re.compile(
     r"多少|什么|哪|几[个号点天时]|是否|有没有|怎么样|怎么还|如何|啥|(\w)没\1|了没"
 )
-_CJK_READ = re.compile(r"^(?:请|麻烦|帮我|帮忙)?(?:查|看|显示|列出|告诉我)")
+_CJK_READ = re.compile(r"^(?:请|麻烦|帮我|帮忙)?(?:查|看|显示|列|告诉我)")
 # A tool whose name, or its description's first word, is one of these reads, however it is
 # called (a search behind a POST).
 _READING = frozenset(
@@ -81,6 +89,27 @@ _READING = frozenset(
     )
 )
 _WORD = re.compile(r"[A-Za-z]+")
+# The first verb of an order ("submit…", "can you close…"). Verbs that also open a request
+# to read ("open the report", "print the invoice", "set up a call?") are left out; "open"
+# counts before "a", "an" or "new" only.
+_WRITE_VERBS = frozenset(
+    (
+        *("submit", "close", "apply", "approve", "reject", "assign", "reassign", "fire"),
+        *("hire", "raise", "escalate", "bump", "grant", "revoke", "reset", "request"),
+        *("order", "ship", "sign", "transfer", "rebalance", "settle", "issue", "void"),
+        *("archive", "restore", "enable", "disable", "deploy", "restart", "lock", "unlock"),
+        *("block", "unblock", "invite", "publish", "increase", "decrease", "create", "add"),
+        *("register", "save", "store", "upload", "update", "change", "modify", "edit"),
+        *("rename", "adjust", "replace", "delete", "remove", "erase", "purge", "cancel"),
+        *("abort", "refund", "book", "schedule", "reserve", "pay"),
+    )
+)
+_OPEN_NEW = re.compile(r"^open\s+(?:a|an|new)\b")
+# (Not 退款 or 支付: "退款单…查下进度" names a refund to look up.)
+_CJK_WRITE = re.compile(
+    r"^(?:请|麻烦|帮我|帮忙|给我)?(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
+    r"|关闭|升级|预订|发起|下单|重置|作废|撤销|取消|删除)"
+)
 
 
 def asks_to_read(text: str) -> bool:
@@ -98,6 +127,50 @@ def asks_to_read(text: str) -> bool:
         return True
     stripped = text.strip()
     return bool(_CJK_QUESTION.search(stripped) or _CJK_READ.match(stripped))
+
+
+def order_verb(text: str) -> str | None:
+    """The verb of ``text`` when it is an order and not a request to read: its first verb
+    when that is one of writing ("submit…", "can you close…", "I want to cancel…"), or
+    the Chinese action word it begins with (申请…, 帮我取消…); None otherwise."""
+    if asks_to_read(text):
+        return None
+    head = _ASK.sub("", _LEAD.sub("", text.strip().lower()), count=1)
+    first = _FIRST_WORD.match(head)
+    if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
+        return first.group(0)
+    chinese = _CJK_WRITE.match(text.strip())
+    return chinese.group(1) if chinese else None
+
+
+@dataclass(frozen=True)
+class OwnWords:
+    """A tool's own words (name, description, aliases, examples), as ``does`` reads them."""
+
+    text: str
+    stems: frozenset[str]
+    in_chinese: bool  # described in Chinese
+
+
+def own_words(manifest: Mapping[str, Any]) -> OwnWords:
+    words = [str(manifest.get(key) or "") for key in ("tool_id", "name", "description")]
+    words += [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
+    text = "\n".join(words)
+    stems = frozenset(stem(w.lower()) for w in _WORD.findall(split_identifier(text)))
+    return OwnWords(text, stems, cjk_share(str(manifest.get("description") or "")) > 0.5)
+
+
+def does(words: OwnWords, verb: str) -> bool:
+    """Whether the tool's own words use ``verb``, or a word of its action class ("purge":
+    "Deletes…"; 取消: "cancel"), in any form. Where the words cannot tell (an English verb
+    with no Chinese synonym, of a tool described in Chinese, or the reverse) the tool is
+    taken at its word."""
+    english, chinese = vocabulary.synonyms(verb)
+    if not words.stems.isdisjoint(stem(v) for v in english):
+        return True
+    if any(w in words.text for w in chinese):
+        return True
+    return (not chinese and words.in_chinese) or (not english and not words.in_chinese)
 
 
 def writes(manifest: Mapping[str, Any], reads_only: bool) -> bool:

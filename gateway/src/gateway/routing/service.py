@@ -142,7 +142,9 @@ class Router:
         self._scopes: dict[tuple[int, frozenset[str]], tuple[str, bool]] = {}
         self._rebuild: asyncio.Task[None] | None = None
         self._stale = False
-        self._offered: dict[int, tuple[dict[str, Any], frozenset[str] | None, bool]] = {}
+        self._offered: dict[
+            int, tuple[dict[str, Any], frozenset[str] | None, bool, intent.OwnWords]
+        ] = {}
 
     # -- index lifecycle -------------------------------------------------------------
 
@@ -495,14 +497,36 @@ class Router:
         return drop
 
     def _misread(self, text: str, candidates: list[Candidate]) -> Callable[[str], bool]:
-        """Per candidate, whether it writes though the request asks to read, and another
-        candidate only reads (``intent``)."""
+        """Per candidate, whether it is the wrong kind for the request (``intent``): a
+        writer for a question, or for an order a reader or a writer that does not do its
+        verb. Nothing is, unless the candidates hold both readers and writers."""
         tools = self.registry.tools
         present = [c.tool_id for c in candidates if c.tool_id in tools]
         reading = {t for t in present if _reads_only(tools[t].spec)}
-        if not reading or len(reading) == len(present) or not intent.asks_to_read(text):
+        if not reading or len(reading) == len(present):
             return lambda _: False
-        return lambda tool_id: tool_id not in reading and self._writes(tool_id)
+        if intent.asks_to_read(text):
+            return lambda tool_id: tool_id not in reading and self._writes(tool_id)
+        verb = intent.order_verb(text)
+        if verb is None:
+            return lambda _: False
+        if not any(self._writes(t) for t in present):
+            return lambda _: False
+
+        # An order: no reader takes it, nor a writer whose words do not name its verb.
+        def misread(tool_id: str) -> bool:
+            if tool_id in reading:
+                return not self._writes_too(tool_id)
+            return not intent.does(self._actions(tools[tool_id].spec.manifest)[2], verb)
+
+        return misread
+
+    def _writes_too(self, tool_id: str) -> bool:
+        """An idempotent tool whose words do not say it reads (``rag_ingest``: a POST
+        that stores, safe to repeat): a reader by its method only."""
+        spec = self.registry.tools[tool_id].spec
+        method = str(getattr(spec.endpoint, "method", "") or "").upper()
+        return method not in ("GET", "HEAD", "") and self._actions(spec.manifest)[1]
 
     def _writes(self, tool_id: str) -> bool:
         spec = self.registry.tools[tool_id].spec
@@ -511,21 +535,21 @@ class Router:
     def _offered_actions(self, manifest: dict[str, Any]) -> frozenset[str] | None:
         return self._actions(manifest)[0]
 
-    def _actions(self, manifest: dict[str, Any]) -> tuple[frozenset[str] | None, bool]:
-        """``vocabulary.offered_actions``, and whether the tool's words make it a writer
-        if its endpoint does (``intent.writes``), memoised per manifest (a changed tool
-        is a new one)."""
+    def _actions(
+        self, manifest: dict[str, Any]
+    ) -> tuple[frozenset[str] | None, bool, intent.OwnWords]:
+        """``vocabulary.offered_actions``, whether the tool's words make it a writer if its
+        endpoint does (``intent.writes``), and its words for ``intent.does``; memoised per
+        manifest (a changed tool is a new one)."""
         key = id(manifest)
         found = self._offered.get(key)
         if found is None or found[0] is not manifest:
             if len(self._offered) > 4096:
                 self._offered.clear()
-            actions = (
-                vocabulary.offered_actions(manifest),
-                intent.writes(manifest, reads_only=False),
-            )
-            found = self._offered[key] = (manifest, *actions)
-        return found[1], found[2]
+            offered = vocabulary.offered_actions(manifest)
+            writer = intent.writes(manifest, reads_only=False)
+            found = self._offered[key] = (manifest, offered, writer, intent.own_words(manifest))
+        return found[1], found[2], found[3]
 
     def _validate(self, tool_id: str, arguments: dict[str, Any]) -> str | None:
         tool = self.registry.get(tool_id)

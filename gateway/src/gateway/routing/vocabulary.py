@@ -174,6 +174,18 @@ def requested_actions(text: str) -> frozenset[str]:
     )
 
 
+def synonyms(verb: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The English verbs and Chinese words of the action class of ``verb`` (English or
+    Chinese: "purge" or 删除 gives delete, remove, 删除…); ``verb`` alone when it is in
+    none."""
+    for english, chinese in _ACTIONS.values():
+        if verb in english or verb in chinese:
+            return english, chinese
+    if cjk_share(verb):
+        return frozenset(), (verb,)
+    return frozenset({verb}), ()
+
+
 def offered_actions(manifest: Mapping[str, Any]) -> frozenset[str] | None:
     """The actions the tool's own words (what its description says it is for, aliases,
     examples, name) offer, in any form ("Deletes", "删除"); None when the manifest does
