@@ -379,3 +379,24 @@ def test_a_quoted_phrase_is_not_an_identifier_of_another_shape() -> None:
     assert extractor.extract("where is 'SF1234567890'", schema).arguments == {
         "tracking_no": "SF1234567890"
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "query", "value"),
+    [
+        (
+            "summary",
+            "open a ticket: outlook crashes every time I attach a file",
+            "outlook crashes every time I attach a file",
+        ),
+        ("reason", "请假三天：家里有事", "家里有事"),
+        ("description", "log an incident: VPN drops every hour", "VPN drops every hour"),
+    ],
+)
+def test_a_free_text_parameter_takes_what_follows_the_colon(
+    name: str, query: str, value: str
+) -> None:
+    schema = {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
+    assert extractor.extract(query, schema).arguments == {name: value}
+    # Without a colon nothing says which words are the text: the value stays missing.
+    assert extractor.extract("my outlook keeps crashing", schema).missing == [name]

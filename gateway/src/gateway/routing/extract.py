@@ -70,8 +70,13 @@ _NAME_LIKE = (
     "name", "city", "location", "company", "country", "place", "person", "team", "brand",
     "customer", "recipient", "owner", "author", "contact",
 )  # fmt: skip
-# Free-text parameters: the text after the query's colon ("add this to the KB: <text>").
-_TEXT_NAMES = frozenset({"text", "content", "body", "document_text", "note", "notes"})
+# Free-text parameters: the text after the query's colon ("add this to the KB: <text>",
+# "open a ticket: outlook crashes when I attach a file").
+_TEXT_NAMES = frozenset(
+    {"text", "content", "body", "document_text", "note", "notes", "summary", "description"}
+    | {"details", "detail", "message", "comment", "comments", "reason", "problem", "issue"}
+    | {"subject", "remark", "remarks"}
+)
 # Search parameters: the text after a colon, else the whole request.
 _QUERY_NAMES = frozenset({"query", "question", "q", "search", "keywords", "search_query"})
 _FILE_NAMES = ("source", "file", "filename", "file_name", "document", "path", "doc")
