@@ -398,5 +398,7 @@ def test_a_free_text_parameter_takes_what_follows_the_colon(
 ) -> None:
     schema = {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
     assert extractor.extract(query, schema).arguments == {name: value}
-    # Without a colon nothing says which words are the text: the value stays missing.
+    # Without a colon nothing says which words are the text: the value stays missing;
+    # the colon of a time introduces nothing.
     assert extractor.extract("my outlook keeps crashing", schema).missing == [name]
+    assert extractor.extract("book a room at 3:30 pm for 2 hours", schema).missing == [name]

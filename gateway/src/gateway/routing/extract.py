@@ -81,7 +81,8 @@ _TEXT_NAMES = frozenset(
 _QUERY_NAMES = frozenset({"query", "question", "q", "search", "keywords", "search_query"})
 _FILE_NAMES = ("source", "file", "filename", "file_name", "document", "path", "doc")
 _FILE_TOKEN = re.compile(r"(?<![\w/.-])[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w.-])")
-_COLON = re.compile(r"[:：]\s*(.+)$", re.DOTALL)
+# A colon that introduces text; not one inside a time ("3:30 pm") or a ratio ("16:9").
+_COLON = re.compile(r"(?:(?<!\d):|:(?!\d)|：)\s*(.+)$", re.DOTALL)
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|of|de|la|du))*")
 _TRUE = re.compile(r"\b(yes|true|enable|enabled|include|with)\b", re.IGNORECASE)
 _FALSE = re.compile(r"\b(no|false|disable|disabled|exclude|without)\b", re.IGNORECASE)
