@@ -32,6 +32,7 @@ from reach_common.processes import free_port, running_service
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ("auth", "gateway", "agent", "retriever", "telemetry", "shop")
+STARTUP_TIMEOUT_S = 60  # an app's lifespan start-up in tests (see app_client)
 
 
 @dataclass(frozen=True)
@@ -103,8 +104,10 @@ def service_env(clean_state: Backends) -> dict[str, Any]:
 
 @asynccontextmanager
 async def app_client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    """An httpx client calling ``app`` in process, with its lifespan running."""
-    async with LifespanManager(app) as manager:
+    """An httpx client calling ``app`` in process, with its lifespan running. Start-up may
+    embed every shipped tool's texts (about 2.5 s on an idle 2-core machine, the first
+    time in a process): the library's 5 s default failed on a loaded one."""
+    async with LifespanManager(app, startup_timeout=STARTUP_TIMEOUT_S) as manager:
         transport = httpx.ASGITransport(app=manager.app)
         async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
             yield client
