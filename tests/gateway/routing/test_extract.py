@@ -402,3 +402,13 @@ def test_a_free_text_parameter_takes_what_follows_the_colon(
     # the colon of a time introduces nothing.
     assert extractor.extract("my outlook keeps crashing", schema).missing == [name]
     assert extractor.extract("book a room at 3:30 pm for 2 hours", schema).missing == [name]
+
+
+def test_a_document_is_named_after_as_when_the_name_looks_like_one() -> None:
+    schema = json.loads((REPO / "manifests" / "rag_ingest.json").read_text())["input_schema"]
+    saved = extractor.extract(
+        "save the text below into the kb as faq-shipping: we ship in 2 days", schema
+    )
+    assert saved.arguments == {"source": "faq-shipping", "text": "we ship in 2 days"}
+    # "as a note", "as annual leave": no name.
+    assert "source" in extractor.extract("add this as a note: free gift wrapping", schema).missing

@@ -202,6 +202,11 @@ _LABEL_VALUE = r"\s*(?:是|为|叫|[:：])?\s*([\w·.&'-]{1,40}?)(?=$|[\s,，。
 _CALLED = re.compile(
     r"(?:\b(?:called|named|titled)\s+|名为\s*|叫做\s*)[\"'“「]?([\w][\w.-]{0,120})"
 )
+# "save this as faq-shipping: …": a document's name after "as", when it looks like one
+# (a dash, dot or underscore in it, or a colon after it), not "as annual leave".
+_SAVED_AS = re.compile(
+    r"\bas\s+[\"'“「]?([\w]+[-_.][\w.-]*\w|[\w][\w.-]{0,120}(?=\s*[:：]))", re.IGNORECASE
+)
 
 
 # "给张三下单": whom an order, a parcel or a message is for.
@@ -655,6 +660,9 @@ def _string(
     called = _CALLED.search(query)
     if called is not None and (_is_file_parameter(name, spec) or "name" in lowered):
         return called.group(1).strip(" .,，。")
+    saved_as = _SAVED_AS.search(query) if _is_file_parameter(name, spec) else None
+    if saved_as is not None:
+        return saved_as.group(1)
     if quoted:
         return quoted.pop(0)
     for example in re.findall(r"e\.g\.\s*([^,.;)]+)", str(spec.get("description", ""))):
