@@ -12,12 +12,16 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 
 from gateway.app import create_app
+from gateway.routing.cache import abstract, scope_of
 from gateway.routing.choose import choose
 from gateway.routing.index import Candidate
 from gateway.routing.intent import asks_to_read, order_verb, own_words, writes
 from gateway.routing.intent import does as does_words
+from gateway.routing.service import Router
+from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder
 from tests.conftest import Backends, app_client
 from tests.gateway.conftest import ADMIN
@@ -156,24 +160,19 @@ def test_a_writing_tool_is_not_chosen_for_a_request_to_read() -> None:
     assert alone.candidate is None
 
 
-async def gateway_with(
-    backends: Backends, shop_url: str, embedder: Embedder, manifests: list[dict[str, Any]]
-) -> AsyncIterator[httpx.AsyncClient]:
+@pytest.fixture(scope="module")
+def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
     settings = settings_for(backends, shop_url)
-    settings.tool_auto_discovery = False  # only the tools registered here
-    async with app_client(create_app(settings, embedder=embedder)) as client:
-        for manifest in manifests:
-            response = await client.post("/tools/register", json=manifest, headers=ADMIN)
-            assert response.status_code in (200, 201), response.text
-        yield client
+    settings.tool_auto_discovery = False  # only the tools registered below
+    return create_app(settings, embedder=embedder)
 
 
 @pytest.fixture(scope="module")
-async def gateway(
-    backends: Backends, shop_url: str, embedder: Embedder
-) -> AsyncIterator[httpx.AsyncClient]:
-    manifests = [CONTRACT_GET, CONTRACT_SIGN, NOTES_SEARCH]
-    async for client in gateway_with(backends, shop_url, embedder, manifests):
+async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with app_client(app) as client:
+        for manifest in (CONTRACT_GET, CONTRACT_SIGN, NOTES_SEARCH):
+            response = await client.post("/tools/register", json=manifest, headers=ADMIN)
+            assert response.status_code in (200, 201), response.text
         yield client
 
 
@@ -213,3 +212,23 @@ async def test_questions_reach_the_reader_and_orders_the_writer(
     response = await routed(gateway, query)
     assert response.status_code == 200, response.text
     assert response.json()["tool_id"] == tool_id
+
+
+async def test_a_route_cached_before_the_rule_does_not_take_a_question_to_a_writer(
+    app: FastAPI, gateway: httpx.AsyncClient
+) -> None:
+    """Upgrading keeps Redis: a route the old router cached ("has … been signed" →
+    contract_sign, confidently) is a hit of the top candidate, and is still not served."""
+    router: Router = app.state.runtime.router
+    caller = Caller(user_id="reader", via="user_context")
+    scope = scope_of(router.registry.revision, router.visible(caller, None))
+    query = "has CT-2026-0042 been signed yet?"
+    shape_vector = router.embedder.embed_one(abstract(query))
+    await router.cache.put(scope, query, shape_vector, "contract_sign", 0.9, "semantic_match")
+    assert (await router.cache.get_exact(scope, query)) is not None
+
+    response = await routed(gateway, query)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["tool_id"] == "contract_get"
+    assert "cached route contract_sign (exact hit) not used" in body["route"]["why"]

@@ -130,7 +130,7 @@ def _ranked(
         if misread(candidate.tool_id):
             score -= READ_REQUEST_PENALTY
             confidence = max(0.0, confidence - READ_REQUEST_PENALTY)
-            notes.append("it writes, and the request asks to read")
+            notes.append("not the kind of tool the request asks for (routing.intent)")
         ranked.append((score, -position, replace(candidate, confidence=confidence), notes))
     return ranked
 

@@ -80,6 +80,9 @@ _RECENT_TEXT_CHARS = 4096
 _PAYLOAD = re.compile(r"[:：]")
 
 
+MISREAD = "a tool of the other kind: it writes and the request asks to read, or the reverse"
+
+
 def _reads_only(spec: ToolSpec) -> bool:
     """A tool that only reads: idempotent, and not an HTTP PUT, PATCH or DELETE."""
     method = str(getattr(spec.endpoint, "method", "") or "").upper()
@@ -426,6 +429,10 @@ class Router:
         lost = self._unoffered(instruction(query), candidates)(current.tool_id)
         if current.confidence - lost < self.settings.threshold:
             return None, f"{label} not used: the request asks what the tool does not offer"
+        # A route cached before the rule (or for another kind of request of the same
+        # shape) is no way around it: a question never reaches a writer from the cache.
+        if self._misread(instruction(query), candidates)(current.tool_id):
+            return None, f"{label} not used: {MISREAD}"
         hit = self._fill(query, cached.tool_id, previous)
         error = None if hit.missing else self._validate(cached.tool_id, hit.arguments)
         if hit.missing or error is not None:
