@@ -128,8 +128,8 @@ def test_an_order_is_known_by_its_first_verb(text: str, verb: str | None) -> Non
     assert order_verb(text) == verb
 
 
-def does(manifest: dict[str, Any], verb: str) -> bool:
-    return does_words(own_words(manifest), verb)
+def does(manifest: dict[str, Any], verb: str, *, strict: bool = False) -> bool:
+    return does_words(own_words(manifest), verb, strict=strict)
 
 
 def test_a_tool_does_a_verb_its_words_or_their_action_class_name() -> None:
@@ -142,6 +142,16 @@ def test_a_tool_does_a_verb_its_words_or_their_action_class_name() -> None:
     assert does(tool("order_cancel", "POST", "Cancels an order."), "取消")
     assert does(tool("leave_request", "POST", "提交请假申请，需要开始日期和结束日期。"), "submit")
     assert does(CONTRACT_SIGN, "申请")
+    # A reader is held to its words ("refund RF… status" names refund_status's subject);
+    # one described in Chinese is not taken at its word for an English order.
+    refunds = tool("refund_status", "GET", "Shows where a refund is.")
+    assert does(refunds, "refund", strict=True)
+    leave = tool("leave_balance", "GET", "查询员工剩余假期天数。")
+    assert does(leave, "submit")
+    assert not does(leave, "submit", strict=True)
+    # What a tool says it cannot do is not what it does.
+    lookup = tool("order_query", "GET", "Shows one order. It cannot change or cancel orders.")
+    assert not does(lookup, "cancel", strict=True)
 
 
 def candidate(tool_id: str, score: float, confidence: float) -> Candidate:

@@ -34,6 +34,7 @@ STAFF: dict[str, Any] = {
         ("I want to update the price of SKU2024003", {"update"}),
         ("Save the following as notes.md", {"store"}),
         ("取消订单 SO20261130005", {"cancel"}),
+        ("作废发票 INV-2026-00042", {"cancel"}),
         ("把 SKU2024002 的价格改成 199", {"update"}),
         # Not imperatives: a noun, a possessive, a past participle, a verb mid-clause.
         ("what's the change in sales this week", set()),

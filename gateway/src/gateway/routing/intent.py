@@ -19,14 +19,17 @@ invoice and the cancellation sign the contract. What the router knows:
   or DELETE), as HTTP says of a POST, unless its name or its description's first
   word says it reads ("search_notes", "Searches…", "get_weather"): a search behind a
   POST stays a reader.
-- **The tool does the verb** (``does``): its own words use it, or a word of its
-  action class ("purge" and "Deletes…"; 取消 and "Cancels…").
+- **The tool does the verb** (``does``): its own words (less what it says it
+  cannot do) use it, or a word of its action class ("purge" and "Deletes…"; 取消 and
+  "Cancels…"). A writer described in the other language is taken at its word; a
+  reader never is, but its words may name the verb as their subject ("refund RF…
+  status" of ``refund_status``).
 
-A writer for a request to read, and for an order a reader or a writer that does
-not do its verb, lose ``READ_REQUEST_PENALTY`` (all of it) of their score and
-confidence: they are not chosen, and when nothing else is confident enough the
-request is refused. Misjudged, the rule fails safe: it only ever takes a writer
-away from a question, and from an order everything but the writers that name it.
+A writer for a request to read, and for an order a tool that does not do its verb,
+lose ``READ_REQUEST_PENALTY`` (all of it) of their score and confidence: they are
+not chosen, and when nothing else is confident enough the request is refused. A
+cached route is held to the same rule. Misjudged, the rule fails safe: it only ever
+takes a writer away from a question, and from an order the tools that do not name it.
 It applies only when the candidates hold both readers and writers: a catalogue
 whose tools are all POSTs (BFCL and MetaTool in the bench) is ranked exactly as
 before.
@@ -40,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.routing import vocabulary
-from gateway.routing.text import cjk_share, split_identifier, stem
+from gateway.routing.text import cjk_share, positive_description, split_identifier, stem
 
 READ_REQUEST_PENALTY = 1.0  # not chosen
 
@@ -153,23 +156,26 @@ class OwnWords:
 
 
 def own_words(manifest: Mapping[str, Any]) -> OwnWords:
-    words = [str(manifest.get(key) or "") for key in ("tool_id", "name", "description")]
+    description = positive_description(str(manifest.get("description") or ""))
+    words = [str(manifest.get(key) or "") for key in ("tool_id", "name")] + [description]
     words += [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
     text = "\n".join(words)
     stems = frozenset(stem(w.lower()) for w in _WORD.findall(split_identifier(text)))
     return OwnWords(text, stems, cjk_share(str(manifest.get("description") or "")) > 0.5)
 
 
-def does(words: OwnWords, verb: str) -> bool:
+def does(words: OwnWords, verb: str, *, strict: bool = False) -> bool:
     """Whether the tool's own words use ``verb``, or a word of its action class ("purge":
     "Deletes…"; 取消: "cancel"), in any form. Where the words cannot tell (an English verb
     with no Chinese synonym, of a tool described in Chinese, or the reverse) the tool is
-    taken at its word."""
+    taken at its word, unless ``strict``."""
     english, chinese = vocabulary.synonyms(verb)
     if not words.stems.isdisjoint(stem(v) for v in english):
         return True
     if any(w in words.text for w in chinese):
         return True
+    if strict:
+        return False
     return (not chinese and words.in_chinese) or (not english and not words.in_chinese)
 
 

@@ -520,11 +520,13 @@ class Router:
         if not any(self._writes(t) for t in present):
             return lambda _: False
 
-        # An order: no reader takes it, nor a writer whose words do not name its verb.
+        # An order: no tool whose words do not name its verb takes it, and no reader
+        # unless the verb is its subject ("refund RF… status" of refund_status).
         def misread(tool_id: str) -> bool:
-            if tool_id in reading:
-                return not self._writes_too(tool_id)
-            return not intent.does(self._actions(tools[tool_id].spec.manifest)[2], verb)
+            if tool_id in reading and self._writes_too(tool_id):
+                return False
+            words = self._actions(tools[tool_id].spec.manifest)[2]
+            return not intent.does(words, verb, strict=tool_id in reading)
 
         return misread
 

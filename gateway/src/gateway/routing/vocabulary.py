@@ -148,7 +148,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         frozenset({"delete", "remove", "erase", "purge", "forget"}),
         ("删除", "删掉", "移除", "去掉"),
     ),
-    "cancel": (frozenset({"cancel", "revoke", "abort", "void"}), ("取消", "撤销")),
+    "cancel": (frozenset({"cancel", "revoke", "abort", "void"}), ("取消", "撤销", "作废")),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱")),
     "notify": (frozenset({"send", "notify", "remind", "forward"}), ("发送", "通知", "提醒")),
     "book": (frozenset({"book", "schedule", "reserve"}), ("预订", "预约")),
