@@ -115,12 +115,17 @@ _CJK_WRITE = re.compile(
 )
 
 
+def _head(text: str) -> str:
+    """``text`` lower-cased from its first real word: greetings and "can you" left out."""
+    return _ASK.sub("", _LEAD.sub("", text.strip().lower()), count=1)
+
+
 def asks_to_read(text: str) -> bool:
     """Whether ``text`` asks to read (a question, or a reading verb first) and to write
     nothing."""
     if vocabulary.requested_actions(text):
         return False
-    head = _ASK.sub("", _LEAD.sub("", text.strip().lower()), count=1)
+    head = _head(text)
     first = _FIRST_WORD.match(head)
     if first is not None and (
         first.group(0) in _READ_VERBS
@@ -138,7 +143,7 @@ def order_verb(text: str) -> str | None:
     the Chinese action word it begins with (申请…, 帮我取消…); None otherwise."""
     if asks_to_read(text):
         return None
-    head = _ASK.sub("", _LEAD.sub("", text.strip().lower()), count=1)
+    head = _head(text)
     first = _FIRST_WORD.match(head)
     if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
         return first.group(0)

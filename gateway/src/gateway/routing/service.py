@@ -83,10 +83,14 @@ _PAYLOAD = re.compile(r"[:：]")
 MISREAD = "a tool of the other kind: it writes and the request asks to read, or the reverse"
 
 
+def _method(spec: ToolSpec) -> str:
+    """The tool's HTTP method, upper-case; "" for a tool that is not called over HTTP."""
+    return str(getattr(spec.endpoint, "method", "") or "").upper()
+
+
 def _reads_only(spec: ToolSpec) -> bool:
     """A tool that only reads: idempotent, and not an HTTP PUT, PATCH or DELETE."""
-    method = str(getattr(spec.endpoint, "method", "") or "").upper()
-    return spec.idempotent and method not in ("PUT", "PATCH", "DELETE")
+    return spec.idempotent and _method(spec) not in ("PUT", "PATCH", "DELETE")
 
 
 @dataclass
@@ -426,12 +430,13 @@ class Router:
                 reason = f"candidate #{rank}, and offline a hit only confirms the top one"
             log.info("route_cache_dropped", tool_id=cached.tool_id, reason=reason)
             return None, f"{label} dropped: {reason}"
-        lost = self._unoffered(instruction(query), candidates)(current.tool_id)
+        text = instruction(query)
+        lost = self._unoffered(text, candidates)(current.tool_id)
         if current.confidence - lost < self.settings.threshold:
             return None, f"{label} not used: the request asks what the tool does not offer"
         # A route cached before the rule (or for another kind of request of the same
         # shape) is no way around it: a question never reaches a writer from the cache.
-        if self._misread(instruction(query), candidates)(current.tool_id):
+        if self._misread(text, candidates)(current.tool_id):
             return None, f"{label} not used: {MISREAD}"
         hit = self._fill(query, cached.tool_id, previous)
         error = None if hit.missing else self._validate(cached.tool_id, hit.arguments)
@@ -534,8 +539,7 @@ class Router:
         """An idempotent tool whose words do not say it reads (``rag_ingest``: a POST
         that stores, safe to repeat): a reader by its method only."""
         spec = self.registry.tools[tool_id].spec
-        method = str(getattr(spec.endpoint, "method", "") or "").upper()
-        return method not in ("GET", "HEAD", "") and self._actions(spec.manifest)[1]
+        return _method(spec) not in ("GET", "HEAD", "") and self._actions(spec.manifest)[1]
 
     def _writes(self, tool_id: str) -> bool:
         spec = self.registry.tools[tool_id].spec
@@ -578,6 +582,7 @@ class Router:
         previous: Known,
         last_tool: str | None = None,
     ) -> RouteDecision:
+        text = instruction(query)
         choice = choose(
             candidates,
             threshold=self.settings.threshold,
@@ -589,8 +594,8 @@ class Router:
                 self.registry.tools[tool_id].spec.input_schema,
                 previous.previous,
             ),
-            drop=self._unoffered(instruction(query), candidates),
-            misread=self._misread(instruction(query), candidates),
+            drop=self._unoffered(text, candidates),
+            misread=self._misread(text, candidates),
         )
         if choice.candidate is None:
             surest = sorted(candidates, key=lambda c: -c.confidence)[:3]
