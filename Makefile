@@ -69,6 +69,7 @@ bench-retriever: $(STAMP) ## Retriever quality and speed on a BEIR folder: make 
 
 bench-gateway: $(STAMP) ## Gateway overhead: the same load on shop directly and through /tools/{id}/invoke
 	$(PY) scripts/bench_gateway.py
+	$(PY) scripts/bench_invoke_layer.py
 
 bench-metrics: $(STAMP) ## Metrics middleware: cost per request with and without it
 	$(PY) scripts/bench_metrics.py

@@ -13,8 +13,10 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from starlette.middleware import Middleware
 
 from gateway.api import ROUTERS
+from gateway.api.invoke_direct import InvokeDirect
 from gateway.api.mcp import mcp_routes
 from gateway.metrics import GatewayMetrics
 from gateway.runtime import build_runtime
@@ -48,6 +50,7 @@ def create_app(settings: Settings | None = None, *, embedder: Embedder | None = 
         title="Reach gateway",
         description="Registry, routing, auth and execution of tools for AI agents.",
         lifespan=lifespan,
+        innermost=[Middleware(InvokeDirect)],
     )
     app.state.embedder = embedder
     app.state.metrics.family(GatewayMetrics)  # its gauges are read at every scrape

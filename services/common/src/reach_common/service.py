@@ -9,7 +9,7 @@ as ``request.state``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,7 @@ import uvicorn
 from fastapi import FastAPI
 from redis.asyncio import BlockingConnectionPool, Redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from starlette.middleware import Middleware
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from reach_common import health
@@ -111,8 +112,11 @@ def build_app(
     title: str,
     description: str,
     lifespan: Callable[[FastAPI], contextlib.AbstractAsyncContextManager[Any]],
+    innermost: Sequence[Middleware] = (),
 ) -> FastAPI:
-    """The FastAPI shell every service shares: errors, health, tracing."""
+    """The FastAPI shell every service shares: errors, health, tracing. ``innermost``:
+    ASGI layers between the shared middleware and the routes (a fast path that must
+    still be traced, metered and limited like a route)."""
     if not settings.database_url or not settings.redis_url:
         raise RuntimeError(
             "DATABASE_URL and REDIS_URL must be set; run the service with "
@@ -145,6 +149,7 @@ def build_app(
         span_store=settings.otel_span_store,
         otlp_endpoint=settings.otel_exporter_otlp_endpoint,
     )
+    app.user_middleware.extend(innermost)  # add_middleware puts each new one outside these
     app.add_middleware(MetricsMiddleware, metrics=app.state.metrics)  # inside the 500 boundary
     app.add_middleware(UnhandledErrorMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
