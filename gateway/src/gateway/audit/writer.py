@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from contextvars import ContextVar
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import structlog
@@ -59,6 +59,9 @@ class AuditRow:
     actor: str | None = None  # who made an approval transition
     transport: str = field(default_factory=transport_name.get)
     flags: list[str] = field(default_factory=list)  # untrusted-text flags of the output
+
+
+_COLUMNS = tuple(f.name for f in fields(AuditRow))
 
 
 class AuditWriter:
@@ -142,7 +145,9 @@ class AuditWriter:
         costs the others theirs."""
         if not rows:
             return
-        values = [asdict(r) for r in rows]
+        # Shallow: the arguments were redacted into a new dict for this row, and asdict's
+        # deep copy of them was the largest CPU cost of a call's audit.
+        values = [{name: getattr(r, name) for name in _COLUMNS} for r in rows]
         wait_s = FIRST_RETRY_S
         one_by_one = False
         try:
