@@ -117,6 +117,9 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("open a ticket: outlook crashes every time I attach a file", "open"),
         ("申请 2027-01-10 到 2027-01-14 的年假", "申请"),
         ("帮我取消明天的会议室预订", "取消"),
+        # 把 puts the object first: the action word follows it.
+        ("把 INC0055555 的优先级调成 P2", "调成"),
+        ("帮我把 SKU2024002 的价格改成 199", "改成"),
         # Not orders: reading first, a verb that also reads, a noun first, a question.
         ("open the October report", None),
         ("show me contract CT-2026-0042", None),

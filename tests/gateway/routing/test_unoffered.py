@@ -133,6 +133,7 @@ async def dry_run(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
         "cancel order SO20261130004",
         "取消订单 SO20261130005",
         "update the price of SKU2024003 to 129 yuan",
+        "把 SKU2024002 的价格改成 199",
         "给 SO20261125001 退款",
         "set a reminder to call the supplier at 3pm",
     ],

@@ -113,6 +113,9 @@ _CJK_WRITE = re.compile(
     r"^(?:请|麻烦|帮我|帮忙|给我)?(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
     r"|关闭|升级|预订|发起|下单|重置|作废|撤销|取消|删除)"
 )
+# 把 puts the object first and the action after it ("把 INC0055555 的优先级调成 P2"): the
+# construction always asks for something to be done to the object.
+_CJK_BA = re.compile(r"^(?:请|麻烦|帮我|帮忙|给我)?把")
 
 
 def _head(text: str) -> str:
@@ -140,13 +143,16 @@ def asks_to_read(text: str) -> bool:
 def order_verb(text: str) -> str | None:
     """The verb of ``text`` when it is an order and not a request to read: its first verb
     when that is one of writing ("submit…", "can you close…", "I want to cancel…"), or
-    the Chinese action word it begins with (申请…, 帮我取消…); None otherwise."""
+    the Chinese action word it begins with (申请…, 帮我取消…) or that follows the object
+    of 把 (把…调成…); None otherwise."""
     if asks_to_read(text):
         return None
     head = _head(text)
     first = _FIRST_WORD.match(head)
     if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
         return first.group(0)
+    if _CJK_BA.match(text.strip()):
+        return vocabulary.first_chinese_action(text)
     chinese = _CJK_WRITE.match(text.strip())
     return chinese.group(1) if chinese else None
 
@@ -158,6 +164,7 @@ class OwnWords:
     text: str
     stems: frozenset[str]
     in_chinese: bool  # described in Chinese
+    cjk: float  # the share of all its words written in CJK (``text.cjk_share``)
 
 
 def own_words(manifest: Mapping[str, Any]) -> OwnWords:
@@ -166,7 +173,8 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     words += [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
     text = "\n".join(words)
     stems = frozenset(stem(w.lower()) for w in _WORD.findall(split_identifier(text)))
-    return OwnWords(text, stems, cjk_share(str(manifest.get("description") or "")) > 0.5)
+    in_chinese = cjk_share(str(manifest.get("description") or "")) > 0.5
+    return OwnWords(text, stems, in_chinese, cjk_share(text))
 
 
 def does(words: OwnWords, verb: str, *, strict: bool = False) -> bool:

@@ -58,6 +58,7 @@ from gateway.routing.choose import (
     carries_identifiers,
     choose,
     gives_new_values,
+    identifier_parameters,
     identifier_values,
     takes_none_of,
 )
@@ -66,7 +67,7 @@ from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, Route
 from gateway.routing.extract import ArgumentExtractor, Extraction
 from gateway.routing.index import Candidate, ToolIndex, VectorCache, example_texts
 from gateway.routing.rerank import rerank
-from gateway.routing.text import instruction
+from gateway.routing.text import cjk_share, instruction
 from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder
 from reach_common.llm.types import LLMProvider
@@ -78,6 +79,12 @@ _RECENT_VECTORS = 4096
 _RECENT_TEXT_CHARS = 4096
 # What follows a colon is a payload ("内容如下：SKU2024001 单价 99 元"), not its subject.
 _PAYLOAD = re.compile(r"[:：]")
+# Words with digits (identifiers, amounts, dates) say nothing of a request's language.
+_VALUES = re.compile(r"\S*\d\S*")
+_DIGIT = re.compile(r"\d")
+# A tool's words "in the other language" from a request's (``Router._across``).
+ACROSS_CJK_BELOW = 0.2
+ACROSS_CJK_ABOVE = 0.7
 
 
 MISREAD = "a tool of the other kind: it writes and the request asks to read, or the reverse"
@@ -535,6 +542,43 @@ class Router:
 
         return misread
 
+    def _across(self, text: str, candidates: list[Candidate]) -> Callable[[str], bool]:
+        """Per candidate, whether its identifiers alone may choose it (``choose``): the
+        request asks to read; the tool only reads and its own words are in the other
+        language (a request in Chinese, identifiers aside, and a tool whose words hold
+        almost no Chinese, ``ACROSS_CJK_BELOW``, or the reverse, ``ACROSS_CJK_ABOVE``:
+        aliases in the request's language bridge); every identifier it needs is in the
+        request with its declared shape and a digit (an id, not a word shaped like
+        "zhang.wei"); and no other reader among the candidates takes any of them, even
+        optionally.
+        A question is asked of a reader only: an order in one language cannot be checked
+        against a writer's words in the other."""
+        if not intent.asks_to_read(text):
+            return lambda _: False
+        in_chinese = cjk_share(_VALUES.sub(" ", text)) > 0.5
+        tools = self.registry.tools
+        readers = [c.tool_id for c in candidates if c.tool_id in tools]
+        readers = [t for t in readers if _reads_only(tools[t].spec)]
+
+        def across(tool_id: str) -> bool:
+            spec = tools[tool_id].spec
+            if tool_id not in readers:
+                return False
+            share = self._actions(spec.manifest)[2].cjk
+            if not (share < ACROSS_CJK_BELOW if in_chinese else share > ACROSS_CJK_ABOVE):
+                return False
+            keyed = identifier_parameters(spec.input_schema)
+            values = identifier_values(self.extractor, text, spec.input_schema)
+            if len(values) < len(keyed) or not all(_DIGIT.search(v) for v in values):
+                return False
+            return all(
+                takes_none_of(self.extractor, text, tools[other].spec.input_schema, values)
+                for other in readers
+                if other != tool_id
+            )
+
+        return across
+
     def _writes_too(self, tool_id: str) -> bool:
         """An idempotent tool whose words do not say it reads (``rag_ingest``: a POST
         that stores, safe to repeat): a reader by its method only."""
@@ -596,6 +640,7 @@ class Router:
             ),
             drop=self._unoffered(text, candidates),
             misread=self._misread(text, candidates),
+            across=self._across(text, candidates),
         )
         if choice.candidate is None:
             surest = sorted(candidates, key=lambda c: -c.confidence)[:3]

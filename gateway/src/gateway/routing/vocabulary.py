@@ -142,7 +142,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     ),
     "update": (
         frozenset({"update", "change", "modify", "edit", "rename", "adjust", "set", "replace"}),
-        ("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换"),
+        ("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换", "调成", "调为", "调到"),
     ),
     "delete": (
         frozenset({"delete", "remove", "erase", "purge", "forget"}),
@@ -172,6 +172,17 @@ def requested_actions(text: str) -> frozenset[str]:
         for action, (english, chinese) in _ACTIONS.items()
         if not words.isdisjoint(english) or any(w in text for w in chinese)
     )
+
+
+def first_chinese_action(text: str) -> str | None:
+    """The Chinese action word (of any action class) that comes first in ``text``."""
+    found = [
+        (text.find(word), word)
+        for _, chinese in _ACTIONS.values()
+        for word in chinese
+        if word in text
+    ]
+    return min(found)[1] if found else None
 
 
 def synonyms(verb: str) -> tuple[frozenset[str], tuple[str, ...]]:

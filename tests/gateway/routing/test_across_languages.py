@@ -1,0 +1,145 @@
+"""A question in one language about an identifier a tool described in the other language
+takes (``choose``: ``across``). all-MiniLM-L6-v2 compares scripts, and the lexical index
+finds no shared word, so "查下 INC0066001" scored below the threshold on an English ticket
+lookup, and Chinese requests went to the tools described in Chinese instead. The
+identifier chooses only when nothing else could take it, only a reader, only for a
+question, and only an identifier with a digit in it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from gateway.app import create_app
+from reach_common.embeddings import Embedder
+from tests.conftest import Backends, app_client, reset_state
+from tests.gateway.conftest import ADMIN
+from tests.gateway.routing.test_run import settings_for
+
+
+def tool(
+    tool_id: str, method: str, description: str, properties: dict[str, Any], required: list[str]
+) -> dict[str, Any]:
+    return {
+        "tool_id": tool_id,
+        "name": tool_id.replace("_", " "),
+        "description": description,
+        "input_schema": {"type": "object", "properties": properties, "required": required},
+        "endpoint": {"type": "http", "method": method, "url": f"http://127.0.0.1:9/{tool_id}"},
+        "permission": "public",
+    }
+
+
+TICKET = {"type": "string", "pattern": "^INC\\d{7}$", "description": "like INC0012345"}
+EMPLOYEE = {"type": "string", "description": "员工工号，例如 E10482"}
+CATALOGUE = [
+    tool(
+        "ticket_status",
+        "GET",
+        "Look up an existing helpdesk ticket by its number and return its state, assignee "
+        "and last update.",
+        {"ticket_id": TICKET},
+        ["ticket_id"],
+    ),
+    tool(
+        "ticket_priority",
+        "PATCH",
+        "Changes the priority of an existing ticket (escalate or downgrade).",
+        {
+            "ticket_id": {"type": "string", "description": "ticket number, e.g. INC0012345"},
+            "priority": {"type": "string", "enum": ["P1", "P2", "P3", "P4"]},
+        },
+        ["ticket_id", "priority"],
+    ),
+    tool(
+        "leave_balance",
+        "GET",
+        "查询员工剩余的假期天数（年假、病假、调休）。只查询，不提交请假。",
+        {"employee_id": EMPLOYEE},
+        ["employee_id"],
+    ),
+    tool(
+        "employee_lookup",
+        "GET",
+        "Finds a colleague in the company directory: department, manager, phone and email.",
+        {
+            "employee_id": {"type": "string", "description": "employee id, e.g. E10482"},
+            "name": {"type": "string", "description": "full or partial name"},
+        },
+        [],
+    ),
+    tool(
+        "password_reset",
+        "POST",
+        "重置员工的域账号密码，新密码通过短信发送。",
+        {"username": {"type": "string", "description": "域账号用户名，例如 zhang.wei"}},
+        ["username"],
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
+    reset_state(backends)
+    settings = settings_for(backends, shop_url)
+    settings.tool_auto_discovery = False  # only the tools registered below
+    return create_app(settings, embedder=embedder)
+
+
+@pytest.fixture(scope="module")
+async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with app_client(app) as client:
+        for manifest in CATALOGUE:
+            response = await client.post("/tools/register", json=manifest, headers=ADMIN)
+            assert response.status_code in (200, 201), response.text
+        yield client
+
+
+async def routed(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
+    body = {"user_query": query, "user_context": {"user_id": "u1"}, "dry_run": True}
+    return await gateway.post("/run", json=body)
+
+
+@pytest.mark.parametrize(
+    ("query", "ticket_id"),
+    [
+        ("查下 INC0066001", "INC0066001"),
+        ("帮我查一下工单 INC0012345 处理到哪了", "INC0012345"),
+        ("工单 INC0077001 解决了没", "INC0077001"),
+    ],
+)
+async def test_a_chinese_question_reaches_the_english_reader_of_its_identifier(
+    gateway: httpx.AsyncClient, query: str, ticket_id: str
+) -> None:
+    # Each was refused before: the best candidate was the tool described in Chinese.
+    response = await routed(gateway, query)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["tool_id"] == "ticket_status"
+    assert body["arguments"] == {"ticket_id": ticket_id}
+    assert "in the other language" in body["route"]["why"]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # An order: a writer's words in English cannot confirm a Chinese verb, and a
+        # reader does not close tickets.
+        "关闭工单 INC0012345",
+        # Another reader (employee_lookup) also takes the id, if only optionally.
+        "E10233 是谁",
+        # A word shaped like the example "zhang.wei" is no identifier.
+        "translate 'good morning' to French",
+    ],
+)
+async def test_the_identifier_does_not_choose_where_it_proves_nothing(
+    gateway: httpx.AsyncClient, query: str
+) -> None:
+    response = await routed(gateway, query)
+    body = response.json()
+    assert "in the other language" not in str(body.get("route", {}).get("why"))
+    assert body.get("tool_id") not in ("ticket_status", "leave_balance", "password_reset")
