@@ -1,9 +1,9 @@
-"""A question in one language about an identifier a tool described in the other language
-takes (``choose``: ``across``). all-MiniLM-L6-v2 compares scripts, and the lexical index
-finds no shared word, so "查下 INC0066001" scored below the threshold on an English ticket
-lookup, and Chinese requests went to the tools described in Chinese instead. The
-identifier chooses only when nothing else could take it, only a reader, only for a
-question, and only an identifier with a digit in it."""
+"""Requests in one language for tools described in the other (``choose``: ``across``).
+all-MiniLM-L6-v2 compares scripts, and the lexical index finds no shared word, so "查下
+INC0066001" scored below the threshold on an English ticket lookup, and Chinese requests
+went to the tools described in Chinese instead. A question's identifier chooses only a
+reader, only when no other reader could take it, and only an identifier with a digit in
+it; an order's verb chooses only the one writer whose words name its action class."""
 
 from __future__ import annotations
 
@@ -73,6 +73,16 @@ CATALOGUE = [
         [],
     ),
     tool(
+        "meeting_room_book",
+        "POST",
+        "预订会议室。需要提供会议室编号、日期和开始时间。",
+        {
+            "room": {"type": "string", "description": "会议室编号，例如 B3-201"},
+            "date": {"type": "string", "format": "date"},
+        },
+        ["room", "date"],
+    ),
+    tool(
         "password_reset",
         "POST",
         "重置员工的域账号密码，新密码通过短信发送。",
@@ -121,7 +131,7 @@ async def test_a_chinese_question_reaches_the_english_reader_of_its_identifier(
     body = response.json()
     assert body["tool_id"] == "ticket_status"
     assert body["arguments"] == {"ticket_id": ticket_id}
-    assert "in the other language" in body["route"]["why"]
+    assert "across languages" in body["route"]["why"]
 
 
 @pytest.mark.parametrize(
@@ -141,5 +151,17 @@ async def test_the_identifier_does_not_choose_where_it_proves_nothing(
 ) -> None:
     response = await routed(gateway, query)
     body = response.json()
-    assert "in the other language" not in str(body.get("route", {}).get("why"))
+    assert "across languages" not in str(body.get("route", {}).get("why"))
     assert body.get("tool_id") not in ("ticket_status", "leave_balance", "password_reset")
+
+
+async def test_an_english_order_reaches_the_one_chinese_writer_naming_its_verb(
+    gateway: httpx.AsyncClient,
+) -> None:
+    # Refused before: "book" and 预订 share no script; the action class joins them.
+    response = await routed(gateway, "book a room for 2026-12-10, room B3-201")
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert body["tool_id"] == "meeting_room_book"
+    assert body["arguments"] == {"room": "B3-201", "date": "2026-12-10"}
+    assert "across languages" in body["route"]["why"]

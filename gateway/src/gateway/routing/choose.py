@@ -10,15 +10,16 @@ neither can carry a tool that does not match at all:
   gains ``FIT_BONUS`` on the fused score. Other tools gain nothing: numbers,
   names and free text can be read out of almost any request, so they prove
   nothing (on BFCL such a bonus cost 2 points of top-1).
-- **An identifier read across languages.** A request written in one language for a
-  tool described in the other ("帮我查一下工单 INC0012345 处理到哪了" for a tool described
-  only in English) scores low on the tool's words whatever it means: the model
-  compares scripts, the lexical index finds no shared word. Its identifier does not
-  depend on the language. When exactly one candidate the request may be meant for
-  takes every identifier it needs from the request (``fits``) and that candidate's
-  words are in the other language (``across``), it gains ``ACROSS_BONUS`` and
-  ``ACROSS_CONFIDENCE`` more, wherever the words ranked it. Two such tools (two readers
-  of the same id) leave the choice to the words, as before.
+- **Across languages.** A request written in one language for a tool described in
+  the other ("帮我查一下工单 INC0012345 处理到哪了" for a tool described only in English)
+  scores low on the tool's words whatever it means: the model compares scripts, the
+  lexical index finds no shared word. Two things do not depend on the language: the
+  identifiers a question asks about, and the action class of an order's verb (报销 and
+  "reimbursement"). The router vouches for a candidate by one of them (``across``:
+  see ``Router._across``); when exactly one candidate the request may be meant for is
+  vouched for, it gains ``ACROSS_BONUS`` and ``ACROSS_CONFIDENCE`` (in place of the
+  fit bonus), wherever the words ranked it. Two such tools leave the choice to the
+  words, as before.
 - **The conversation so far.** "now the same for 2026-08", "那它的快递单号是多少"
   name no tool: right after a call, the tool just used gains ``FOLLOW_BONUS``
   on the score and ``FOLLOW_CONFIDENCE`` on the confidence, so an elliptical
@@ -67,8 +68,8 @@ FOLLOW_BONUS = 0.15
 FOLLOW_CONFIDENCE = 0.1
 # Only candidates this close to the best fused score are checked for arguments.
 FIT_MARGIN = 0.25
-ACROSS_BONUS = 0.5
-ACROSS_CONFIDENCE = 0.25
+ACROSS_BONUS = 0.6
+ACROSS_CONFIDENCE = 0.35
 
 
 @dataclass(frozen=True)
@@ -128,15 +129,9 @@ def _ranked(
     top_score = max(
         (c.score for c in candidates if not misread(c.tool_id)), default=candidates[0].score
     )
-    # Words in the other language say little of a tool: its fit is checked wherever it ranks.
-    fitting = {
-        c.tool_id
-        for c in candidates
-        if (c.score >= top_score - FIT_MARGIN or across(c.tool_id))
-        and not misread(c.tool_id)
-        and fits(c.tool_id)
-    }
-    alone = next(iter(fitting)) if len(fitting) == 1 else None
+    # A tool vouched for across languages, if it is the only one (``across``).
+    vouched = [c.tool_id for c in candidates if not misread(c.tool_id) and across(c.tool_id)]
+    alone = vouched[0] if len(vouched) == 1 else None
     ranked: list[tuple[float, int, Candidate, list[str]]] = []
     for position, candidate in enumerate(candidates):
         score, notes = candidate.score, []
@@ -145,17 +140,16 @@ def _ranked(
             score += FOLLOW_BONUS
             confidence = min(1.0, confidence + FOLLOW_CONFIDENCE)
             notes.append("the session's last tool")
-        read_across = candidate.tool_id == alone and across(candidate.tool_id)
-        if candidate.tool_id in fitting and (
-            candidate.score >= top_score - FIT_MARGIN or read_across
-        ):
+        if candidate.tool_id == alone:
+            score += ACROSS_BONUS
+            confidence = min(1.0, confidence + ACROSS_CONFIDENCE)
+            notes.append(
+                "the one tool the request's identifiers or verb point to, across languages"
+            )
+        elif candidate.score >= top_score - FIT_MARGIN and fits(candidate.tool_id):
             score += FIT_BONUS
             confidence = min(1.0, confidence + FIT_CONFIDENCE)
             notes.append("its required arguments are in the request")
-        if read_across:
-            score += ACROSS_BONUS
-            confidence = min(1.0, confidence + ACROSS_CONFIDENCE)
-            notes.append("the one tool taking the request's identifiers, in the other language")
         if misread(candidate.tool_id):
             score -= READ_REQUEST_PENALTY
             confidence = max(0.0, confidence - READ_REQUEST_PENALTY)

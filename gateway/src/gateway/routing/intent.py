@@ -143,8 +143,8 @@ def asks_to_read(text: str) -> bool:
 def order_verb(text: str) -> str | None:
     """The verb of ``text`` when it is an order and not a request to read: its first verb
     when that is one of writing ("submit…", "can you close…", "I want to cancel…"), or
-    the Chinese action word it begins with (申请…, 帮我取消…) or that follows the object
-    of 把 (把…调成…); None otherwise."""
+    the Chinese action word it begins with (申请…, 帮我取消…) or that ends a 把 clause
+    (把…调成…); None otherwise."""
     if asks_to_read(text):
         return None
     head = _head(text)
@@ -152,7 +152,7 @@ def order_verb(text: str) -> str | None:
     if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
         return first.group(0)
     if _CJK_BA.match(text.strip()):
-        return vocabulary.first_chinese_action(text)
+        return vocabulary.last_chinese_action(text)
     chinese = _CJK_WRITE.match(text.strip())
     return chinese.group(1) if chinese else None
 

@@ -543,41 +543,61 @@ class Router:
         return misread
 
     def _across(self, text: str, candidates: list[Candidate]) -> Callable[[str], bool]:
-        """Per candidate, whether its identifiers alone may choose it (``choose``): the
-        request asks to read; the tool only reads and its own words are in the other
-        language (a request in Chinese, identifiers aside, and a tool whose words hold
-        almost no Chinese, ``ACROSS_CJK_BELOW``, or the reverse, ``ACROSS_CJK_ABOVE``:
-        aliases in the request's language bridge); every identifier it needs is in the
-        request with its declared shape and a digit (an id, not a word shaped like
-        "zhang.wei"); and no other reader among the candidates takes any of them, even
-        optionally.
-        A question is asked of a reader only: an order in one language cannot be checked
-        against a writer's words in the other."""
-        if not intent.asks_to_read(text):
-            return lambda _: False
+        """Per candidate, whether something other than its words vouches for it (``choose``),
+        when its words are in the other language from the request's: a request in Chinese
+        (its identifiers aside) and a tool whose words hold almost none
+        (``ACROSS_CJK_BELOW``), or a request in English and a tool written almost all in
+        Chinese (``ACROSS_CJK_ABOVE``); aliases in the request's language bridge.
+
+        - A question, and a tool that only reads: every identifier the tool needs is in
+          the request with its declared shape and a digit (an id, not a word shaped like
+          "zhang.wei"), and no other reader among the candidates takes any of them,
+          even optionally.
+        - An order, and a tool that writes: its words name the verb's action class in
+          their own language (报销 and "reimbursement": ``intent.does``, strictly), and
+          no other candidate's words do.
+        """
         in_chinese = cjk_share(_VALUES.sub(" ", text)) > 0.5
         tools = self.registry.tools
-        readers = [c.tool_id for c in candidates if c.tool_id in tools]
-        readers = [t for t in readers if _reads_only(tools[t].spec)]
+        present = [c.tool_id for c in candidates if c.tool_id in tools]
 
-        def across(tool_id: str) -> bool:
-            spec = tools[tool_id].spec
-            if tool_id not in readers:
-                return False
-            share = self._actions(spec.manifest)[2].cjk
-            if not (share < ACROSS_CJK_BELOW if in_chinese else share > ACROSS_CJK_ABOVE):
-                return False
-            keyed = identifier_parameters(spec.input_schema)
-            values = identifier_values(self.extractor, text, spec.input_schema)
-            if len(values) < len(keyed) or not all(_DIGIT.search(v) for v in values):
-                return False
-            return all(
-                takes_none_of(self.extractor, text, tools[other].spec.input_schema, values)
-                for other in readers
-                if other != tool_id
-            )
+        def other_language(tool_id: str) -> bool:
+            share = self._actions(tools[tool_id].spec.manifest)[2].cjk
+            return share < ACROSS_CJK_BELOW if in_chinese else share > ACROSS_CJK_ABOVE
 
-        return across
+        if intent.asks_to_read(text):
+            readers = [t for t in present if _reads_only(tools[t].spec)]
+
+            def by_identifiers(tool_id: str) -> bool:
+                if tool_id not in readers or not other_language(tool_id):
+                    return False
+                schema = tools[tool_id].spec.input_schema
+                keyed = identifier_parameters(schema)
+                values = identifier_values(self.extractor, text, schema)
+                if not keyed or len(values) < len(keyed):
+                    return False
+                if not all(_DIGIT.search(v) for v in values):
+                    return False
+                return all(
+                    takes_none_of(self.extractor, text, tools[other].spec.input_schema, values)
+                    for other in readers
+                    if other != tool_id
+                )
+
+            return by_identifiers
+        verb = intent.order_verb(text)
+        if verb is None:
+            return lambda _: False
+        naming = [
+            t
+            for t in present
+            if intent.does(self._actions(tools[t].spec.manifest)[2], verb, strict=True)
+        ]
+        if len(naming) != 1:
+            return lambda _: False
+        return lambda tool_id: (
+            tool_id == naming[0] and self._writes(tool_id) and other_language(tool_id)
+        )
 
     def _writes_too(self, tool_id: str) -> bool:
         """An idempotent tool whose words do not say it reads (``rag_ingest``: a POST

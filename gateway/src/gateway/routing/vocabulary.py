@@ -149,7 +149,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         ("删除", "删掉", "移除", "去掉"),
     ),
     "cancel": (frozenset({"cancel", "revoke", "abort", "void"}), ("取消", "撤销", "作废")),
-    "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱")),
+    "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
     "notify": (frozenset({"send", "notify", "remind", "forward"}), ("发送", "通知", "提醒")),
     "book": (frozenset({"book", "schedule", "reserve"}), ("预订", "预约")),
     "pay": (frozenset({"pay", "transfer"}), ("支付", "付款", "转账")),
@@ -174,15 +174,16 @@ def requested_actions(text: str) -> frozenset[str]:
     )
 
 
-def first_chinese_action(text: str) -> str | None:
-    """The Chinese action word (of any action class) that comes first in ``text``."""
+def last_chinese_action(text: str) -> str | None:
+    """The Chinese action word (of any action class) that comes last in ``text``: after
+    把 the object comes first and may name an action itself ("把 RF… 这笔退款撤销掉")."""
     found = [
-        (text.find(word), word)
+        (text.rfind(word), word)
         for _, chinese in _ACTIONS.values()
         for word in chinese
         if word in text
     ]
-    return min(found)[1] if found else None
+    return max(found)[1] if found else None
 
 
 def synonyms(verb: str) -> tuple[frozenset[str], tuple[str, ...]]:
