@@ -83,6 +83,17 @@ CATALOGUE = [
         ["room", "date"],
     ),
     tool(
+        "expense_submit",
+        "POST",
+        "File an expense claim for reimbursement: amount, currency and the date spent.",
+        {
+            "amount": {"type": "number", "minimum": 0},
+            "currency": {"type": "string", "enum": ["CNY", "USD", "EUR"]},
+            "expense_date": {"type": "string", "format": "date"},
+        },
+        ["amount", "currency", "expense_date"],
+    ),
+    tool(
         "password_reset",
         "POST",
         "重置员工的域账号密码，新密码通过短信发送。",
@@ -165,3 +176,31 @@ async def test_an_english_order_reaches_the_one_chinese_writer_naming_its_verb(
     assert body["tool_id"] == "meeting_room_book"
     assert body["arguments"] == {"room": "B3-201", "date": "2026-12-10"}
     assert "across languages" in body["route"]["why"]
+
+
+@pytest.mark.parametrize(
+    "query", ["报销打车费 86 元，2026-11-29", "出差住酒店花了 650 元，帮我报销，日期 2026-11-18"]
+)
+async def test_a_chinese_order_reaches_the_one_english_writer_naming_its_verb(
+    gateway: httpx.AsyncClient, query: str
+) -> None:
+    # Refused before: the tools described in Chinese ranked first; 报销 is a reimbursement.
+    response = await routed(gateway, query)
+    body = response.json()
+    assert body.get("tool_id") == "expense_submit", response.text
+
+
+async def test_the_coarse_stage_keeps_a_tool_it_is_told_to_include(
+    app: FastAPI, gateway: httpx.AsyncClient
+) -> None:
+    router = app.state.runtime.router
+    index = await router.index()
+    query = "团建吃饭 1200 元要报销"
+    vector = router.embedder.embed_one(query)
+    top = index.search(query, vector, k=1)
+    assert [c.tool_id for c in top] != ["expense_submit"]
+    kept = index.search(query, vector, k=1, include={"expense_submit", "no_such_tool"})
+    assert [c.tool_id for c in kept] == [top[0].tool_id, "expense_submit"]
+    # Not allowed to the caller: not included.
+    alone = index.search(query, vector, k=1, allowed={top[0].tool_id}, include={"expense_submit"})
+    assert [c.tool_id for c in alone] == [top[0].tool_id]

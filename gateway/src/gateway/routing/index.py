@@ -379,8 +379,10 @@ class ToolIndex:
         k: int = 10,
         alpha: float | None = None,
         shape_vector: Matrix | None = None,
+        include: Collection[str] = (),
     ) -> list[Candidate]:
-        """Top ``k`` tools for ``query`` among ``allowed`` (all when ``None``), best first.
+        """Top ``k`` tools for ``query`` among ``allowed`` (all when ``None``), best first,
+        and after them those of ``include`` (if allowed) that did not make the top ``k``.
 
         ``shape_vector`` embeds the query with its values abstracted (``cache.abstract``),
         compared with the tools' example vectors; the query's own vector when absent.
@@ -411,7 +413,11 @@ class ToolIndex:
         fused = alpha * _minmax(dense) + (1 - alpha) * _minmax(lexical)
         if rows.size == 1:  # nothing to normalise against: let evidence speak
             fused = np.array([confidence(0)])
-        top = _top(fused, k)
+        top = list(_top(fused, k))
+        if include:
+            kept = {self.tool_ids[int(rows[i])] for i in top}
+            extra = {self._position[t] for t in include if t not in kept and t in self._position}
+            top += [int(i) for i in np.flatnonzero(np.isin(rows, list(extra)))]
         return [
             Candidate(
                 tool_id=self.tool_ids[int(rows[i])],

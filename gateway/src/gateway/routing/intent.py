@@ -157,6 +157,16 @@ def order_verb(text: str) -> str | None:
     return chinese.group(1) if chinese else None
 
 
+def action_word(text: str) -> str | None:
+    """The action ``text`` asks for: its order's verb, or else, unless it asks to read,
+    the last Chinese action word in it ("团建吃饭 1200 元要报销"). Weaker than an order's
+    verb: it only points to a tool (``Router._across``), it never rules one out."""
+    verb = order_verb(text)
+    if verb is not None or asks_to_read(text):
+        return verb
+    return vocabulary.last_chinese_action(text)
+
+
 @dataclass(frozen=True)
 class OwnWords:
     """A tool's own words (name, description, aliases, examples), as ``does`` reads them."""

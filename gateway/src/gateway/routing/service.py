@@ -159,6 +159,7 @@ class Router:
         self._offered: dict[
             int, tuple[dict[str, Any], frozenset[str] | None, bool, intent.OwnWords]
         ] = {}
+        self._naming: dict[tuple[int, str], frozenset[str]] = {}  # _named_writer's memo
 
     # -- index lifecycle -------------------------------------------------------------
 
@@ -322,7 +323,12 @@ class Router:
         record_route_cache(cached is not None)
         # The coarse stage runs on every request: a cache hit is checked against it.
         candidates = index.search(
-            text, vector, allowed=allowed, k=self.settings.top_k, shape_vector=shape_vector
+            text,
+            vector,
+            allowed=allowed,
+            k=self.settings.top_k,
+            shape_vector=shape_vector,
+            include=self._named_writer(text, allowed),
         )
         note = ""
         if cached is not None:
@@ -557,14 +563,9 @@ class Router:
           their own language (报销 and "reimbursement": ``intent.does``, strictly), and
           no other candidate's words do.
         """
-        in_chinese = cjk_share(_VALUES.sub(" ", text)) > 0.5
         tools = self.registry.tools
         present = [c.tool_id for c in candidates if c.tool_id in tools]
-
-        def other_language(tool_id: str) -> bool:
-            share = self._actions(tools[tool_id].spec.manifest)[2].cjk
-            return share < ACROSS_CJK_BELOW if in_chinese else share > ACROSS_CJK_ABOVE
-
+        other_language = self._other_language(text)
         if intent.asks_to_read(text):
             readers = [t for t in present if _reads_only(tools[t].spec)]
 
@@ -585,7 +586,7 @@ class Router:
                 )
 
             return by_identifiers
-        verb = intent.order_verb(text)
+        verb = intent.action_word(text)
         if verb is None:
             return lambda _: False
         naming = [
@@ -598,6 +599,42 @@ class Router:
         return lambda tool_id: (
             tool_id == naming[0] and self._writes(tool_id) and other_language(tool_id)
         )
+
+    def _other_language(self, text: str) -> Callable[[str], bool]:
+        """Per tool, whether its own words are in the other language from ``text``'s."""
+        in_chinese = cjk_share(_VALUES.sub(" ", text)) > 0.5
+        tools = self.registry.tools
+
+        def other_language(tool_id: str) -> bool:
+            share = self._actions(tools[tool_id].spec.manifest)[2].cjk
+            return share < ACROSS_CJK_BELOW if in_chinese else share > ACROSS_CJK_ABOVE
+
+        return other_language
+
+    def _named_writer(self, text: str, allowed: frozenset[str]) -> frozenset[str]:
+        """For an order, the one allowed writer whose words name its verb's action class
+        in the other language (see ``_across``), whether or not the coarse stage ranks it:
+        a Chinese request ranks the tools described in Chinese first, whatever they mean."""
+        verb = intent.action_word(text)
+        if verb is None:
+            return frozenset()
+        key = (self.registry.revision, verb)
+        named = self._naming.get(key)
+        if named is None:
+            if len(self._naming) > 256:
+                self._naming.clear()
+            named = self._naming[key] = frozenset(
+                tool_id
+                for tool_id, tool in self.registry.tools.items()
+                if intent.does(self._actions(tool.spec.manifest)[2], verb, strict=True)
+            )
+        named &= allowed
+        if len(named) != 1:
+            return frozenset()
+        (tool_id,) = named
+        if not (self._writes(tool_id) and self._other_language(text)(tool_id)):
+            return frozenset()
+        return named
 
     def _writes_too(self, tool_id: str) -> bool:
         """An idempotent tool whose words do not say it reads (``rag_ingest``: a POST
