@@ -11,6 +11,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from gateway.api import invoke_direct
+from reach_common.errors import ReachError
 from tests.conftest import app_client, assert_error
 from tests.gateway.conftest import GatewayFactory, python_tool
 
@@ -165,3 +166,20 @@ async def test_a_direct_call_is_metered_under_its_route_template(
         if sample.name == "reach_http_requests_total"
     }
     assert counts.get(("/tools/{tool_id}/invoke", "200")) == 3, counts
+
+
+async def test_an_error_raised_by_the_call_is_answered_as_the_route_answers_it(
+    make_gateway: GatewayFactory, taken: list[bool], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_gateway()
+    async with app_client(app) as client:
+
+        async def refuse(*args: Any, **kwargs: Any) -> Any:
+            raise ReachError("The queue is down.", reason="queue_unavailable", status_code=503)
+
+        monkeypatch.setattr(app.state.runtime.invoke, "invoke", refuse)
+        direct = await client.post("/tools/adder/invoke", json={"arguments": {}})
+        routed = await client.post("/tools/adder/invoke", json={"arguments": {}, "x": 1})
+    assert taken == [True, False]
+    assert _stable(direct) == _stable(routed)
+    assert_error(direct, 503, "queue_unavailable")

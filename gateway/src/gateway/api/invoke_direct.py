@@ -30,6 +30,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from gateway.api import invoke
 from gateway.invoke.service import SYNC, CallOptions
 from reach_common.auth.caller import UserContext
+from reach_common.errors import ReachError, error_response
 from reach_common.middleware import replaying
 
 PREFIX = "/tools/"
@@ -70,14 +71,18 @@ class InvokeDirect:
         arguments, user_context, options = call
         scope["route"] = ROUTE  # for the metrics and span labels, as routing would set it
         client = scope.get("client")
-        outcome = await scope["state"]["runtime"].invoke.invoke(
-            tool_id,
-            arguments,
-            headers=Headers(scope=scope),
-            user_context=user_context,
-            client_ip=client[0] if client else None,
-            options=options,
-        )
+        try:
+            outcome = await scope["state"]["runtime"].invoke.invoke(
+                tool_id,
+                arguments,
+                headers=Headers(scope=scope),
+                user_context=user_context,
+                client_ip=client[0] if client else None,
+                options=options,
+            )
+        except ReachError as exc:  # as the app's handler answers one the route raises
+            await error_response(exc)(scope, receive, send)
+            return
         response = JSONResponse(
             outcome.body, status_code=outcome.status_code, headers=outcome.headers
         )
