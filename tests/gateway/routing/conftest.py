@@ -1,9 +1,12 @@
 """Routing fixtures: a real Redis client on the test server, and a gateway on the shipped
-manifests (one per module; a module may define its own)."""
+manifests (one per module; a module may define its own, or a catalogue of its own tools
+with ``catalogue_app`` and ``registered``)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
+from contextlib import asynccontextmanager
+from typing import Any
 
 import httpx
 import pytest
@@ -12,7 +15,8 @@ from redis.asyncio import Redis
 
 from gateway.app import create_app
 from reach_common.embeddings import Embedder
-from tests.conftest import Backends, app_client
+from tests.conftest import Backends, app_client, reset_state
+from tests.gateway.conftest import ADMIN
 from tests.gateway.routing.test_run import settings_for
 
 
@@ -32,3 +36,29 @@ def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
 async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     async with app_client(app) as client:
         yield client
+
+
+def catalogue_app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
+    """A gateway with no tools of its own, on emptied backends: a module's catalogue."""
+    reset_state(backends)
+    settings = settings_for(backends, shop_url)
+    settings.tool_auto_discovery = False  # only the tools the module registers
+    return create_app(settings, embedder=embedder)
+
+
+@asynccontextmanager
+async def registered(
+    app: FastAPI, manifests: Iterable[dict[str, Any]]
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of ``app`` once each of ``manifests`` is registered through the API."""
+    async with app_client(app) as client:
+        for manifest in manifests:
+            response = await client.post("/tools/register", json=manifest, headers=ADMIN)
+            assert response.status_code in (200, 201), response.text
+        yield client
+
+
+async def dry_run(client: httpx.AsyncClient, query: str, user_id: str) -> httpx.Response:
+    """``POST /run`` with ``dry_run`` for a user with no roles."""
+    body = {"user_query": query, "user_context": {"user_id": user_id}, "dry_run": True}
+    return await client.post("/run", json=body)

@@ -14,11 +14,9 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from gateway.app import create_app
 from reach_common.embeddings import Embedder
-from tests.conftest import Backends, app_client, reset_state
-from tests.gateway.conftest import ADMIN
-from tests.gateway.routing.test_run import settings_for
+from tests.conftest import Backends
+from tests.gateway.routing.conftest import catalogue_app, dry_run, registered
 
 
 def tool(
@@ -105,24 +103,17 @@ CATALOGUE = [
 
 @pytest.fixture(scope="module")
 def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
-    reset_state(backends)
-    settings = settings_for(backends, shop_url)
-    settings.tool_auto_discovery = False  # only the tools registered below
-    return create_app(settings, embedder=embedder)
+    return catalogue_app(backends, shop_url, embedder)
 
 
 @pytest.fixture(scope="module")
 async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app_client(app) as client:
-        for manifest in CATALOGUE:
-            response = await client.post("/tools/register", json=manifest, headers=ADMIN)
-            assert response.status_code in (200, 201), response.text
+    async with registered(app, CATALOGUE) as client:
         yield client
 
 
 async def routed(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
-    body = {"user_query": query, "user_context": {"user_id": "u1"}, "dry_run": True}
-    return await gateway.post("/run", json=body)
+    return await dry_run(gateway, query, "u1")
 
 
 @pytest.mark.parametrize(

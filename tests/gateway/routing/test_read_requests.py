@@ -14,7 +14,6 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from gateway.app import create_app
 from gateway.routing.cache import abstract, scope_of
 from gateway.routing.choose import choose
 from gateway.routing.index import Candidate
@@ -23,9 +22,8 @@ from gateway.routing.intent import does as does_words
 from gateway.routing.service import Router
 from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder
-from tests.conftest import Backends, app_client
-from tests.gateway.conftest import ADMIN
-from tests.gateway.routing.test_run import settings_for
+from tests.conftest import Backends
+from tests.gateway.routing.conftest import catalogue_app, dry_run, registered
 
 ID = {"type": "string", "pattern": "^CT-\\d{4}-\\d{4}$"}
 
@@ -176,23 +174,17 @@ def test_a_writing_tool_is_not_chosen_for_a_request_to_read() -> None:
 
 @pytest.fixture(scope="module")
 def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
-    settings = settings_for(backends, shop_url)
-    settings.tool_auto_discovery = False  # only the tools registered below
-    return create_app(settings, embedder=embedder)
+    return catalogue_app(backends, shop_url, embedder)
 
 
 @pytest.fixture(scope="module")
 async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app_client(app) as client:
-        for manifest in (CONTRACT_GET, CONTRACT_SIGN, NOTES_SEARCH):
-            response = await client.post("/tools/register", json=manifest, headers=ADMIN)
-            assert response.status_code in (200, 201), response.text
+    async with registered(app, (CONTRACT_GET, CONTRACT_SIGN, NOTES_SEARCH)) as client:
         yield client
 
 
 async def routed(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
-    body = {"user_query": query, "user_context": {"user_id": "reader"}, "dry_run": True}
-    return await gateway.post("/run", json=body)
+    return await dry_run(gateway, query, "reader")
 
 
 @pytest.mark.parametrize(
