@@ -322,13 +322,14 @@ class Router:
             cached = await self.cache.get_similar(scope, shape_vector, cached_vectors)
         record_route_cache(cached is not None)
         # The coarse stage runs on every request: a cache hit is checked against it.
+        named = self._named_writer(text, allowed)
         candidates = index.search(
             text,
             vector,
             allowed=allowed,
             k=self.settings.top_k,
             shape_vector=shape_vector,
-            include=self._named_writer(text, allowed),
+            include=named,
         )
         note = ""
         if cached is not None:
@@ -342,7 +343,7 @@ class Router:
                 decision = await self._fine_llm(query, candidates, recent)
             else:
                 last_tool = recent[0].tool_id if recent else None
-                decision = self._fine_offline(query, candidates, previous, last_tool)
+                decision = self._fine_offline(query, candidates, previous, last_tool, named)
         except RouteFailed as exc:
             exc.decision.why = "; ".join(filter(None, (note, exc.decision.why)))
             raise
@@ -548,60 +549,48 @@ class Router:
 
         return misread
 
-    def _across(self, text: str, candidates: list[Candidate]) -> Callable[[str], bool]:
+    def _across(
+        self, text: str, candidates: list[Candidate], named: frozenset[str]
+    ) -> Callable[[str], bool]:
         """Per candidate, whether something other than its words vouches for it (``choose``),
-        when its words are in the other language from the request's: a request in Chinese
-        (its identifiers aside) and a tool whose words hold almost none
-        (``ACROSS_CJK_BELOW``), or a request in English and a tool written almost all in
-        Chinese (``ACROSS_CJK_ABOVE``); aliases in the request's language bridge.
+        when its words are in the other language from the request's (``_other_language``).
 
         - A question, and a tool that only reads: every identifier the tool needs is in
           the request with its declared shape and a digit (an id, not a word shaped like
           "zhang.wei"), and no other reader among the candidates takes any of them,
           even optionally.
-        - An order, and a tool that writes: its words name the verb's action class in
-          their own language (报销 and "reimbursement": ``intent.does``, strictly), and
-          no other candidate's words do.
+        - An order: the writer ``named`` by its verb (``_named_writer``).
         """
+        if not intent.asks_to_read(text):
+            return named.__contains__
         tools = self.registry.tools
-        present = [c.tool_id for c in candidates if c.tool_id in tools]
+        readers = [c.tool_id for c in candidates if c.tool_id in tools]
+        readers = [t for t in readers if _reads_only(tools[t].spec)]
         other_language = self._other_language(text)
-        if intent.asks_to_read(text):
-            readers = [t for t in present if _reads_only(tools[t].spec)]
 
-            def by_identifiers(tool_id: str) -> bool:
-                if tool_id not in readers or not other_language(tool_id):
-                    return False
-                schema = tools[tool_id].spec.input_schema
-                keyed = identifier_parameters(schema)
-                values = identifier_values(self.extractor, text, schema)
-                if not keyed or len(values) < len(keyed):
-                    return False
-                if not all(_DIGIT.search(v) for v in values):
-                    return False
-                return all(
-                    takes_none_of(self.extractor, text, tools[other].spec.input_schema, values)
-                    for other in readers
-                    if other != tool_id
-                )
+        def by_identifiers(tool_id: str) -> bool:
+            if tool_id not in readers or not other_language(tool_id):
+                return False
+            schema = tools[tool_id].spec.input_schema
+            keyed = identifier_parameters(schema)
+            values = identifier_values(self.extractor, text, schema)
+            if not keyed or len(values) < len(keyed):
+                return False
+            if not all(_DIGIT.search(v) for v in values):
+                return False
+            return all(
+                takes_none_of(self.extractor, text, tools[other].spec.input_schema, values)
+                for other in readers
+                if other != tool_id
+            )
 
-            return by_identifiers
-        verb = intent.action_word(text)
-        if verb is None:
-            return lambda _: False
-        naming = [
-            t
-            for t in present
-            if intent.does(self._actions(tools[t].spec.manifest)[2], verb, strict=True)
-        ]
-        if len(naming) != 1:
-            return lambda _: False
-        return lambda tool_id: (
-            tool_id == naming[0] and self._writes(tool_id) and other_language(tool_id)
-        )
+        return by_identifiers
 
     def _other_language(self, text: str) -> Callable[[str], bool]:
-        """Per tool, whether its own words are in the other language from ``text``'s."""
+        """Per tool, whether its own words are in the other language from ``text``'s: a
+        request in Chinese (its identifiers aside) and a tool whose words hold almost none
+        (``ACROSS_CJK_BELOW``), or a request in English and a tool written almost all in
+        Chinese (``ACROSS_CJK_ABOVE``); aliases in the request's language bridge."""
         in_chinese = cjk_share(_VALUES.sub(" ", text)) > 0.5
         tools = self.registry.tools
 
@@ -612,9 +601,11 @@ class Router:
         return other_language
 
     def _named_writer(self, text: str, allowed: frozenset[str]) -> frozenset[str]:
-        """For an order, the one allowed writer whose words name its verb's action class
-        in the other language (see ``_across``), whether or not the coarse stage ranks it:
-        a Chinese request ranks the tools described in Chinese first, whatever they mean."""
+        """For an order (``intent.action_word``), the one allowed tool whose words name its
+        verb's action class (报销 and "reimbursement": ``intent.does``, strictly), if it
+        writes and its words are in the other language; empty otherwise. It joins the
+        candidates wherever the coarse stage ranks it (a Chinese request ranks the tools
+        described in Chinese first, whatever they mean), and ``_across`` vouches for it."""
         verb = intent.action_word(text)
         if verb is None:
             return frozenset()
@@ -682,7 +673,9 @@ class Router:
         candidates: list[Candidate],
         previous: Known,
         last_tool: str | None = None,
+        named: frozenset[str] = frozenset(),
     ) -> RouteDecision:
+        """``named``: the writer an order's verb names across languages (``_named_writer``)."""
         text = instruction(query)
         choice = choose(
             candidates,
@@ -697,7 +690,7 @@ class Router:
             ),
             drop=self._unoffered(text, candidates),
             misread=self._misread(text, candidates),
-            across=self._across(text, candidates),
+            across=self._across(text, candidates, named),
         )
         if choice.candidate is None:
             surest = sorted(candidates, key=lambda c: -c.confidence)[:3]
