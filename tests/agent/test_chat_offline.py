@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 import asyncpg  # type: ignore[import-untyped]
 import pytest
 
@@ -202,3 +205,27 @@ async def test_offline_with_the_gateway_down_is_a_503(
     assert response.json()["reason"] == "gateway_unavailable"
     assert response.json()["gateway_reason"] == "gateway_unavailable"
     assert [m["role"] for m in session["messages"]] == ["user"]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_the_turn_is_marked_answered_on_the_event_loop(
+    agent: AgentClient, gateway: GatewayTap, monkeypatch: pytest.MonkeyPatch, stream: bool
+) -> None:
+    """The response's background task sets an asyncio.Event, which is not thread-safe: a
+    plain callable ran in a worker thread (Starlette's threadpool), a coroutine runs on
+    the loop."""
+    set_in: list[str] = []
+    original = asyncio.Event.set
+
+    def recording_set(event: asyncio.Event) -> None:
+        set_in.append(threading.current_thread().name)
+        original(event)
+
+    monkeypatch.setattr(asyncio.Event, "set", recording_set)
+    async with agent() as client:
+        body = {"message": "SKU2024001 还有多少库存", "user_context": CALLER, "stream": stream}
+        response = await client.post("/chat", json=body)
+    assert response.status_code == 200, response.text
+    assert threading.current_thread().name in set_in  # the turn's answered event
+    # (Other threads here run loops of their own: the test's upstream servers.)
+    assert not [name for name in set_in if name.startswith("AnyIO worker thread")]

@@ -155,8 +155,14 @@ async def chat(
     gateway_caller = forwarded(request.headers, claimed, authenticator.strict)
     turn = await prepare_turn(deps, body, gateway_caller, caller.user_id, current_trace_id())
     # Run once the response is sent: what the turn teaches memory is learned after the
-    # user has the answer, not while it is on its way (either kind of response).
-    background.add_task(turn.answered.set)
+    # user has the answer, not while it is on its way (either kind of response). A
+    # coroutine, so it runs on the event loop: a plain callable goes to a worker thread,
+    # and asyncio.Event is not thread-safe.
+    background.add_task(_mark_answered, turn)
     if body.stream:
         return EventSourceResponse(_stream(turn), ping=SSE_KEEPALIVE_S)
     return await _collect(turn)
+
+
+async def _mark_answered(turn: PreparedTurn) -> None:
+    turn.answered.set()
