@@ -119,6 +119,9 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("把 INC0055555 的优先级调成 P2", "调成"),
         ("帮我把 SKU2024002 的价格改成 199", "改成"),
         ("把 RF87654321 这笔退款撤销掉", "撤销"),  # the object names a refund
+        ("restock SKU2024555 with 200 units", "restock"),
+        ("mark SO20250215033 as delivered", "mark"),
+        ("SO20261125001 取消", "取消"),  # the object first, no 把
         # Not orders: reading first, a verb that also reads, a noun first, a question.
         ("open the October report", None),
         ("show me contract CT-2026-0042", None),

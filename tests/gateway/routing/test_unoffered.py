@@ -134,6 +134,9 @@ async def dry_run(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
         "取消订单 SO20261130005",
         "update the price of SKU2024003 to 129 yuan",
         "把 SKU2024002 的价格改成 199",
+        # Went to the stock and order lookups before "restock" and "mark" were orders.
+        "restock SKU2024555 with 200 units",
+        "mark SO20250215033 as delivered",
         "给 SO20261125001 退款",
         "set a reminder to call the supplier at 3pm",
     ],

@@ -104,13 +104,15 @@ _WRITE_VERBS = frozenset(
         *("block", "unblock", "invite", "publish", "increase", "decrease", "create", "add"),
         *("register", "save", "store", "upload", "update", "change", "modify", "edit"),
         *("rename", "adjust", "replace", "delete", "remove", "erase", "purge", "cancel"),
-        *("abort", "refund", "book", "schedule", "reserve", "pay"),
+        *("abort", "refund", "book", "schedule", "reserve", "pay", "mark", "restock"),
+        "replenish",
     )
 )
 _OPEN_NEW = re.compile(r"^open\s+(?:a|an|new)\b")
 # (Not 退款 or 支付: "退款单…查下进度" names a refund to look up.)
 _CJK_WRITE = re.compile(
-    r"^(?:请|麻烦|帮我|帮忙|给我)?(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
+    r"^(?:请|麻烦|帮我|帮忙|给我)?(?:[A-Za-z][\w-]*\d[\w-]*\s*)?"  # "SO20261125001 取消…"
+    r"(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
     r"|关闭|升级|预订|发起|下单|重置|作废|撤销|取消|删除)"
 )
 # 把 puts the object first and the action after it ("把 INC0055555 的优先级调成 P2"): the

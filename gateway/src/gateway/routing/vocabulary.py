@@ -146,7 +146,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     ),
     "delete": (
         frozenset({"delete", "remove", "erase", "purge", "forget"}),
-        ("删除", "删掉", "移除", "去掉"),
+        ("删除", "删掉", "删了", "移除", "去掉"),
     ),
     "cancel": (frozenset({"cancel", "revoke", "abort", "void"}), ("取消", "撤销", "作废")),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
