@@ -34,8 +34,8 @@ def taken(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     seen: list[bool] = []
     parse = invoke_direct._parse
 
-    def spy(scope: Any, body: bytes) -> Any:
-        call = parse(scope, body)
+    def spy(headers: Any, body: bytes) -> Any:
+        call = parse(headers, body)
         seen.append(call is not None)
         return call
 
