@@ -109,15 +109,16 @@ _WRITE_VERBS = frozenset(
     )
 )
 _OPEN_NEW = re.compile(r"^open\s+(?:a|an|new)\b")
+_CJK_PLEASE = r"^(?:请|麻烦|帮我|帮忙|给我)?"  # what may come before a Chinese order
 # (Not 退款 or 支付: "退款单…查下进度" names a refund to look up.)
 _CJK_WRITE = re.compile(
-    r"^(?:请|麻烦|帮我|帮忙|给我)?(?:[A-Za-z][\w-]*\d[\w-]*\s*)?"  # "SO20261125001 取消…"
+    _CJK_PLEASE + r"(?:[A-Za-z][\w-]*\d[\w-]*\s*)?"  # "SO20261125001 取消…"
     r"(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
     r"|关闭|升级|预订|发起|下单|重置|作废|撤销|取消|删除)"
 )
 # 把 puts the object first and the action after it ("把 INC0055555 的优先级调成 P2"): the
 # construction always asks for something to be done to the object.
-_CJK_BA = re.compile(r"^(?:请|麻烦|帮我|帮忙|给我)?把")
+_CJK_BA = re.compile(_CJK_PLEASE + "把")
 
 
 def _head(text: str) -> str:
@@ -153,9 +154,10 @@ def order_verb(text: str) -> str | None:
     first = _FIRST_WORD.match(head)
     if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
         return first.group(0)
-    if _CJK_BA.match(text.strip()):
+    stripped = text.strip()
+    if _CJK_BA.match(stripped):
         return vocabulary.last_chinese_action(text)
-    chinese = _CJK_WRITE.match(text.strip())
+    chinese = _CJK_WRITE.match(stripped)
     return chinese.group(1) if chinese else None
 
 
