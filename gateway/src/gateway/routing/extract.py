@@ -5,8 +5,11 @@ strongest evidence its schema allows, in this order:
 
 1. ``pattern``: the pattern itself (unanchored) searched in the query
    (``^SKU\\d{7}$`` finds ``SKU2024001``), by RE2 like every manifest-supplied
-   regex (linear time: a crafted pattern cannot stall the router);
-2. ``enum``: a value of the enum named in the query;
+   regex (linear time: a crafted pattern cannot stall the router); a pattern loose
+   enough to take plain words takes a token with a digit or separator first
+   ("scale payments-api to 6" gives ``payments-api``, not "scale");
+2. ``enum``: a value of the enum named in the query, or by a short form of it
+   ("prod" for ``production``);
 3. ``format``: dates, emails, URLs;
 4. numbers for ``integer`` / ``number``: the number next to a mention of the
    parameter ("base of 10", "height 5"), else the next unused number in order;
@@ -19,10 +22,15 @@ strongest evidence its schema allows, in this order:
    the same case in place of the example's); with no example, an identifier-like
    token (letters and digits) introduced by the parameter's name (``sku``,
    ``order_id`` → "order") or, for an id-like name (``sku``, ``*_id``, ``*_code``
-   ...), the only such token in the query; then a capitalised name for
+   ...) or a machine's thing (``service``, ``host`` ...), the only such token in the
+   query that no other parameter's pattern claims; a version example (``v2.14.1``)
+   takes any version ("1.8.0", "v5.0.0-rc1") and a commit example any commit hash;
+   a required ``title`` is the request itself when it says enough; a search
+   ``query`` takes a quoted phrase before the whole request; then a capitalised name for
    name-like parameters (city, company, location ...), else a quoted span,
    else an example value the description gives that appears in the query;
-6. booleans: yes/true/enable vs no/false/disable near the parameter.
+6. booleans: ``name=false`` written out, else a switch thrown in words ("turn on",
+   "flip X off", "disable", 打开 / 关掉), else yes/true/with vs no/false/without.
 
 Time is read as people write it (``temporal``): a month or day the words name
 ("last month", "March", "上个月", "tomorrow", "下周一") is tried in ISO form when
@@ -55,7 +63,8 @@ from gateway.routing import temporal
 from reach_common.references import names_an_identifier, refers_back
 
 # "6cm" and "数量100" count, "SKU2024001" does not (CJK characters are \w to ``re``).
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])-?\d+(?:\.\d+)?")
+# Not a piece of a version ("4.0.2") or of a commit ("9be41f0"); "6cm" and "数量100" count.
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])-?\d+(?:\.\d+)?(?![\d.]*\.\d|[A-Za-z_]+\d)")
 _QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”|「([^」]+)」|‘([^’]+)’")
 _FORMATS = {
     "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
@@ -77,6 +86,13 @@ _TEXT_NAMES = frozenset(
     | {"details", "detail", "message", "comment", "comments", "reason", "problem", "issue"}
     | {"subject", "remark", "remarks"}
 )
+# A required title of what the request is about: the text after a colon, else the request
+# itself if it says more than an order would ("file an incident, user-profile returns 500
+# for everyone", not "open an incident"). A summary or a description stays the user's to
+# write (``_TEXT_NAMES``: the text after a colon only).
+_HEADLINE_NAMES = frozenset({"title", "headline"})
+_HEADLINE_WORDS = 6
+_CJK_CHAR = re.compile(r"[\u3400-\u9fff]")  # about two to a word
 # Search parameters: the text after a colon, else the whole request.
 _QUERY_NAMES = frozenset({"query", "question", "q", "search", "keywords", "search_query"})
 _FILE_NAMES = ("source", "file", "filename", "file_name", "document", "path", "doc")
@@ -86,6 +102,17 @@ _COLON = re.compile(r"(?:(?<!\d):|:(?!\d)|：)\s*(.+)$", re.DOTALL)
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|of|de|la|du))*")
 _TRUE = re.compile(r"\b(yes|true|enable|enabled|include|with)\b", re.IGNORECASE)
 _FALSE = re.compile(r"\b(no|false|disable|disabled|exclude|without)\b", re.IGNORECASE)
+# A switch thrown in words: "turn on", "switch X off", "disable", 打开 / 关掉.
+_SWITCHED = re.compile(
+    r"\b(?:turn|switch|flip|toggle|set|put|flick)(?:ed)?\s+(?P<particle>on|off)\b"
+    r"|\b(?:turn|switch|flip|toggle|set|flick)(?:ed)?\s+(?:[\w.-]+\s+){1,3}?(?P<after>on|off)"
+    r"(?=\s*(?:$|[,.;!?)]|\b(?:in|for|at|now|please|pls|again|asap|everywhere)\b))"
+    r"|\b(?P<on>enable|activate|re-?enable)\b|\b(?P<off>disable|deactivate)\b"
+    r"|(?P<zh_on>打开|开启|启用|激活|开一下|开了)|(?P<zh_off>关闭|关掉|关了|关上|禁用|停用)",
+    re.IGNORECASE,
+)
+_BOOLEAN_WORDS = {"true": True, "yes": True, "on": True, "1": True}
+_BOOLEAN_WORDS |= {"false": False, "no": False, "off": False, "0": False}
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)")
 
 
@@ -291,6 +318,14 @@ def _after_colon(query: str) -> str | None:
     return text or None
 
 
+def _headline(query: str) -> str | None:
+    body = _after_colon(query)
+    if body is not None:
+        return body
+    words = len(re.findall(r"[^\W_]+", query)) + len(_CJK_CHAR.findall(query)) // 2
+    return query.strip() if words >= _HEADLINE_WORDS else None
+
+
 _ELLIPTICAL_CHARS = 80  # "ok and how many are in stock", "快递单号呢": a short follow-up
 
 
@@ -340,9 +375,14 @@ class ArgumentExtractor:
                 resolved = temporal.resolve(query, self.today())
             return resolved
 
+        specific = {n: p for n, p in _patterns(props).items() if _specific(p)}
         for name in order:
             spec = props.get(name) or {}
             taken = set(map(str, result.arguments.values()))
+            if not _constrains(spec):
+                # A guess (no pattern) leaves alone the tokens another parameter's own
+                # pattern takes: "dep-104233" is deploy_id's, not the service's.
+                taken |= _claimed(query, [p for n, p in specific.items() if n != name])
             if _takes_time(spec):  # read where "tomorrow" and "下午两点" stand in the text
                 value = _constrained(on_calendar(), spec, taken)
             else:
@@ -360,6 +400,10 @@ class ArgumentExtractor:
             if previous and carries and name in previous:
                 result.arguments[name] = previous[name]
                 result.from_context.append(name)
+                continue
+            headline = _headline(query) if name.lower() in _HEADLINE_NAMES else None
+            if headline is not None:  # "file an incident, checkout returns 500"
+                result.arguments[name] = headline
                 continue
             value = self._recall(name, props.get(name) or {}, remembered) if refers else None
             if value is not None:
@@ -401,13 +445,56 @@ class ArgumentExtractor:
         if kind in ("integer", "number"):
             return _number(query, name, spec, kind, used_numbers)
         if kind == "boolean":
-            return True if _TRUE.search(query) else False if _FALSE.search(query) else None
+            return _boolean(query, name)
         if kind == "string":
-            return _string(query, name, spec, quoted, names, used_ids)
+            return _string(query, name, spec, quoted, names, used_ids, taken)
         return None
 
 
+def _boolean(query: str, name: str) -> bool | None:
+    """``name=false`` written out; else a switch thrown in words ("turn on", "flip X off",
+    "disable", 打开 / 关掉), the first one said; else yes/true/with against no/false/without."""
+    said = re.search(rf"\b{re.escape(name)}\s*[=:]\s*(\w+)", query, re.IGNORECASE)
+    if said is not None and said.group(1).lower() in _BOOLEAN_WORDS:
+        return _BOOLEAN_WORDS[said.group(1).lower()]
+    switched = _SWITCHED.search(query)
+    if switched is not None:
+        word = (switched.group("particle") or switched.group("after") or "").lower()
+        return word == "on" or bool(switched.group("on") or switched.group("zh_on"))
+    return True if _TRUE.search(query) else False if _FALSE.search(query) else None
+
+
 _TIME_SAMPLES = ("2026-01", "2026-01-31", "10:30")
+_PLAIN_WORD = "example"  # a pattern that accepts it takes ordinary words too
+
+
+def _constrains(spec: dict[str, Any]) -> bool:
+    return "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS
+
+
+def _patterns(props: dict[str, dict[str, Any]]) -> dict[str, str]:
+    return {
+        name: spec["pattern"]
+        for name, spec in props.items()
+        if isinstance(spec, dict) and isinstance(spec.get("pattern"), str)
+    }
+
+
+def _specific(pattern: str) -> bool:
+    """A pattern that does not take ordinary words (``^dep-[0-9]{6}$``, not ``^[a-z-]+$``)."""
+    try:
+        return search(compile_pattern(pattern), _PLAIN_WORD) is None
+    except PatternError:
+        return False
+
+
+def _claimed(query: str, patterns: Sequence[str]) -> set[str]:
+    """The query's identifier-looking tokens that one of ``patterns`` accepts."""
+    if not patterns:
+        return set()
+    tokens = {m.group(0) for m in _ID_TOKEN.finditer(query) if _is_identifier(m.group(0))}
+    programs = [compile_pattern(p) for p in patterns]
+    return {t for t in tokens if any(search(program, t) for program in programs)}
 
 
 def _takes_time(spec: dict[str, Any]) -> bool:
@@ -472,11 +559,33 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
     for first, owners in firsts.items():
         if len(owners) == 1 and _names(lowered, first):
             return owners[0]
+    shortened = _shortened_option(lowered, firsts)
+    if shortened is not None:
+        return shortened
     description = str(spec.get("description") or "")
     for option in by_length[:_MAX_PAIRED_OPTIONS]:  # a long enum is not read this way
         for word in _paired_words(description, str(option)):
             if word in query:
                 return option
+    return None
+
+
+_SHORT_WORD = re.compile(r"(?<![a-z])[a-z]{4,}(?![a-z])")  # "prod", "auto"; not "pro" or "in"
+
+
+def _shortened_option(lowered: str, firsts: dict[str, list[Any]]) -> Any:
+    """The option whose first word a short word of the query begins ("prod" for
+    ``production``, "stag" for ``staging``: at most 60% of it, so "product" is not
+    ``production``), when it begins no other option's."""
+    for word in set(_SHORT_WORD.findall(lowered)):
+        owners = [
+            option
+            for first, found in firsts.items()
+            if first.startswith(word) and len(word) <= 0.6 * len(first)
+            for option in found
+        ]
+        if len(owners) == 1:
+            return owners[0]
     return None
 
 
@@ -528,13 +637,28 @@ def _whole(query: str, start: int, end: int) -> bool:
     return before not in _JOINING and after not in _JOINING
 
 
+def _glued(query: str, start: int, end: int) -> bool:
+    """Whether ``query[start:end]`` continues across a dot, colon or slash into more of a
+    token ("v5" of "v5.0.0-rc1", "api" of "api.example.com")."""
+    before = start >= 2 and query[start - 1] in ".:/" and query[start - 2].isalnum()
+    after = end + 1 < len(query) and query[end] in ".:/" and query[end + 1].isalnum()
+    return before or after
+
+
 def _pattern_value(
     query: str, pattern: str, taken: Collection[object] = (), *, anchored: bool = False
 ) -> str | None:
     """The pattern's first match in the query not in ``taken`` (with ``anchored``, the
     schema's pattern is a whole value: a whole token); else a match ignoring case, in
     the case (upper or lower) the pattern accepts: people type "sku2025018" for
-    ``^SKU\\d{7}$``."""
+    ``^SKU\\d{7}$``.
+
+    A pattern loose enough to take plain words (``^[a-z][a-z0-9-]{1,62}$`` for a service)
+    takes a token with a digit or a separator over them: in "scale payments-api to 6" the
+    value is ``payments-api``, not "scale". A plain word is taken only when nothing else is,
+    and a piece of a dotted token ("v5" of "v5.0.0") only before a plain word."""
+    word: str | None = None
+    piece: str | None = None
     try:
         program = compile_pattern(pattern)
         position = 0
@@ -543,9 +667,17 @@ def _pattern_value(
             if match is None:
                 break
             whole = not anchored or _whole(query, match.start(), match.end())
-            if whole and str(match.group(0)) not in taken:
-                return str(match.group(0))
+            value = str(match.group(0))
+            if whole and value not in taken:
+                if value.isalpha():
+                    word = word or value
+                elif _glued(query, match.start(), match.end()):
+                    piece = piece or value
+                else:
+                    return value
             position = max(match.end(), position + 1)
+        if piece or word:
+            return piece or word
         folded = search(compile_pattern(f"(?i:{pattern})"), query)
     except (PatternError, UnicodeEncodeError):  # a lone surrogate: RE2 reads nothing
         return None
@@ -628,11 +760,12 @@ def _string(
     quoted: list[str],
     names: list[str],
     used_ids: set[int],
+    taken: Collection[object] = (),
 ) -> str | None:
     """An identifier, a file name, the text after a colon (or the whole query) for a text
     or query parameter, a capitalised name, a quoted string, or an example the
     description gives that the query repeats: the first that applies."""
-    identifier = _identifier(query, name, spec, used_ids)
+    identifier = _identifier(query, name, spec, used_ids, taken)
     if identifier is not None:
         return identifier
     if _is_file_parameter(name, spec):
@@ -649,8 +782,8 @@ def _string(
         body = _after_colon(query)
         if body is not None:
             return body
-        if lowered in _QUERY_NAMES:
-            return query.strip()
+        if lowered in _QUERY_NAMES:  # "grep the logs for 'connection reset'": the quoted text
+            return quoted.pop(0) if quoted else query.strip()
     if any(hint in lowered for hint in _NAME_LIKE):
         labelled = _labelled_name(query, lowered)
         if labelled is not None:
@@ -687,6 +820,12 @@ _ID_TOKEN = re.compile(
 )
 _MAX_EXAMPLES = 8  # shapes tried per parameter: a long list of examples cannot slow routing
 _ID_NAMES = ("id", "sku", "code", "number", "no", "num", "ref", "reference", "key", "serial")
+# Names of the things systems name with identifiers: "payments-api", "pg-orders-prod".
+_MACHINE_NAMES = (
+    "service", "host", "hostname", "server", "cluster", "namespace", "repo", "repository",
+    "project", "app", "application", "bucket", "queue", "topic", "instance", "database",
+    "db", "pod", "node", "branch", "image", "container", "deployment", "domain", "vm",
+)  # fmt: skip
 _RUNS = re.compile(r"[A-Za-z]+|\d+|.", re.DOTALL)
 # Word characters around a match that would make it part of a longer token.
 _LEFT = r"(?:^|[^A-Za-z0-9_])"
@@ -716,8 +855,16 @@ def _example_values(spec: dict[str, Any]) -> Iterator[object]:
     if isinstance(description, str):
         for match in _EXAMPLE_MARKER.finditer(description):  # lazily: stop at enough
             yield match.group(1)
+            # and the ones listed after it: "e.g. v2.14.1 or 3f9c2ab", "例如 sre、payments"
+            listed = _LISTED.match(description, match.end())
+            while listed is not None:
+                yield listed.group(1)
+                listed = _LISTED.match(description, listed.end())
 
 
+_LISTED = re.compile(
+    r"\s*(?:,|，|、|/|\bor\b|\band\b|或|和)\s*[\"'“‘「`]?([A-Za-z0-9][A-Za-z0-9_\-./#]*[A-Za-z0-9])"
+)
 # Words joined by a separator: what user names look like ("zhang.wei", "li_na").
 _JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[._-][A-Za-z]+)+")
 
@@ -784,12 +931,38 @@ def _find_shape(query: str, shape: str, used: set[int]) -> str | None:
     return None
 
 
+# A release ("v2.14.1", "1.8.0", "v5.0.0-rc1") and a commit ("3f9c2ab"): written with
+# other digit counts than the example's, and a version with or without its "v".
+_VERSION = re.compile(r"[vV]?\d+(?:\.\d+){1,3}")
+_HASH = re.compile(r"[0-9a-f]{7,40}")
+
+
+def _version_or_hash(query: str, example: str, used: set[int]) -> str | None:
+    """For a version or commit-hash example, the query's first version (with as many
+    dotted parts as the example, a "v" or not, a pre-release suffix kept) or hash."""
+    if _VERSION.fullmatch(example):
+        parts = example.count(".") + 1
+        shape = (
+            rf"[vV]?\d{{1,6}}(?:\.\d{{1,6}}){{{parts - 1}}}(?:-[0-9A-Za-z]+(?:\.[0-9A-Za-z]+)*)?"
+        )
+        return _find_shape(query, shape, used)
+    if _HASH.fullmatch(example) and not example.isdigit() and not example.isalpha():
+        for match in re.finditer(r"(?<![\w.-])[0-9a-f]{7,40}(?![\w-])", query):
+            token = match.group(0)
+            if match.start() not in used and not token.isdigit() and not token.isalpha():
+                used.add(match.start())
+                return token
+    return None
+
+
 def _is_id_name(name: str) -> bool:
     parts = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)  # order_id, orderId, sku
-    return any(part.lower() in _ID_NAMES for part in parts)
+    return any(part.lower() in _ID_NAMES or part.lower() in _MACHINE_NAMES for part in parts)
 
 
-def _identifier(query: str, name: str, spec: dict[str, Any], used: set[int]) -> str | None:
+def _identifier(
+    query: str, name: str, spec: dict[str, Any], used: set[int], taken: Collection[object] = ()
+) -> str | None:
     """An identifier for a string parameter without a ``pattern``, or None.
 
     Only text of the query is ever returned: the shapes decide which token, never what it says.
@@ -798,7 +971,11 @@ def _identifier(query: str, name: str, spec: dict[str, Any], used: set[int]) -> 
         return None
     examples = examples_of(spec)
     if not examples:
-        return _identifier_by_name(query, name, used)
+        return _identifier_by_name(query, name, used, taken)
+    for example in examples:
+        found = _version_or_hash(query, example, used)
+        if found is not None:
+            return found
     for example in examples:
         if not any(c.isdigit() for c in example):
             found = _find_shape(query, _words_shape(example), used)
@@ -821,14 +998,20 @@ def _identifier(query: str, name: str, spec: dict[str, Any], used: set[int]) -> 
     return None  # the examples say what it looks like, and nothing in the query does
 
 
-def _identifier_by_name(query: str, name: str, used: set[int]) -> str | None:
-    """With no example: for an id-like name (``sku``, ``order_id``), a letters-and-digits
-    token that starts with the name ("sku" → SKU2024001), else one the name introduces
-    ("order SO20240715001"), else the only such token in the query."""
+def _identifier_by_name(
+    query: str, name: str, used: set[int], taken: Collection[object] = ()
+) -> str | None:
+    """With no example: for an id-like name (``sku``, ``order_id``) or the name of a
+    machine's thing (``service``, ``host``), an identifier-looking token (letters and
+    digits, or words joined like ``payments-api``) that starts with the name ("sku" →
+    SKU2024001), else one the name introduces ("order SO20240715001"), else the only
+    such token in the query that no other parameter took."""
     if not _is_id_name(name):
         return None
     tokens = [
-        m for m in _ID_TOKEN.finditer(query) if _is_identifier(m.group(0)) and m.start() not in used
+        m
+        for m in _ID_TOKEN.finditer(query)
+        if _is_identifier(m.group(0)) and m.start() not in used and m.group(0) not in taken
     ]
     if not tokens:
         return None

@@ -1,0 +1,125 @@
+"""Argument filling for the way operators write: names like ``billing-worker``, versions
+and commits, switches thrown in words, short forms of enum options, one-line summaries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from gateway.routing.extract import ArgumentExtractor, examples_of
+
+extractor = ArgumentExtractor()
+
+NAME = {"type": "string", "pattern": "^[a-z][a-z0-9-]{1,40}$"}
+ENVIRONMENT = {"type": "string", "enum": ["sandbox", "live"]}
+
+
+def schema(required: list[str], **properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required}
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("resize search-worker to 7 copies", "search-worker"),
+        ("please resize ledger-svc2 to 3", "ledger-svc2"),
+        ("resize cache to 2", "resize"),  # nothing looks like a name: the first word still
+    ],
+)
+def test_a_loose_pattern_prefers_what_looks_like_a_name(query: str, expected: str) -> None:
+    result = extractor.extract(
+        query, schema(["app", "copies"], app=NAME, copies={"type": "integer"})
+    )
+    assert result.arguments["app"] == expected
+
+
+def test_a_piece_of_a_dotted_token_is_not_a_name() -> None:
+    tool = schema(["app", "tag"], app=NAME, tag={"type": "string", "description": "e.g. v1.4.2"})
+    result = extractor.extract("push v7.1.0-beta2 of mailer-api out", tool)
+    assert result.arguments == {"app": "mailer-api", "tag": "v7.1.0-beta2"}
+
+
+@pytest.mark.parametrize(
+    ("query", "tag"),
+    [
+        ("push mailer-api 3.10.0 now", "3.10.0"),  # no "v", other digit counts
+        ("push mailer-api v12.0.1", "v12.0.1"),
+        ("push mailer-api 9be41f0", "9be41f0"),  # a commit, the description's second example
+    ],
+)
+def test_versions_and_commits_take_any_digit_count(query: str, tag: str) -> None:
+    spec = {"type": "string", "description": "image tag or commit, e.g. v1.4.2 or 77ac01e"}
+    assert examples_of(spec) == ["v1.4.2", "77ac01e"]
+    result = extractor.extract(query, schema(["tag"], tag=spec, copies={"type": "integer"}))
+    assert result.arguments == {"tag": tag}  # and "3.10.0" is no count of copies
+
+
+def test_a_machine_name_parameter_without_pattern_takes_the_only_such_token() -> None:
+    tool = schema(
+        ["app"],
+        app={"type": "string", "description": "the app"},
+        release_id={"type": "string", "pattern": "^rel-[0-9]{5}$"},
+    )
+    result = extractor.extract("undo mailer-api to rel-20311", tool)
+    assert result.arguments == {"app": "mailer-api", "release_id": "rel-20311"}
+    # a parameter that is not a machine's name does not guess
+    other = schema(["colour"], colour={"type": "string"})
+    assert extractor.extract("paint mailer-api", other).missing == ["colour"]
+
+
+@pytest.mark.parametrize(
+    ("query", "on"),
+    [
+        ("turn on billing.dark-mode in live", True),
+        ("switch on billing.dark-mode", True),
+        ("toggle billing.dark-mode off", False),
+        ("flip off billing.dark-mode in sandbox", False),
+        ("disable billing.dark-mode", False),
+        ("set billing.dark-mode active=false on sandbox", False),
+        ("set billing.dark-mode active=true", True),
+        ("把 billing.dark-mode 这个开关打开", True),
+        ("billing.dark-mode 先关掉", False),
+    ],
+)
+def test_switches_thrown_in_words(query: str, on: bool) -> None:
+    tool = schema(["key", "active"], key={"type": "string"}, active={"type": "boolean"})
+    assert extractor.extract(query, tool).arguments["active"] is on
+
+
+def test_a_setting_named_on_its_own_is_not_a_switch() -> None:
+    tool = schema(["active"], active={"type": "boolean"})
+    assert extractor.extract("set billing.dark-mode on sandbox", tool).missing == ["active"]
+
+
+@pytest.mark.parametrize(
+    ("query", "option"),
+    [("restart it in live", "live"), ("restart it in sand", "sandbox"), ("the sandbox", "sandbox")],
+)
+def test_an_option_by_its_short_form(query: str, option: str) -> None:
+    assert extractor.extract(query, schema(["env"], env=ENVIRONMENT)).arguments == {"env": option}
+
+
+def test_a_long_word_is_not_a_short_form() -> None:
+    options = {"type": "string", "enum": ["production", "staging"]}
+    assert extractor.extract("prod", schema(["env"], env=options)).arguments == {
+        "env": "production"
+    }
+    assert extractor.extract("the product page", schema(["env"], env=options)).missing == ["env"]
+
+
+def test_a_required_title_is_the_request() -> None:
+    tool = schema(["title"], title={"type": "string"}, notes={"type": "string"})
+    said = "open a ticket, the mailer drops every second message"
+    assert extractor.extract(said, tool).arguments == {"title": said}
+    filled = extractor.extract("open a ticket: mailer drops mail", tool).arguments
+    assert filled["title"] == "mailer drops mail"
+    assert extractor.extract("open a ticket", tool).missing == ["title"]
+    optional = schema([], title={"type": "string"})
+    assert extractor.extract("find books by Tolkien", optional).arguments == {}
+
+
+def test_a_search_takes_the_quoted_text() -> None:
+    tool = schema([], query={"type": "string"}, app={"type": "string"})
+    result = extractor.extract("grep the logs for 'socket hang up'", tool)
+    assert result.arguments == {"query": "socket hang up"}
