@@ -14,7 +14,12 @@ Each tool is seen several ways:
   small weight (short ids such as "weather forecast" are strong evidence). Kept
   apart from the description, it helps more than as a prefix of it (MetaTool
   Recall@1 0.587 against 0.569);
-- BM25 over the same words (``lexical.BM25Index``).
+- BM25 over the same words (``lexical.BM25Index``);
+- for a tool described mostly in Chinese, a ``glossed`` vector: its description read in
+  English words (``gloss``), which an English request is compared with (less
+  ``gloss_discount``, the price of a word-by-word reading); its BM25 document gains
+  the same words. A Chinese request is searched twice: as written, and as its English
+  gloss with the rules of an English one; each tool keeps the better of the two.
 
 The dense score is the mean of the ``describe`` cosine and the best cosine over
 all of a tool's vectors, plus the name bonus; a tool without aliases or
@@ -53,6 +58,7 @@ import numpy.typing as npt
 
 from gateway.routing import vocabulary
 from gateway.routing.cache import abstract
+from gateway.routing.gloss import gloss, has_han
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import (
     cjk_share,
@@ -154,6 +160,8 @@ class _View:
     names: Matrix
     examples: Matrix  # the allowed tools' example vectors
     owner: npt.NDArray[np.int64]  # each example's tool, as a position in ``rows``
+    glossed: Matrix
+    latin: npt.NDArray[np.bool_]  # tools with no Chinese in their text
 
 
 @dataclass(frozen=True)
@@ -167,6 +175,8 @@ class Prepared:
     names: Matrix
     examples: list[Matrix]  # per tool, one row per alias or example
     terms: list[Counter[str]]
+    glossed: Matrix
+    latin: npt.NDArray[np.bool_]
 
 
 class _Rows:
@@ -204,12 +214,23 @@ class _Rows:
 _COVERAGE_SCALE = 1.4
 
 
+# A tool described, or a request written, at least this much in Chinese is also read in
+# English words (``gloss``).
+GLOSS_SHARE = 0.3
+
+
 def _minmax(scores: Matrix) -> Matrix:
     lo, hi = float(scores.min()), float(scores.max())
     if hi - lo < 1e-9:
         return np.zeros_like(scores)
     normalised: Matrix = (scores - lo) / (hi - lo)
     return normalised
+
+
+def _better(
+    first: Callable[[int], float], second: Callable[[int], float], where: npt.NDArray[np.bool_]
+) -> Callable[[int], float]:
+    return lambda i: max(first(i), second(i)) if where[i] else first(i)
 
 
 def _top(scores: Matrix, k: int) -> npt.NDArray[np.intp]:
@@ -243,8 +264,10 @@ class ToolIndex:
         name_weight: float = 0.3,
         example_weight: float = 1.0,
         example_discount: float = 0.15,
+        gloss_discount: float = 0.05,
     ) -> None:
         self.revision = revision
+        self.gloss_discount = gloss_discount
         self.alpha = alpha
         self.cjk_alpha = cjk_alpha
         self.name_weight = name_weight
@@ -258,6 +281,8 @@ class ToolIndex:
         dimensions = (vectors.embedder.dimensions,)
         self._describe, self._bare = _Rows(dimensions), _Rows(dimensions)
         self._names = _Rows(dimensions)
+        self._glossed = _Rows(dimensions)
+        self._latin = _Rows((), np.bool_)
         self._examples = _Rows(dimensions)
         self._example_owner = _Rows((), np.int64)
         self._example_rows: dict[str, list[int]] = {}
@@ -274,12 +299,25 @@ class ToolIndex:
         names = [name_text(m) for m in manifests]
         examples = [example_texts(m) for m in manifests]
         flat = [t for texts in examples for t in texts]
-        matrix = self.vectors.embed([*describe, *bare, *names, *flat])
+        # Read in English when the description itself is in Chinese (not a tool with a
+        # few Chinese aliases): the whole text for its vector, the Chinese words for BM25.
+        glossed = [
+            gloss(d) if cjk_share(b) >= GLOSS_SHARE else None
+            for d, b in zip(describe, bare, strict=True)
+        ]
+        english = [g for g in glossed if g]
+        matrix = self.vectors.embed([*describe, *bare, *names, *flat, *english])
         n = len(manifests)
         bounds = np.cumsum([3 * n, *(len(texts) for texts in examples)])
+        # A tool with no gloss keeps its description's vector there: the better of the two
+        # is then the description's.
+        glossed_rows = matrix[:n].copy()
+        which = [i for i, g in enumerate(glossed) if g]
+        glossed_rows[which] = matrix[len(matrix) - len(english) :]
         documents = [
-            f"{split_identifier(str(m['tool_id']))}\n{name}\n{d}"
-            for m, name, d in zip(manifests, names, describe, strict=True)
+            f"{split_identifier(str(m['tool_id']))}\n{name}\n{d}\n"
+            + (gloss(d, latin=False) if g else "")
+            for m, name, d, g in zip(manifests, names, describe, glossed, strict=True)
         ]
         return Prepared(
             manifests=list(manifests),
@@ -288,6 +326,8 @@ class ToolIndex:
             names=matrix[2 * n : 3 * n],
             examples=[matrix[a:b] for a, b in itertools.pairwise(bounds)],
             terms=[Counter(tokenize(doc)) for doc in documents],
+            glossed=glossed_rows,
+            latin=np.array([not has_han(d) for d in describe], dtype=np.bool_),
         )
 
     def apply(self, prepared: Prepared, removed: Iterable[str], revision: int) -> None:
@@ -301,6 +341,8 @@ class ToolIndex:
         self._describe.extend(prepared.describe)
         self._bare.extend(prepared.bare)
         self._names.extend(prepared.names)
+        self._glossed.extend(prepared.glossed)
+        self._latin.extend(prepared.latin)
         pairs = zip(replaced, prepared.manifests, strict=True)
         for offset, (tool_id, manifest) in enumerate(pairs):
             position = start + offset
@@ -334,11 +376,17 @@ class ToolIndex:
             self.tool_ids[position] = moved_id
             self._position[moved_id] = position
             self._example_owner.data[self._example_rows[moved_id]] = position
-        for rows in (self._describe, self._bare, self._names):
+        for rows in (self._describe, self._bare, self._names, self._glossed, self._latin):
             rows.remove(position)
         self.tool_ids.pop()
         self._bm25.remove(position)
         del self.manifests[tool_id]
+
+    def english_only(self, tool_id: str) -> bool:
+        """Whether the tool's text has no Chinese (a Chinese request reaches it only in its
+        English reading)."""
+        position = self._position.get(tool_id)
+        return position is not None and bool(self._latin.data[position])
 
     def __len__(self) -> int:
         return len(self.tool_ids)
@@ -352,8 +400,10 @@ class ToolIndex:
         if view is None:
             describe, bare, names = self._describe.data, self._bare.data, self._names.data
             examples, owner = self._examples.data, self._example_owner.data
+            glossed, latin = self._glossed.data, self._latin.data
             if key is None:
-                view = _View(np.arange(len(self.tool_ids)), describe, bare, names, examples, owner)
+                rows = np.arange(len(self.tool_ids))
+                view = _View(rows, describe, bare, names, examples, owner, glossed, latin)
             else:
                 rows = np.array(
                     sorted(self._position[t] for t in key if t in self._position), dtype=np.int64
@@ -363,7 +413,14 @@ class ToolIndex:
                 owned = local[owner]
                 kept = owned >= 0
                 view = _View(
-                    rows, describe[rows], bare[rows], names[rows], examples[kept], owned[kept]
+                    rows,
+                    describe[rows],
+                    bare[rows],
+                    names[rows],
+                    examples[kept],
+                    owned[kept],
+                    glossed[rows],
+                    latin[rows],
                 )
             if len(self._views) > 256:
                 self._views.clear()
@@ -380,6 +437,7 @@ class ToolIndex:
         alpha: float | None = None,
         shape_vector: Matrix | None = None,
         include: Collection[str] = (),
+        english: tuple[str, Matrix] | None = None,
     ) -> list[Candidate]:
         """Top ``k`` tools for ``query`` among ``allowed`` (all when ``None``), best first,
         and after them those of ``include`` (if allowed) that did not make the top ``k``.
@@ -387,32 +445,25 @@ class ToolIndex:
         ``shape_vector`` embeds the query with its values abstracted (``cache.abstract``),
         compared with the tools' example vectors; the query's own vector when absent.
         ``alpha`` overrides the dense weight (1.0: dense only, 0.0: lexical only).
+        ``english``: a Chinese query's gloss and its vector, searched as an English query
+        would be; each tool keeps the better score and confidence of the two readings.
         """
-        cjk = cjk_share(query)
-        if alpha is None:
-            alpha = self.alpha * (1 - cjk) + self.cjk_alpha * cjk
         view = self._view(allowed)
         rows = view.rows
         if rows.size == 0:
             return []
-        cosine = view.describe @ query_vector
-        example = self._example_match(view, query_vector if shape_vector is None else shape_vector)
-        best = np.maximum(np.maximum(cosine, view.bare @ query_vector), example)
-        dense = (cosine + self.example_weight * best) / (1 + self.example_weight)
-        dense = dense + self.name_weight * (view.names @ query_vector)
-        lexical = self._bm25.score(query)[rows]
-        coverage = self._bm25.coverage(query)[rows] if cjk else np.zeros_like(lexical)
-        evidence = np.maximum(cosine, example - self.example_discount)
-        drop = self._unsupported(query, cjk)
-
-        def confidence(i: int) -> float:
-            tool_id = self.tool_ids[int(rows[i])]
-            found = self.confidence(float(evidence[i]), float(lexical[i]), cjk, float(coverage[i]))
-            return max(0.0, found - drop(tool_id))
-
-        fused = alpha * _minmax(dense) + (1 - alpha) * _minmax(lexical)
-        if rows.size == 1:  # nothing to normalise against: let evidence speak
-            fused = np.array([confidence(0)])
+        fused, dense, lexical, confidence = self._scores(
+            view, query, query_vector, alpha, shape_vector
+        )
+        if english is not None and view.latin.any():
+            # Only tools with no Chinese of their own: the others the query reaches as written.
+            text, vector = english
+            also = self._scores(view, text, vector, alpha, None, penalise=False)
+            latin = view.latin
+            fused = np.where(latin, np.maximum(fused, also[0]), fused)
+            dense = np.where(latin, np.maximum(dense, also[1]), dense)
+            lexical = np.where(latin, np.maximum(lexical, also[2]), lexical)
+            confidence = _better(confidence, also[3], latin)
         top = list(_top(fused, k))
         if include:
             kept = {self.tool_ids[int(rows[i])] for i in top}
@@ -428,6 +479,45 @@ class ToolIndex:
             )
             for i in top
         ]
+
+    def _scores(
+        self,
+        view: _View,
+        query: str,
+        query_vector: Matrix,
+        alpha: float | None,
+        shape_vector: Matrix | None,
+        *,
+        penalise: bool = True,
+    ) -> tuple[Matrix, Matrix, Matrix, Callable[[int], float]]:
+        """Per allowed tool: the fused score, the dense and lexical scores, and the
+        confidence (computed for the few tools that need one)."""
+        rows = view.rows
+        cjk = cjk_share(query)
+        if alpha is None:
+            alpha = self.alpha * (1 - cjk) + self.cjk_alpha * cjk
+        # A tool described in Chinese is also compared in its English reading.
+        cosine = np.maximum(
+            view.describe @ query_vector, view.glossed @ query_vector - self.gloss_discount
+        )
+        example = self._example_match(view, query_vector if shape_vector is None else shape_vector)
+        best = np.maximum(np.maximum(cosine, view.bare @ query_vector), example)
+        dense = (cosine + self.example_weight * best) / (1 + self.example_weight)
+        dense = dense + self.name_weight * (view.names @ query_vector)
+        lexical = self._bm25.score(query)[rows]
+        coverage = self._bm25.coverage(query)[rows] if cjk else np.zeros_like(lexical)
+        evidence = np.maximum(cosine, example - self.example_discount)
+        drop = self._unsupported(query, cjk) if penalise else lambda _: 0.0
+
+        def confidence(i: int) -> float:
+            tool_id = self.tool_ids[int(rows[i])]
+            found = self.confidence(float(evidence[i]), float(lexical[i]), cjk, float(coverage[i]))
+            return max(0.0, found - drop(tool_id))
+
+        fused = alpha * _minmax(dense) + (1 - alpha) * _minmax(lexical)
+        if rows.size == 1:  # nothing to normalise against: let evidence speak
+            fused = np.array([confidence(0)])
+        return fused, dense, lexical, confidence
 
     def _unsupported(self, query: str, cjk: float) -> Callable[[str], float]:
         """Per tool, how much the confidence drops for what the catalogue's own words say

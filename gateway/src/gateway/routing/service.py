@@ -65,7 +65,8 @@ from gateway.routing.choose import (
 from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
 from gateway.routing.extract import ArgumentExtractor, Extraction
-from gateway.routing.index import Candidate, ToolIndex, VectorCache, example_texts
+from gateway.routing.gloss import gloss, gloss_ready
+from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, VectorCache, example_texts
 from gateway.routing.rerank import rerank
 from gateway.routing.text import cjk_share, instruction
 from reach_common.auth.caller import Caller
@@ -323,14 +324,11 @@ class Router:
         record_route_cache(cached is not None)
         # The coarse stage runs on every request: a cache hit is checked against it.
         named = self._named_writer(text, allowed)
+        english = await self._english(text)
         candidates = index.search(
-            text,
-            vector,
-            allowed=allowed,
-            k=self.settings.top_k,
-            shape_vector=shape_vector,
-            include=named,
-        )
+            text, vector, allowed=allowed, k=self.settings.top_k, shape_vector=shape_vector,
+            include=named, english=english,
+        )  # fmt: skip
         note = ""
         if cached is not None:
             served, note = await self._serve_cached(
@@ -343,7 +341,10 @@ class Router:
                 decision = await self._fine_llm(query, candidates, recent)
             else:
                 last_tool = recent[0].tool_id if recent else None
-                decision = self._fine_offline(query, candidates, previous, last_tool, named)
+                reading = (english[0], index.english_only) if english else None
+                decision = self._fine_offline(
+                    query, candidates, previous, last_tool, named, reading
+                )
         except RouteFailed as exc:
             exc.decision.why = "; ".join(filter(None, (note, exc.decision.why)))
             raise
@@ -374,7 +375,19 @@ class Router:
         index = await self.index()
         text = instruction(query)
         vector, shape_vector = self._embed(text)
-        return index.search(text, vector, allowed=allowed, k=k, shape_vector=shape_vector)
+        english = await self._english(text)
+        return index.search(
+            text, vector, allowed=allowed, k=k, shape_vector=shape_vector, english=english
+        )
+
+    async def _english(self, text: str) -> tuple[str, Vector] | None:
+        """A mostly Chinese request read in English words (``gloss``) and its vector: a
+        second model run, for Chinese requests only. The dictionary is read off the event
+        loop the first time (about half a second)."""
+        if cjk_share(text) < GLOSS_SHARE:
+            return None
+        english = gloss(text) if gloss_ready() else await asyncio.to_thread(gloss, text)
+        return english, self._embed(english, needs_shape=False)[0]
 
     def _embed(self, query: str, needs_shape: bool = True) -> tuple[Vector, Vector | None]:
         """The query's vector (for the coarse stage) and its shape's (values abstracted:
@@ -521,6 +534,33 @@ class Router:
             return lost
 
         return drop
+
+    def _in_english(
+        self,
+        english: tuple[str, Callable[[str], bool]] | None,
+        candidates: list[Candidate],
+        request: str,
+    ) -> tuple[Callable[[str], float], Callable[[str], bool]]:
+        """``_unoffered`` and ``_misread`` of ``request``; for a Chinese request, also of
+        its English reading against the candidates described only in English, as an
+        English request's would be ("关闭工单" reads "close work order", which a priority
+        change does not do)."""
+        drop, misread = self._unoffered(request, candidates), self._misread(request, candidates)
+        if english is None:
+            return drop, misread
+        text, english_only = english
+        tools = frozenset(c.tool_id for c in candidates if english_only(c.tool_id))
+        drop_english = self._unoffered(text, candidates)
+        misread_english = self._misread(text, candidates)
+
+        def dropped(tool_id: str) -> float:
+            lost = drop(tool_id)
+            return max(lost, drop_english(tool_id)) if tool_id in tools else lost
+
+        def misread_either(tool_id: str) -> bool:
+            return misread(tool_id) or (tool_id in tools and misread_english(tool_id))
+
+        return dropped, misread_either
 
     def _misread(self, text: str, candidates: list[Candidate]) -> Callable[[str], bool]:
         """Per candidate, whether it is the wrong kind for the request (``intent``): a
@@ -674,9 +714,13 @@ class Router:
         previous: Known,
         last_tool: str | None = None,
         named: frozenset[str] = frozenset(),
+        english: tuple[str, Callable[[str], bool]] | None = None,
     ) -> RouteDecision:
-        """``named``: the writer an order's verb names across languages (``_named_writer``)."""
+        """``named``: the writer an order's verb names across languages (``_named_writer``);
+        ``english``: a Chinese request's English reading, and which tools are described
+        only in English (``_in_english``)."""
         text = instruction(query)
+        drop, misread = self._in_english(english, candidates, text)
         choice = choose(
             candidates,
             threshold=self.settings.threshold,
@@ -688,8 +732,8 @@ class Router:
                 self.registry.tools[tool_id].spec.input_schema,
                 previous.previous,
             ),
-            drop=self._unoffered(text, candidates),
-            misread=self._misread(text, candidates),
+            drop=drop,
+            misread=misread,
             across=self._across(text, candidates, named),
         )
         if choice.candidate is None:

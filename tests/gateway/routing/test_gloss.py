@@ -1,0 +1,130 @@
+"""Chinese read in English words (``gloss``): a Chinese request reaches a tool described
+only in English, and an English request a tool described only in Chinese."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from gateway.routing.gloss import dictionary, gloss, segment
+from reach_common.embeddings import Embedder
+from tests.conftest import Backends
+from tests.gateway.routing.conftest import catalogue_app, dry_run, registered
+
+
+def test_words_are_cut_into_the_fewest_pieces() -> None:
+    # Greedy matching from the left cuts "一个数据库" as 一 / 个数 / 据 / 库.
+    assert segment("一个数据库", dictionary()) == ["一", "个", "数据库"]
+
+
+def test_a_gloss_is_english_words_and_keeps_what_was_latin() -> None:
+    assert gloss("备份 mailer-api 数据库") == "backup mailer-api database"
+    # Function words say nothing a tool's description would: 的, 一下, 帮, 我 go.
+    assert gloss("帮我查一下的数据库") == gloss("查数据库")
+    assert gloss("no Chinese here") == "no Chinese here"
+    assert gloss("备份 mailer-api", latin=False) == "backup"
+    assert gloss("mailer-api", latin=False) == ""
+
+
+def test_a_long_text_is_glossed_up_to_a_bound() -> None:
+    assert len(gloss("数据库" * 100_000)) < 50_000
+
+
+def tool(
+    tool_id: str, method: str, description: str, properties: dict[str, Any], name: str = ""
+) -> dict[str, Any]:
+    return {
+        "tool_id": tool_id,
+        "name": name or tool_id.replace("_", " "),
+        "description": description,
+        "input_schema": {"type": "object", "properties": properties, "required": list(properties)},
+        "endpoint": {"type": "http", "method": method, "url": f"http://127.0.0.1:9/{tool_id}"},
+        "permission": "public",
+    }
+
+
+APP = {"type": "string", "description": "the app, e.g. mailer-api"}
+CATALOGUE = [
+    tool("app_restart", "POST", "Restart every instance of an app, one at a time.", {"app": APP}),
+    tool(
+        "app_logs",
+        "GET",
+        "Search an app's log lines for a phrase.",
+        {"app": APP, "query": {"type": "string"}},
+    ),
+    tool("invoice_pay", "POST", "Pay a supplier invoice from the company account.", {}),
+    tool(
+        "ticket_priority",
+        "PATCH",
+        "Changes the priority of an existing helpdesk ticket (escalate or downgrade).",
+        {
+            "ticket_id": {"type": "string", "description": "ticket number, for example INC0012345"},
+            "priority": {"type": "string", "enum": ["P1", "P2", "P3"]},
+        },
+    ),
+    tool(
+        "duty_roster",
+        "GET",
+        "查询某个团队今天的值班人员和联系电话。",
+        {"team": {"type": "string", "description": "团队，例如 sre"}},
+        name="值班查询",
+    ),
+    tool("meal_order", "POST", "给公司员工预订午餐外卖，按人数下单。", {}, name="订午餐"),
+]
+
+
+@pytest.fixture(scope="module")
+def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
+    return catalogue_app(backends, shop_url, embedder)
+
+
+@pytest.fixture(scope="module")
+async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    async with registered(app, CATALOGUE) as client:
+        yield client
+
+
+@pytest.mark.parametrize(
+    ("query", "tool_id"),
+    [
+        ("重启 billing-worker 服务", "app_restart"),
+        ("帮我重启一下 billing-worker", "app_restart"),
+        ("在 billing-worker 的日志里搜 timeout", "app_logs"),
+    ],
+)
+async def test_a_chinese_request_reaches_a_tool_described_in_english(
+    gateway: httpx.AsyncClient, query: str, tool_id: str
+) -> None:
+    # Refused before: no word of the request was in the tool's text, and the embedder
+    # does not read Chinese.
+    response = await dry_run(gateway, query, "u1")
+    assert response.status_code == 200, response.text
+    assert response.json()["tool_id"] == tool_id
+    assert response.json()["arguments"]["app"] == "billing-worker"
+
+
+async def test_an_english_request_reaches_a_tool_described_in_chinese(
+    gateway: httpx.AsyncClient,
+) -> None:
+    response = await dry_run(gateway, "who is on duty today in Platform, and their phone?", "u1")
+    assert response.status_code == 200, response.text
+    assert response.json()["tool_id"] == "duty_roster"
+    assert response.json()["arguments"] == {"team": "Platform"}
+
+
+@pytest.mark.parametrize("query", ["今天天气怎么样", "写一首关于春天的诗"])
+async def test_what_no_tool_does_is_still_refused(gateway: httpx.AsyncClient, query: str) -> None:
+    response = await dry_run(gateway, query, "u1")
+    assert response.status_code == 404, response.text
+
+
+async def test_an_order_is_held_to_its_english_reading(gateway: httpx.AsyncClient) -> None:
+    # "close work order": the priority change does not close tickets, in either language.
+    response = await dry_run(gateway, "关闭工单 INC0012345", "u1")
+    assert response.status_code == 404, response.text
+    response = await dry_run(gateway, "把工单 INC0012345 的优先级改成 P1", "u1")
+    assert response.json()["tool_id"] == "ticket_priority", response.text
