@@ -392,6 +392,22 @@ class ArgumentExtractor:
             if value is not None:
                 result.arguments[name] = value
 
+        self._complete(result, query, props, required, previous, remembered, elliptical)
+        return result
+
+    def _complete(
+        self,
+        result: Extraction,
+        query: str,
+        props: dict[str, dict[str, Any]],
+        required: list[str],
+        previous: dict[str, Any] | None,
+        remembered: Sequence[str],
+        elliptical: bool,
+    ) -> None:
+        """Required values the query's words did not give: from the previous call when the
+        query refers back (or is elliptical), a title from the request itself, else from
+        what the user told the agent before; what is still missing is listed."""
         refers = refers_back(query)
         carries = refers or (elliptical and _elliptical(query))
         for name in required:
@@ -411,7 +427,6 @@ class ArgumentExtractor:
                 result.from_memory.append(name)
             else:
                 result.missing.append(name)
-        return result
 
     def _recall(self, name: str, spec: dict[str, Any], remembered: Sequence[str]) -> Any:
         """The first value for ``name`` that one of the remembered facts holds."""
