@@ -1,4 +1,4 @@
-"""The soak, CI-sized: ``scripts/soak.py``'s stack and traffic for 90 seconds.
+"""The soak, CI-sized: ``scripts/soak.py``'s stack and traffic for 70 seconds.
 
 The four services run as processes over throwaway embedded Postgres and Redis, and
 the same open-loop mix as ``make soak`` (``/run``, invoke, retrieve, ingest and
@@ -30,7 +30,7 @@ from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 
-SECONDS = 90
+SECONDS = 70  # 90 until the suite neared CI's 15 minutes; four rows after the warm-up
 RATE = 5.0  # requests/s: well below saturation even on a busy 2-core machine
 INTERVAL = 10.0
 WARMUP_S = 30
@@ -50,8 +50,8 @@ def load_soak() -> ModuleType:
     return module
 
 
-@pytest.mark.timeout(600)  # 90 s of traffic, plus starting four services on a busy machine
-def test_ninety_seconds_of_mixed_traffic_leak_nothing(
+@pytest.mark.timeout(600)  # 70 s of traffic, plus starting four services on a busy machine
+def test_seventy_seconds_of_mixed_traffic_leak_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     soak = load_soak()
@@ -71,7 +71,7 @@ def test_ninety_seconds_of_mixed_traffic_leak_nothing(
 
     warm = next(row for row in rows if row.t_s >= WARMUP_S)
     after = rows[rows.index(warm) + 1 :]
-    assert len(after) >= 6, table
+    assert len(after) >= 4, table
     for name in soak.SERVICES:
         peak = max(row.rss_mb[name] for row in after)
         growth = (peak - warm.rss_mb[name]) / warm.rss_mb[name] * 100
