@@ -65,6 +65,25 @@ def test_what_a_tool_cannot_do_is_not_what_it_is_found_by() -> None:
     assert positive_description(text) == "Places a new order."
 
 
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        (
+            "Rolls a build out. Use it for a new version; to go back to an older one use "
+            "release_revert. Canary optional.",
+            "Rolls a build out. Use it for a new version; Canary optional.",
+        ),
+        ("重启服务的全部实例；要上新版本请走发布。", "重启服务的全部实例；"),
+        # A parameter named mid-sentence is no redirect.
+        ("Looks up orders. Use order_id from order_create.", None),
+    ],
+)
+def test_a_clause_that_sends_requests_elsewhere_is_not_what_a_tool_is_found_by(
+    text: str, kept: str | None
+) -> None:
+    assert positive_description(text) == (kept or text)
+
+
 def test_examples_and_aliases_become_abstracted_vectors_of_their_own() -> None:
     manifest = tool(
         "stock",

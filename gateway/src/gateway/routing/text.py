@@ -75,17 +75,30 @@ _NEGATIVE_SENTENCE = re.compile(
     r"不可用于|并非用于)",
     re.IGNORECASE,
 )
+# A clause that sends a request elsewhere, at its end: "to go back to an older release use
+# rollback_deployment", "要上新版本请走发布". Its words are the other tool's requests.
+_REDIRECT = re.compile(
+    r"(?:\b(?:use|try|call)\s+(?:the\s+)?`?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+`?"
+    r"(?:\s+(?:instead|tool))?|(?:请|可)(?:走|改用|使用|调用)\S{1,12})\s*[.;。；)）]?\s*$",
+    re.IGNORECASE,
+)
 _SENTENCES = re.compile(r"[^.!?。！？；;]+[.!?。！？；;]?")
 
 
 def negative_sentences(description: str) -> list[str]:
-    """The description's sentences about what the tool is not for."""
-    return [s.strip() for s in _SENTENCES.findall(description) if _NEGATIVE_SENTENCE.match(s)]
+    """The description's sentences about what the tool is not for (or that send a
+    request to another tool)."""
+    return [s.strip() for s in _SENTENCES.findall(description) if _not_for(s)]
+
+
+def _not_for(sentence: str) -> bool:
+    return bool(_NEGATIVE_SENTENCE.match(sentence) or _REDIRECT.search(sentence))
 
 
 def positive_description(description: str) -> str:
-    """The description without its sentences about what the tool is not for."""
-    kept = [s for s in _SENTENCES.findall(description) if not _NEGATIVE_SENTENCE.match(s)]
+    """The description without its sentences about what the tool is not for, or that
+    send a request to another tool."""
+    kept = [s for s in _SENTENCES.findall(description) if not _not_for(s)]
     return "".join(kept).strip() or description
 
 
