@@ -20,14 +20,18 @@ follow-up sees what it would see after the earlier request ran.
 
 Reported: top-1 accuracy on requests with a gold tool (overall, per language,
 follow-ups), the rejection rate of off-topic requests (``gold: null``, answered
-``no_matching_tool``), and a confusion list with the misrouted queries.
+``no_matching_tool``), the p50 latency of ``POST /run`` per language (a mostly
+Chinese request also runs the model on its English reading: ``routing/gloss.py``),
+and a confusion list with the misrouted queries.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import statistics
 import sys
+import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass
@@ -62,6 +66,7 @@ class Outcome:
     hint: str | None
     message: str = ""  # the error's message, on failure
     arguments: dict[str, Any] | None = None  # what the gateway filled in
+    latency_ms: float = 0.0  # the POST /run, in process
 
     @property
     def expected(self) -> dict[str, Any] | None:
@@ -122,7 +127,9 @@ async def send(
         "dry_run": True,
         "user_context": {"user_id": USER_ID, "roles": ROLES},
     }
+    started = time.perf_counter()
     response = await client.post("/run", json=body)
+    latency_ms = (time.perf_counter() - started) * 1000
     data: dict[str, Any] = response.json()
     error = data.get("error") or {}
     route = data.get("route") or {}
@@ -136,6 +143,7 @@ async def send(
         hint=route.get("route_hint"),
         message=str(error.get("message") or data.get("message") or ""),
         arguments=data.get("arguments") if isinstance(data.get("arguments"), dict) else None,
+        latency_ms=latency_ms,
     )
     return outcome, data
 
@@ -241,6 +249,11 @@ def report(path: Path, outcomes: list[Outcome], visible: int, show: int = SHOW_M
     print(accuracy_line("overall", offtopic))
     for lang in langs:
         print(accuracy_line(lang, [o for o in offtopic if o.request.get("lang") == lang]))
+
+    print("\nPOST /run latency p50 (in process, one request at a time, route-cache hits too):")
+    for lang in langs:
+        spent = [o.latency_ms for o in outcomes if o.request.get("lang") == lang]
+        print(f"  {lang:<22s} {statistics.median(spent):.1f} ms ({len(spent)} requests)")
 
     wrong = [o for o in outcomes if not o.correct]
     confusion = Counter((o.gold or "(none)", o.label) for o in wrong)

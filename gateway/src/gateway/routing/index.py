@@ -382,6 +382,11 @@ class ToolIndex:
         self._bm25.remove(position)
         del self.manifests[tool_id]
 
+    def reads_english_only(self, allowed: Collection[str] | None) -> bool:
+        """Whether any of ``allowed`` has no Chinese in its text (only such a tool is
+        searched by a Chinese request's English reading)."""
+        return bool(self._view(allowed).latin.any())
+
     def english_only(self, tool_id: str) -> bool:
         """Whether the tool's text has no Chinese (a Chinese request reaches it only in its
         English reading)."""

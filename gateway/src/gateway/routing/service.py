@@ -324,7 +324,7 @@ class Router:
         record_route_cache(cached is not None)
         # The coarse stage runs on every request: a cache hit is checked against it.
         named = self._named_writer(text, allowed)
-        english = await self._english(text)
+        english = await self._english(text, index, allowed)
         candidates = index.search(
             text, vector, allowed=allowed, k=self.settings.top_k, shape_vector=shape_vector,
             include=named, english=english,
@@ -375,16 +375,19 @@ class Router:
         index = await self.index()
         text = instruction(query)
         vector, shape_vector = self._embed(text)
-        english = await self._english(text)
+        english = await self._english(text, index, allowed)
         return index.search(
             text, vector, allowed=allowed, k=k, shape_vector=shape_vector, english=english
         )
 
-    async def _english(self, text: str) -> tuple[str, Vector] | None:
+    async def _english(
+        self, text: str, index: ToolIndex, allowed: frozenset[str]
+    ) -> tuple[str, Vector] | None:
         """A mostly Chinese request read in English words (``gloss``) and its vector: a
-        second model run, for Chinese requests only. The dictionary is read off the event
-        loop the first time (about half a second)."""
-        if cjk_share(text) < GLOSS_SHARE:
+        second model run, for Chinese requests only, and only when a tool the caller may
+        use is described only in English. The dictionary is read off the event loop the
+        first time (about half a second)."""
+        if cjk_share(text) < GLOSS_SHARE or not index.reads_english_only(allowed):
             return None
         english = gloss(text) if gloss_ready() else await asyncio.to_thread(gloss, text)
         return english, self._embed(english, needs_shape=False)[0]
