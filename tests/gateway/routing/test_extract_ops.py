@@ -123,3 +123,26 @@ def test_a_search_takes_the_quoted_text() -> None:
     tool = schema([], query={"type": "string"}, app={"type": "string"})
     result = extractor.extract("grep the logs for 'socket hang up'", tool)
     assert result.arguments == {"query": "socket hang up"}
+
+
+def test_a_schema_of_many_patterns_costs_a_bounded_number_of_claims(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from gateway.routing import extract
+
+    props: dict[str, Any] = {
+        f"code{i}": {"type": "string", "pattern": f"^X{i}-\\d{{4}}$"} for i in range(40)
+    }
+    props |= {f"app{i}": {"type": "string"} for i in range(40)}
+    searched: list[str] = []
+    real = extract.search
+    monkeypatch.setattr(
+        extract, "search", lambda program, text: searched.append(text) or real(program, text)
+    )
+    query = " ".join(f"X{i}-1234 svc-{i}" for i in range(200))
+    extractor.extract(query, {"type": "object", "properties": props})
+    claims = extract._claims(query, props)
+    assert len(claims) == extract._MAX_CLAIMS
+    # once per query for the 40 guesses, not once per guess
+    tokens = len({t for t in query.split()})
+    assert len(searched) <= 3 * extract._MAX_CLAIMS * tokens

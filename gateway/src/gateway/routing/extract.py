@@ -375,14 +375,15 @@ class ArgumentExtractor:
                 resolved = temporal.resolve(query, self.today())
             return resolved
 
-        specific = {n: p for n, p in _patterns(props).items() if _specific(p)}
+        claims: dict[str, set[str]] | None = None  # per patterned parameter, its tokens
         for name in order:
             spec = props.get(name) or {}
             taken = set(map(str, result.arguments.values()))
             if not _constrains(spec):
                 # A guess (no pattern) leaves alone the tokens another parameter's own
                 # pattern takes: "dep-104233" is deploy_id's, not the service's.
-                taken |= _claimed(query, [p for n, p in specific.items() if n != name])
+                claims = _claims(query, props) if claims is None else claims
+                taken |= {t for other, tokens in claims.items() if other != name for t in tokens}
             if _takes_time(spec):  # read where "tomorrow" and "下午两点" stand in the text
                 value = _constrained(on_calendar(), spec, taken)
             else:
@@ -481,6 +482,7 @@ def _boolean(query: str, name: str) -> bool | None:
 
 _TIME_SAMPLES = ("2026-01", "2026-01-31", "10:30")
 _PLAIN_WORD = "example"  # a pattern that accepts it takes ordinary words too
+_MAX_CLAIMS = 16  # patterns whose tokens a guess leaves alone: a long schema costs no more
 
 
 def _constrains(spec: dict[str, Any]) -> bool:
@@ -503,13 +505,18 @@ def _specific(pattern: str) -> bool:
         return False
 
 
-def _claimed(query: str, patterns: Sequence[str]) -> set[str]:
-    """The query's identifier-looking tokens that one of ``patterns`` accepts."""
+def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
+    """Per parameter with a specific pattern (``_specific``), the query's identifier-looking
+    tokens it accepts; worked out once per query, for at most ``_MAX_CLAIMS`` patterns."""
+    patterns = [(n, p) for n, p in _patterns(props).items() if _specific(p)][:_MAX_CLAIMS]
     if not patterns:
-        return set()
+        return {}
     tokens = {m.group(0) for m in _ID_TOKEN.finditer(query) if _is_identifier(m.group(0))}
-    programs = [compile_pattern(p) for p in patterns]
-    return {t for t in tokens if any(search(program, t) for program in programs)}
+    claims: dict[str, set[str]] = {}
+    for name, pattern in patterns:
+        program = compile_pattern(pattern)
+        claims[name] = {t for t in tokens if search(program, t)}
+    return claims
 
 
 def _takes_time(spec: dict[str, Any]) -> bool:
