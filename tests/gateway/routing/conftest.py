@@ -28,14 +28,46 @@ async def redis_client(clean_state: Backends) -> AsyncIterator[Redis]:
 
 
 @pytest.fixture(scope="module")
-def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
+def app(
+    request: pytest.FixtureRequest, backends: Backends, shop_url: str, embedder: Embedder
+) -> FastAPI:
+    """The shipped manifests' gateway; for a module with a ``CATALOGUE`` of its own, a
+    gateway with only those tools (``catalogue_app``)."""
+    if getattr(request.module, "CATALOGUE", None) is not None:
+        return catalogue_app(backends, shop_url, embedder)
     return create_app(settings_for(backends, shop_url), embedder=embedder)
 
 
 @pytest.fixture(scope="module")
-async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with app_client(app) as client:
+async def gateway(request: pytest.FixtureRequest, app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
+    catalogue = getattr(request.module, "CATALOGUE", None)
+    async with registered(app, catalogue or ()) as client:
         yield client
+
+
+def manifest(
+    tool_id: str,
+    method: str,
+    description: str,
+    properties: dict[str, Any],
+    required: list[str] | None = None,
+    *,
+    name: str = "",
+) -> dict[str, Any]:
+    """A public tool's manifest for a module's ``CATALOGUE`` (every property required
+    unless ``required`` says otherwise)."""
+    return {
+        "tool_id": tool_id,
+        "name": name or tool_id.replace("_", " "),
+        "description": description,
+        "input_schema": {
+            "type": "object",
+            "properties": properties,
+            "required": list(properties) if required is None else required,
+        },
+        "endpoint": {"type": "http", "method": method, "url": f"http://127.0.0.1:9/{tool_id}"},
+        "permission": "public",
+    }
 
 
 def catalogue_app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:

@@ -7,35 +7,16 @@ it; an order's verb chooses only the one writer whose words name its action clas
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
-
 import httpx
 import pytest
 from fastapi import FastAPI
 
-from reach_common.embeddings import Embedder
-from tests.conftest import Backends
-from tests.gateway.routing.conftest import catalogue_app, dry_run, registered
-
-
-def tool(
-    tool_id: str, method: str, description: str, properties: dict[str, Any], required: list[str]
-) -> dict[str, Any]:
-    return {
-        "tool_id": tool_id,
-        "name": tool_id.replace("_", " "),
-        "description": description,
-        "input_schema": {"type": "object", "properties": properties, "required": required},
-        "endpoint": {"type": "http", "method": method, "url": f"http://127.0.0.1:9/{tool_id}"},
-        "permission": "public",
-    }
-
+from tests.gateway.routing.conftest import dry_run, manifest
 
 TICKET = {"type": "string", "pattern": "^INC\\d{7}$", "description": "like INC0012345"}
 EMPLOYEE = {"type": "string", "description": "员工工号，例如 E10482"}
 CATALOGUE = [
-    tool(
+    manifest(
         "ticket_status",
         "GET",
         "Look up an existing helpdesk ticket by its number and return its state, assignee "
@@ -43,7 +24,7 @@ CATALOGUE = [
         {"ticket_id": TICKET},
         ["ticket_id"],
     ),
-    tool(
+    manifest(
         "ticket_priority",
         "PATCH",
         "Changes the priority of an existing ticket (escalate or downgrade).",
@@ -53,14 +34,14 @@ CATALOGUE = [
         },
         ["ticket_id", "priority"],
     ),
-    tool(
+    manifest(
         "leave_balance",
         "GET",
         "查询员工剩余的假期天数（年假、病假、调休）。只查询，不提交请假。",
         {"employee_id": EMPLOYEE},
         ["employee_id"],
     ),
-    tool(
+    manifest(
         "employee_lookup",
         "GET",
         "Finds a colleague in the company directory: department, manager, phone and email.",
@@ -70,7 +51,7 @@ CATALOGUE = [
         },
         [],
     ),
-    tool(
+    manifest(
         "meeting_room_book",
         "POST",
         "预订会议室。需要提供会议室编号、日期和开始时间。",
@@ -80,7 +61,7 @@ CATALOGUE = [
         },
         ["room", "date"],
     ),
-    tool(
+    manifest(
         "expense_submit",
         "POST",
         "File an expense claim for reimbursement: amount, currency and the date spent.",
@@ -91,7 +72,7 @@ CATALOGUE = [
         },
         ["amount", "currency", "expense_date"],
     ),
-    tool(
+    manifest(
         "password_reset",
         "POST",
         "重置员工的域账号密码，新密码通过短信发送。",
@@ -99,17 +80,6 @@ CATALOGUE = [
         ["username"],
     ),
 ]
-
-
-@pytest.fixture(scope="module")
-def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
-    return catalogue_app(backends, shop_url, embedder)
-
-
-@pytest.fixture(scope="module")
-async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with registered(app, CATALOGUE) as client:
-        yield client
 
 
 async def routed(gateway: httpx.AsyncClient, query: str) -> httpx.Response:

@@ -3,17 +3,11 @@ only in English, and an English request a tool described only in Chinese."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
-
 import httpx
 import pytest
-from fastapi import FastAPI
 
 from gateway.routing.gloss import dictionary, gloss, segment
-from reach_common.embeddings import Embedder
-from tests.conftest import Backends
-from tests.gateway.routing.conftest import catalogue_app, dry_run, registered
+from tests.gateway.routing.conftest import dry_run, manifest
 
 
 def test_words_are_cut_into_the_fewest_pieces() -> None:
@@ -34,30 +28,19 @@ def test_a_long_text_is_glossed_up_to_a_bound() -> None:
     assert len(gloss("数据库" * 100_000)) < 50_000
 
 
-def tool(
-    tool_id: str, method: str, description: str, properties: dict[str, Any], name: str = ""
-) -> dict[str, Any]:
-    return {
-        "tool_id": tool_id,
-        "name": name or tool_id.replace("_", " "),
-        "description": description,
-        "input_schema": {"type": "object", "properties": properties, "required": list(properties)},
-        "endpoint": {"type": "http", "method": method, "url": f"http://127.0.0.1:9/{tool_id}"},
-        "permission": "public",
-    }
-
-
 APP = {"type": "string", "description": "the app, e.g. mailer-api"}
 CATALOGUE = [
-    tool("app_restart", "POST", "Restart every instance of an app, one at a time.", {"app": APP}),
-    tool(
+    manifest(
+        "app_restart", "POST", "Restart every instance of an app, one at a time.", {"app": APP}
+    ),
+    manifest(
         "app_logs",
         "GET",
         "Search an app's log lines for a phrase.",
         {"app": APP, "query": {"type": "string"}},
     ),
-    tool("invoice_pay", "POST", "Pay a supplier invoice from the company account.", {}),
-    tool(
+    manifest("invoice_pay", "POST", "Pay a supplier invoice from the company account.", {}),
+    manifest(
         "ticket_priority",
         "PATCH",
         "Changes the priority of an existing helpdesk ticket (escalate or downgrade).",
@@ -66,26 +49,15 @@ CATALOGUE = [
             "priority": {"type": "string", "enum": ["P1", "P2", "P3"]},
         },
     ),
-    tool(
+    manifest(
         "duty_roster",
         "GET",
         "查询某个团队今天的值班人员和联系电话。",
         {"team": {"type": "string", "description": "团队，例如 sre"}},
         name="值班查询",
     ),
-    tool("meal_order", "POST", "给公司员工预订午餐外卖，按人数下单。", {}, name="订午餐"),
+    manifest("meal_order", "POST", "给公司员工预订午餐外卖，按人数下单。", {}, name="订午餐"),
 ]
-
-
-@pytest.fixture(scope="module")
-def app(backends: Backends, shop_url: str, embedder: Embedder) -> FastAPI:
-    return catalogue_app(backends, shop_url, embedder)
-
-
-@pytest.fixture(scope="module")
-async def gateway(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    async with registered(app, CATALOGUE) as client:
-        yield client
 
 
 @pytest.mark.parametrize(
