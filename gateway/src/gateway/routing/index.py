@@ -19,7 +19,8 @@ Each tool is seen several ways:
   English words (``gloss``), which an English request is compared with (less
   ``gloss_discount``, the price of a word-by-word reading); its BM25 document gains
   the same words. A Chinese request is searched twice: as written, and as its English
-  gloss with the rules of an English one; each tool keeps the better of the two.
+  gloss with the rules of an English one; a tool with no Chinese of its own keeps the
+  better of the two (the others the request reaches as written).
 
 The dense score is the mean of the ``describe`` cosine and the best cosine over
 all of a tool's vectors, plus the name bonus; a tool without aliases or
@@ -160,8 +161,9 @@ class _View:
     names: Matrix
     examples: Matrix  # the allowed tools' example vectors
     owner: npt.NDArray[np.int64]  # each example's tool, as a position in ``rows``
-    glossed: Matrix
+    glossed: Matrix  # the English reading's vector, else the description's
     latin: npt.NDArray[np.bool_]  # tools with no Chinese in their text
+    glossing: bool  # whether any of the tools has an English reading
 
 
 @dataclass(frozen=True)
@@ -408,7 +410,8 @@ class ToolIndex:
             glossed, latin = self._glossed.data, self._latin.data
             if key is None:
                 rows = np.arange(len(self.tool_ids))
-                view = _View(rows, describe, bare, names, examples, owner, glossed, latin)
+                glossing = bool((glossed != describe).any())
+                view = _View(rows, describe, bare, names, examples, owner, glossed, latin, glossing)
             else:
                 rows = np.array(
                     sorted(self._position[t] for t in key if t in self._position), dtype=np.int64
@@ -426,6 +429,7 @@ class ToolIndex:
                     owned[kept],
                     glossed[rows],
                     latin[rows],
+                    bool((glossed[rows] != describe[rows]).any()),
                 )
             if len(self._views) > 256:
                 self._views.clear()
@@ -496,15 +500,16 @@ class ToolIndex:
         penalise: bool = True,
     ) -> tuple[Matrix, Matrix, Matrix, Callable[[int], float]]:
         """Per allowed tool: the fused score, the dense and lexical scores, and the
-        confidence (computed for the few tools that need one)."""
+        confidence (computed for the few tools that need one). Without ``penalise`` the
+        catalogue's vocabulary (``_unsupported``) is not held against the query: a gloss's
+        dictionary words are not the user's."""
         rows = view.rows
         cjk = cjk_share(query)
         if alpha is None:
             alpha = self.alpha * (1 - cjk) + self.cjk_alpha * cjk
-        # A tool described in Chinese is also compared in its English reading.
-        cosine = np.maximum(
-            view.describe @ query_vector, view.glossed @ query_vector - self.gloss_discount
-        )
+        cosine = view.describe @ query_vector
+        if view.glossing:  # a tool described in Chinese is also compared in its English reading
+            cosine = np.maximum(cosine, view.glossed @ query_vector - self.gloss_discount)
         example = self._example_match(view, query_vector if shape_vector is None else shape_vector)
         best = np.maximum(np.maximum(cosine, view.bare @ query_vector), example)
         dense = (cosine + self.example_weight * best) / (1 + self.example_weight)
