@@ -146,3 +146,47 @@ def test_a_schema_of_many_patterns_costs_a_bounded_number_of_claims(
     # once per query for the 40 guesses, not once per guess
     tokens = len({t for t in query.split()})
     assert len(searched) <= 3 * extract._MAX_CLAIMS * tokens
+
+
+def test_an_apostrophe_quotes_nothing() -> None:
+    tool = schema(["query"], query={"type": "string"})
+    said = "search the docs for what's new in Bob's account"
+    assert extractor.extract(said, tool).arguments == {"query": said}
+
+
+@pytest.mark.parametrize("query", ["resize to 42bd1f0", "resize x 12ab3", "resize v10.4.2"])
+def test_a_number_inside_a_commit_or_version_is_no_count(query: str) -> None:
+    tool = schema([], copies={"type": "integer", "minimum": 0, "maximum": 100})
+    assert extractor.extract(query, tool).arguments == {}
+
+
+@pytest.mark.parametrize(
+    ("query", "name", "value"),
+    [
+        ("关闭工单 T-1001 并通知客户", "notify_customer", None),  # closing a ticket is no switch
+        ("打开工单 T-1001", "notify_customer", None),
+        ("don't turn on billing.dark-mode", "enabled", None),
+        ("请不要打开 billing.dark-mode", "enabled", None),
+        ("run it with dry-run=false", "dry_run", False),
+    ],
+)
+def test_a_switch_is_thrown_only_for_a_switch_and_not_when_negated(
+    query: str, name: str, value: bool | None
+) -> None:
+    tool = schema([], **{name: {"type": "boolean"}})
+    assert extractor.extract(query, tool).arguments.get(name) is value
+
+
+def test_the_first_short_form_written_wins() -> None:
+    options = {"type": "string", "enum": ["production", "staging"]}
+    said = "copy the prod config to stag"
+    assert extractor.extract(said, schema(["env"], env=options)).arguments == {"env": "production"}
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [True, "abc", [1], None, {"enum": None}, {"pattern": 5}, {"format": ["date"]}, {"type": {}}],
+)
+def test_a_malformed_property_says_nothing_and_raises_nothing(spec: object) -> None:
+    tool = {"type": "object", "properties": {"service": spec}, "required": ["service"]}
+    assert extractor.extract("restart payments-api", tool).missing in ([], ["service"])

@@ -3,6 +3,9 @@ edits and removals it ranks exactly as an index built afresh from the final tool
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -11,6 +14,7 @@ from gateway.routing.lexical import BM25Index
 from reach_common.embeddings import Embedder
 from tests.gateway.conftest import shipped
 
+REPO = Path(__file__).resolve().parents[3]
 SHIPPED = ["inventory_query", "order_query", "sales_query", "order_create", "rag_retrieve"]
 QUERIES = [
     "SKU2024001 还有多少库存",
@@ -70,3 +74,32 @@ def test_bm25_after_adds_and_removals_scores_as_built_afresh() -> None:
     for query in ("apple", "cherry", "banana date", "elder fig"):
         assert np.allclose(index.score(query), fresh.score(query), atol=1e-6)
         assert np.allclose(index.coverage(query), fresh.coverage(query), atol=1e-6)
+
+
+def test_english_readings_follow_the_tools_in_place(embedder: Embedder) -> None:
+    """A tool described in Chinese has an English reading (a vector and BM25 words) that
+    moves with it when other tools come and go."""
+    vectors = VectorCache(embedder)
+    original = json.loads((REPO / "manifests/examples/original_inventory_query.json").read_text())
+    chinese = {**original, "tool_id": "stock_cn"}
+    english = {
+        "tool_id": "weather",
+        "description": "Current weather and tomorrow's forecast for a city.",
+        "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}},
+    }
+    index = ToolIndex([chinese, shipped("sales_query"), english], vectors)
+    index.apply(index.prepare([]), ["stock_cn"], revision=2)  # the last row moves into its hole
+    index.apply(index.prepare([shipped("rag_retrieve"), chinese]), [], revision=3)
+    fresh = ToolIndex([shipped("sales_query"), english, shipped("rag_retrieve"), chinese], vectors)
+    assert not index.english_only("stock_cn")
+    assert index.english_only("weather")
+    query = "how many units of SKU2024001 are left in the warehouse"
+    reading = ("weather tomorrow", embedder.embed_one("weather tomorrow"))
+    for text, gloss in ((query, None), ("SKU2024001 明天天气", reading)):
+        vector = embedder.embed_one(text)
+        got = {c.tool_id: c for c in index.search(text, vector, k=5, english=gloss)}
+        want = {c.tool_id: c for c in fresh.search(text, vector, k=5, english=gloss)}
+        assert got.keys() == want.keys()
+        for tool_id, candidate in want.items():
+            assert got[tool_id].score == pytest.approx(candidate.score, abs=1e-3)
+            assert got[tool_id].confidence == pytest.approx(candidate.confidence, abs=1e-3)

@@ -52,6 +52,7 @@ tells the caller exactly what to add.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -64,8 +65,11 @@ from reach_common.references import names_an_identifier, refers_back
 
 # "6cm" and "数量100" count, "SKU2024001" does not (CJK characters are \w to ``re``).
 # Not a piece of a version ("4.0.2") or of a commit ("9be41f0"); "6cm" and "数量100" count.
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])-?\d+(?:\.\d+)?(?![\d.]*\.\d|[A-Za-z_]+\d)")
-_QUOTED = re.compile(r"\"([^\"]+)\"|'([^']+)'|“([^”]+)”|「([^」]+)」|‘([^’]+)’")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])-?\d++(?:\.\d++)?+(?![\d.]*\.\d|[A-Za-z_]+\d)")
+# An apostrophe between letters quotes nothing ("what's new in Bob's account").
+_QUOTED = re.compile(
+    r"\"([^\"]+)\"|(?<![A-Za-z])'([^']+)'(?![A-Za-z])|“([^”]+)”|「([^」]+)」|‘([^’]+)’"
+)
 _FORMATS = {
     "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
     "date-time": re.compile(
@@ -111,6 +115,12 @@ _SWITCHED = re.compile(
     r"|(?P<zh_on>打开|开启|启用|激活|开一下|开了)|(?P<zh_off>关闭|关掉|关了|关上|禁用|停用)",
     re.IGNORECASE,
 )
+# Parameters that are a switch: only these are thrown by "turn on" or 关掉 ("关闭工单 T-1
+# 并通知客户" closes a ticket; it does not say notify_customer=false).
+_SWITCH_NAMES = frozenset(
+    {"enabled", "enable", "active", "activated", "on", "switch", "toggle", "disabled", "state"}
+)
+_NEGATED = re.compile(r"(?:\bdon'?t|\bdo not|\bnever|\bnot|不要|别|勿|不)\s*$", re.IGNORECASE)
 _BOOLEAN_WORDS = {"true": True, "yes": True, "on": True, "1": True}
 _BOOLEAN_WORDS |= {"false": False, "no": False, "off": False, "0": False}
 _SENTENCE_START = re.compile(r"(?:^|[.!?]\s+)")
@@ -334,6 +344,25 @@ def _elliptical(query: str) -> bool:
     return len(query.strip()) <= _ELLIPTICAL_CHARS and not names_an_identifier(query)
 
 
+def _well_formed(properties: object) -> dict[str, dict[str, Any]]:
+    """The properties as the filling rules read them: a schema that is not an object
+    (``true``), or a ``pattern``, ``enum`` or ``format`` of the wrong type, says nothing
+    (the schema's own validation judges the call)."""
+    if not isinstance(properties, dict):
+        return {}
+    kinds = {"pattern": str, "enum": list, "format": str, "type": str}
+    return {
+        str(name): {
+            key: value
+            for key, value in spec.items()
+            if not isinstance(kinds.get(key), type) or isinstance(value, kinds[key])
+        }
+        if isinstance(spec, dict)
+        else {}
+        for name, spec in properties.items()
+    }
+
+
 def _utc_today() -> date:
     return datetime.now(UTC).date()
 
@@ -357,7 +386,7 @@ class ArgumentExtractor:
         """``elliptical``: a short request naming no identifier may take a missing required
         value from the session's previous call without referring back to it ("which
         carrier?" after an order lookup): for tools that only read."""
-        props: dict[str, dict[str, Any]] = schema.get("properties") or {}
+        props = _well_formed(schema.get("properties"))
         required = list(schema.get("required") or [])
         order = required + [p for p in props if p not in required]
         result = Extraction()
@@ -468,15 +497,23 @@ class ArgumentExtractor:
 
 
 def _boolean(query: str, name: str) -> bool | None:
-    """``name=false`` written out; else a switch thrown in words ("turn on", "flip X off",
-    "disable", 打开 / 关掉), the first one said; else yes/true/with against no/false/without."""
-    said = re.search(rf"\b{re.escape(name)}\s*[=:]\s*(\w+)", query, re.IGNORECASE)
-    if said is not None and said.group(1).lower() in _BOOLEAN_WORDS:
-        return _BOOLEAN_WORDS[said.group(1).lower()]
-    switched = _SWITCHED.search(query)
-    if switched is not None:
-        word = (switched.group("particle") or switched.group("after") or "").lower()
-        return word == "on" or bool(switched.group("on") or switched.group("zh_on"))
+    """``name=false`` written out ("dry-run=false" for ``dry_run``); else, for a switch
+    (``enabled``, ``active``, ``on`` ...), one thrown in words ("turn on", "flip X off",
+    "disable", 打开 / 关掉), the first one said and not negated ("don't turn on" says
+    nothing); else yes/true/with against no/false/without."""
+    parts = [re.escape(p) for p in re.split(r"[_\-\s]+", name) if p][:8]
+    if parts:
+        written = r"[_\-\s]?".join(parts)
+        said = re.search(rf"\b{written}\s*[=:]\s*(\w+)", query, re.IGNORECASE)
+        if said is not None and said.group(1).lower() in _BOOLEAN_WORDS:
+            return _BOOLEAN_WORDS[said.group(1).lower()]
+    if any(p.lower() in _SWITCH_NAMES for p in re.split(r"[_\-\s]+", name)):
+        switched = _SWITCHED.search(query)
+        if switched is not None:
+            if _NEGATED.search(query[max(0, switched.start() - 12) : switched.start()]):
+                return None
+            word = (switched.group("particle") or switched.group("after") or "").lower()
+            return word == "on" or bool(switched.group("on") or switched.group("zh_on"))
     return True if _TRUE.search(query) else False if _FALSE.search(query) else None
 
 
@@ -508,10 +545,11 @@ def _specific(pattern: str) -> bool:
 def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
     """Per parameter with a specific pattern (``_specific``), the query's identifier-looking
     tokens it accepts; worked out once per query, for at most ``_MAX_CLAIMS`` patterns."""
-    patterns = [(n, p) for n, p in _patterns(props).items() if _specific(p)][:_MAX_CLAIMS]
+    specific = ((n, p) for n, p in _patterns(props).items() if _specific(p))
+    patterns = list(itertools.islice(specific, _MAX_CLAIMS))
     if not patterns:
         return {}
-    tokens = {m.group(0) for m in _ID_TOKEN.finditer(query) if _is_identifier(m.group(0))}
+    tokens = {text for _, text in _id_tokens(query) if _is_identifier(text)}
     claims: dict[str, set[str]] = {}
     for name, pattern in patterns:
         program = compile_pattern(pattern)
@@ -599,7 +637,7 @@ def _shortened_option(lowered: str, firsts: dict[str, list[Any]]) -> Any:
     """The option whose first word a short word of the query begins ("prod" for
     ``production``, "stag" for ``staging``: at most 60% of it, so "product" is not
     ``production``), when it begins no other option's."""
-    for word in set(_SHORT_WORD.findall(lowered)):
+    for word in dict.fromkeys(_SHORT_WORD.findall(lowered)):  # in the order written
         owners = [
             option
             for first, found in firsts.items()
@@ -879,7 +917,9 @@ def _example_values(spec: dict[str, Any]) -> Iterator[object]:
             yield match.group(1)
             # and the ones listed after it: "e.g. v2.14.1 or 3f9c2ab", "例如 sre、payments"
             listed = _LISTED.match(description, match.end())
-            while listed is not None:
+            for _ in range(_MAX_EXAMPLES):  # a list of any length costs at most this
+                if listed is None:
+                    break
                 yield listed.group(1)
                 listed = _LISTED.match(description, listed.end())
 
@@ -977,6 +1017,32 @@ def _version_or_hash(query: str, example: str, used: set[int]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Token:
+    at: int
+    text: str
+
+    def group(self, _: int = 0) -> str:
+        return self.text
+
+    def start(self) -> int:
+        return self.at
+
+
+_RUN = re.compile(r"[A-Za-z0-9_\-./#]+")
+_MAX_RUN = 128  # an identifier is at most 64 characters (``_is_identifier``)
+
+
+def _id_tokens(query: str) -> Iterator[tuple[int, str]]:
+    """``_ID_TOKEN``'s matches, found within each run of token characters: backtracking
+    inside a run of any length ("a_.a_.a_." ...) would cost its square."""
+    for run in _RUN.finditer(query):
+        if run.end() - run.start() > _MAX_RUN:
+            continue
+        for match in _ID_TOKEN.finditer(run.group(0)):
+            yield run.start() + match.start(), match.group(0)
+
+
 def _is_id_name(name: str) -> bool:
     parts = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)  # order_id, orderId, sku
     return any(part.lower() in _ID_NAMES or part.lower() in _MACHINE_NAMES for part in parts)
@@ -1031,9 +1097,9 @@ def _identifier_by_name(
     if not _is_id_name(name):
         return None
     tokens = [
-        m
-        for m in _ID_TOKEN.finditer(query)
-        if _is_identifier(m.group(0)) and m.start() not in used and m.group(0) not in taken
+        _Token(start, text)
+        for start, text in _id_tokens(query)
+        if _is_identifier(text) and start not in used and text not in taken
     ]
     if not tokens:
         return None

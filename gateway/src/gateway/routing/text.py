@@ -79,7 +79,7 @@ _NEGATIVE_SENTENCE = re.compile(
 # rollback_deployment", "要上新版本请走发布". Its words are the other tool's requests.
 _REDIRECT = re.compile(
     r"(?:\b(?:use|try|call)\s+(?:the\s+)?`?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+`?"
-    r"(?:\s+(?:instead|tool))?|(?:请|可)(?:走|改用|使用|调用)\S{1,12})\s*[.;。；)）]?\s*$",
+    r"(?:\s+(?:instead|tool))?|(?:请|可)(?:走|改用|使用|调用)\S{1,12})\s?[.;。；)）]?$",
     re.IGNORECASE,
 )
 _SENTENCES = re.compile(r"[^.!?。！？；;]+[.!?。！？；;]?")
@@ -92,7 +92,8 @@ def negative_sentences(description: str) -> list[str]:
 
 
 def _not_for(sentence: str) -> bool:
-    return bool(_NEGATIVE_SENTENCE.match(sentence) or _REDIRECT.search(sentence))
+    # Trailing space stripped first: "\s*$" after a search start would rescan it each time.
+    return bool(_NEGATIVE_SENTENCE.match(sentence) or _REDIRECT.search(sentence.rstrip()))
 
 
 def positive_description(description: str) -> str:
