@@ -1017,18 +1017,6 @@ def _version_or_hash(query: str, example: str, used: set[int]) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class _Token:
-    at: int
-    text: str
-
-    def group(self, _: int = 0) -> str:
-        return self.text
-
-    def start(self) -> int:
-        return self.at
-
-
 _RUN = re.compile(r"[A-Za-z0-9_\-./#]+")
 _MAX_RUN = 128  # an identifier is at most 64 characters (``_is_identifier``)
 
@@ -1097,26 +1085,26 @@ def _identifier_by_name(
     if not _is_id_name(name):
         return None
     tokens = [
-        _Token(start, text)
+        (start, text)
         for start, text in _id_tokens(query)
         if _is_identifier(text) and start not in used and text not in taken
     ]
     if not tokens:
         return None
     words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 1 and w not in ("id", "no")]
-    chosen = next((t for t in tokens if any(t.group(0).lower().startswith(w) for w in words)), None)
+    chosen = next((t for t in tokens if any(t[1].lower().startswith(w) for w in words)), None)
     lowered = query.lower()
     for word in words if chosen is None else ():
         for mention in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
-            chosen = next((t for t in tokens if 0 <= t.start() - mention.end() <= 3), None)
+            chosen = next((t for t in tokens if 0 <= t[0] - mention.end() <= 3), None)
             if chosen is not None:
                 break
         if chosen is not None:
             break
-    mixed = [t for t in tokens if any(c.isalpha() for c in t.group(0))]
+    mixed = [t for t in tokens if any(c.isalpha() for c in t[1])]
     if chosen is None and len(mixed) == 1:
         chosen = mixed[0]
     if chosen is None:
         return None
-    used.add(chosen.start())
-    return chosen.group(0)
+    used.add(chosen[0])
+    return chosen[1]
