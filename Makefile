@@ -29,9 +29,13 @@ run: $(STAMP) ## Run the whole stack (embedded Postgres + Redis unless DATABASE_
 	@$(BYTECODE)
 	$(PY) -m reach_common.stack run
 
+# One worker per core, at most 4, each with its own embedded Postgres and Redis (one
+# process when DATABASE_URL / REDIS_URL name shared servers: see tests/conftest.py).
+# TEST_WORKERS=0 runs the suite in this process.
+TEST_WORKERS ?= auto
 test: $(STAMP) ## Run unit and integration tests against real Postgres and Redis
 	@$(BYTECODE)
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist worksteal
 
 faults: $(STAMP) ## Fault matrix: run tests/faults and print fault x service, errors, lost, duplicates, recovery
 	$(PY) scripts/fault_matrix.py

@@ -1,8 +1,9 @@
 """Fixtures shared by every test: real Postgres and Redis, clean state, app clients.
 
 By default the session starts an embedded PostgreSQL (pgvector) and Redis in a
-throwaway folder and migrates it to head. Set ``DATABASE_URL`` / ``REDIS_URL``
-to test against servers of your own instead.
+throwaway folder and migrates it to head; under ``make test`` each pytest-xdist
+worker has its own. Set ``DATABASE_URL`` / ``REDIS_URL`` to test against servers of
+your own instead (the suite then runs in one process).
 
 Each test that asks for ``clean_state`` starts from empty tables (shop is
 re-seeded when its app starts) and an empty Redis database.
@@ -33,6 +34,16 @@ from reach_common.processes import free_port, running_service
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ("auth", "gateway", "agent", "retriever", "telemetry", "shop")
 STARTUP_TIMEOUT_S = 60  # an app's lifespan start-up in tests (see app_client)
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``make test`` asks pytest-xdist for a worker per core (``-n auto``); each worker
+    starts its own embedded Postgres and Redis. Servers of your own (``DATABASE_URL`` /
+    ``REDIS_URL``) would be shared, and every test empties them, so the suite then runs
+    in one process."""
+    if os.environ.get("DATABASE_URL") or os.environ.get("REDIS_URL"):
+        return 0
+    return None  # pytest-xdist's own count
 
 
 @dataclass(frozen=True)

@@ -95,20 +95,23 @@ async def test_rate_limits_fail_as_configured_while_redis_is_down(stack: FaultSt
             killed_at = time.monotonic()
             stack.redis.kill()
             await asyncio.sleep(2.0)
+            # A call answered between these two marks may have met the new, empty Redis
+            # before start() returned: it belongs to neither "down" nor "back".
+            restarting_at = time.monotonic()
             await asyncio.to_thread(stack.redis.start)
             back_at = time.monotonic()
             await both_limited(traffic, back_at)  # both count to their limit again
 
     before = traffic.between(0, killed_at)
-    during = traffic.between(killed_at + 0.1, back_at)
-    after = traffic.between(back_at)
+    during = traffic.between(killed_at + 0.1, restarting_at)
+    after = traffic.between(restarting_at)
     for direction in DIRECTIONS:
         row = Row("redis killed (rate limits)", f"gateway, limits {direction}", PROMISE[direction])
         for outcome in traffic.between(killed_at):
             if outcome.kind == direction:
                 row.count(outcome.reason)
         recovered = next((o.at for o in after if o.kind == direction and o.ok), None)
-        row.recover_s = None if recovered is None else round(recovered - back_at, 2)
+        row.recover_s = None if recovered is None else round(max(0.0, recovered - back_at), 2)
         record(row)
 
     def reasons(outcomes: list[Any], direction: str) -> set[str | None]:
