@@ -84,6 +84,19 @@ def test_only_values_of_a_declared_shape_are_identifiers_of_a_type() -> None:
     assert not takes_none_of(extractor, text, schemas["rag_retrieve"], set())
 
 
+def test_a_plain_word_a_loose_pattern_takes_is_no_identifier_of_a_type() -> None:
+    # A service name pattern takes any lowercase word: "qa" is as much a team as a
+    # service, and must not count against a roster tool that takes no service.
+    service = {"type": "string", "pattern": "^[a-z][a-z0-9-]{1,40}$"}
+    schema = {"type": "object", "properties": {"service": service}, "required": ["service"]}
+    extractor = ArgumentExtractor()
+    assert identifier_values(extractor, "qa 组明天谁值班", schema) == set()
+    assert identifier_values(extractor, "qa 组的 mailer-api 挂了吗", schema) == {"mailer-api"}
+    currency = {"type": "string", "pattern": "^[A-Z]{3}$"}
+    schema = {"type": "object", "properties": {"currency": currency}, "required": ["currency"]}
+    assert identifier_values(extractor, "rates for USD today", schema) == {"USD"}
+
+
 # -- the choice ------------------------------------------------------------------------
 
 
