@@ -190,3 +190,24 @@ def test_the_first_short_form_written_wins() -> None:
 def test_a_malformed_property_says_nothing_and_raises_nothing(spec: object) -> None:
     tool = {"type": "object", "properties": {"service": spec}, "required": ["service"]}
     assert extractor.extract("restart payments-api", tool).missing in ([], ["service"])
+
+
+QUEUE = {"type": "string", "description": "which queue, for example billing, Mobile or eu-west"}
+
+
+@pytest.mark.parametrize(
+    ("query", "queue"),
+    [
+        ("how deep is the billing queue", "billing"),
+        ("backlog of MOBILE please", "Mobile"),  # as the schema writes it
+        ("eu-west 队列积压了多少", "eu-west"),
+        ("how deep is the billings queue", None),  # a piece of a longer word
+        ("how deep are the queues", None),
+    ],
+)
+def test_a_listed_example_the_request_names_fills_its_parameter(
+    query: str, queue: str | None
+) -> None:
+    # Plain words listed as examples are an open set of values, read as an enum's are.
+    result = extractor.extract(query, schema([], queue=QUEUE))
+    assert result.arguments.get("queue") == queue

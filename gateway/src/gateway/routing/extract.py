@@ -828,6 +828,9 @@ def _string(
     identifier = _identifier(query, name, spec, used_ids, taken)
     if identifier is not None:
         return identifier
+    mentioned = _mentioned_example(query, spec, taken)
+    if mentioned is not None:
+        return mentioned
     if _is_file_parameter(name, spec):
         file_name = _file_name(query, used_ids)
         if file_name is not None:
@@ -904,11 +907,32 @@ def examples_of(spec: dict[str, Any]) -> list[str]:
     return list(unique)
 
 
-def _example_values(spec: dict[str, Any]) -> Iterator[object]:
+def _mentioned_example(query: str, spec: dict[str, Any], taken: Collection[object]) -> str | None:
+    """An example value of the parameter, plain word or identifier, that the query names
+    as a whole token, as the schema writes it: "sre" for a team "e.g. sre, payments"
+    (an open list of values, read the way an enum's options are)."""
+    lowered = query.lower()
+    seen = 0
+    for value in _example_values(spec, defaults=False):
+        if not isinstance(value, str) or value in taken or not 1 < len(value) <= 64:
+            continue
+        seen += 1
+        if seen > _MAX_EXAMPLES:
+            break
+        text = value.lower()
+        start = lowered.find(text)
+        while start >= 0:
+            if _whole(query, start, start + len(text)):
+                return value
+            start = lowered.find(text, start + 1)
+    return None
+
+
+def _example_values(spec: dict[str, Any], *, defaults: bool = True) -> Iterator[object]:
     raw = spec.get("examples")
     if isinstance(raw, list):
         yield from raw
-    for key in ("example", "default"):
+    for key in ("example", "default") if defaults else ("example",):
         if key in spec:
             yield spec[key]
     description = spec.get("description")
