@@ -122,6 +122,9 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("restock SKU2024555 with 200 units", "restock"),
         ("mark SO20250215033 as delivered", "mark"),
         ("SO20261125001 取消", "取消"),  # the object first, no 把
+        # Changing a running system: no lookup of its state does that.
+        ("trigger a backup of pg-main now", "trigger"),
+        ("please rotate the api key of mailer-api", "rotate"),
         # Not orders: reading first, a verb that also reads, a noun first, a question.
         ("open the October report", None),
         ("show me contract CT-2026-0042", None),
@@ -192,7 +195,13 @@ async def routed(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
 
 @pytest.mark.parametrize(
     "query",
-    ["cancel contract CT-2026-0042", "void contract CT-2026-0042", "取消合同 CT-2026-0042"],
+    [
+        "cancel contract CT-2026-0042",
+        "void contract CT-2026-0042",
+        "取消合同 CT-2026-0042",
+        "terminate contract CT-2026-0042",
+        "suspend contract CT-2026-0107 until March",
+    ],
 )
 async def test_an_order_no_tool_names_is_refused_not_given_to_the_nearest_writer(
     gateway: httpx.AsyncClient, query: str

@@ -106,6 +106,12 @@ _WRITE_VERBS = frozenset(
         *("rename", "adjust", "replace", "delete", "remove", "erase", "purge", "cancel"),
         *("abort", "refund", "book", "schedule", "reserve", "pay", "mark", "restock"),
         "replenish",
+        # and of changing a running system ("trigger a backup" is not a backup-status
+        # lookup, "renew the cert" not an expiry check)
+        *("trigger", "initiate", "launch", "rotate", "renew", "provision", "revert"),
+        *("rollback", "scale", "swap", "migrate", "kill", "stop", "terminate", "resize"),
+        *("reboot", "shutdown", "suspend", "pause", "drain", "flush", "rerun", "retry"),
+        *("rebuild", "redeploy", "bounce", "promote", "rollout", "decommission"),
     )
 )
 _OPEN_NEW = re.compile(r"^open\s+(?:a|an|new)\b")
