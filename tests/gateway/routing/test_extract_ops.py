@@ -151,7 +151,7 @@ def test_a_schema_of_many_patterns_costs_a_bounded_number_of_claims(
 def test_an_apostrophe_quotes_nothing() -> None:
     tool = schema(["query"], query={"type": "string"})
     said = "search the docs for what's new in Bob's account"
-    assert extractor.extract(said, tool).arguments == {"query": said}
+    assert extractor.extract(said, tool).arguments == {"query": "what's new in Bob's account"}
 
 
 @pytest.mark.parametrize("query", ["resize to 42bd1f0", "resize x 12ab3", "resize v10.4.2"])
@@ -211,3 +211,31 @@ def test_a_listed_example_the_request_names_fills_its_parameter(
     # Plain words listed as examples are an open set of values, read as an enum's are.
     result = extractor.extract(query, schema([], queue=QUEUE))
     assert result.arguments.get("queue") == queue
+
+
+LOGS = schema(["query"], query={"type": "string"}, app=NAME)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "arguments"),
+    [
+        ("grep logs for SIGSEGV on mailer-api", {"query": "SIGSEGV", "app": "mailer-api"}),
+        ("look for the disk full errors in queue-7 since noon", {"query": "disk full errors"}),
+        ("在 mailer-api 的日志里搜 broken pipe", {"query": "broken pipe", "app": "mailer-api"}),
+        # A question is searched as asked, and "for" naming the app searches nothing less.
+        ("why did mailer-api crash last night?", {"query": "why did mailer-api crash last night?"}),
+        ("search for mailer-api", {"query": "search for mailer-api"}),
+    ],
+)
+def test_a_search_takes_the_terms_it_is_for(request_text: str, arguments: dict[str, str]) -> None:
+    result = extractor.extract(request_text, LOGS)
+    assert {k: result.arguments[k] for k in arguments} == arguments
+
+
+def test_an_optional_name_is_not_guessed_from_a_plain_word() -> None:
+    # Nothing looks like an app's name: "grep" as the app would filter every line out.
+    result = extractor.extract("grep the logs for 'connection refused'", LOGS)
+    assert result.arguments == {"query": "connection refused"}
+    # Required, the same guess is still made (and the caller asked when it is wrong).
+    required = schema(["app"], app=NAME)
+    assert extractor.extract("restart cache now", required).arguments == {"app": "restart"}

@@ -100,6 +100,26 @@ _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")  # about two to a word
 # Search parameters: the text after a colon, else the whole request.
 _QUERY_NAMES = frozenset({"query", "question", "q", "search", "keywords", "search_query"})
 _FILE_NAMES = ("source", "file", "filename", "file_name", "document", "path", "doc")
+# Search terms, not a question: "search logs for OOMKilled on orders-svc" searches "OOMKilled".
+_TERMS_NAMES = frozenset({"query", "q", "search", "keywords", "search_query"})
+_SEARCH_FOR = re.compile(
+    r"\b(?:search|searching|grep|find|look|scan|hunt)\b[^.!?;\n]{0,60}?"
+    r"\b(?:for|containing|matching|mentioning)\s+(?:the\s+)?(?P<terms>[^.!?;,\n]{1,80})",
+    re.IGNORECASE,
+)
+# Where the search terms end: a clause that names when to search, or where (another
+# parameter's value: "on orders-svc"); "what's new in Bob's account" goes on.
+_TERMS_WHEN = re.compile(
+    r"\s+(?:since|during|over|within|between|before|after"
+    r"|(?:in|from|for) the (?:last|past))\b",
+    re.IGNORECASE,
+)
+_TERMS_WHERE = r"\s+(?:on|in|from|at|across|of|for)\s+(?:the\s+)?"
+# Chinese: the Latin words after 搜 / 查找 / 有没有 … to the end ("日志里搜一下 timeout exceeded").
+_SEARCH_FOR_CJK = re.compile(
+    r"(?:搜一下|搜索|搜|查找|找一下|找|有没有|包含|含有|关键词|关键字)[:：]?\s*"
+    r"(?P<terms>[A-Za-z0-9][\w .:/-]{0,80}?)\s*[。？?！!]?$"
+)
 _FILE_TOKEN = re.compile(r"(?<![\w/.-])[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w.-])")
 # A colon that introduces text; not one inside a time ("3:30 pm") or a ratio ("16:9").
 _COLON = re.compile(r"(?:(?<!\d):|:(?!\d)|：)\s*(.+)$", re.DOTALL)
@@ -419,9 +439,16 @@ class ArgumentExtractor:
                 value = self._fill(query, name, spec, used_numbers, quoted, names, used_ids, taken)
             if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
                 value = _calendar_value(on_calendar(), query, name, spec, taken)
+            if name not in required and _guessed_word(value, spec):
+                value = None  # an optional filter is better left out than set to "what"
             if value is not None:
                 result.arguments[name] = value
 
+        for name, value in result.arguments.items():
+            if name.lower() in _TERMS_NAMES and value == query.strip():
+                others = [str(v) for other, v in result.arguments.items() if other != name]
+                result.arguments[name] = _search_terms(query, others) or value
+                break
         self._complete(result, query, props, required, previous, remembered, elliptical)
         return result
 
@@ -496,6 +523,27 @@ class ArgumentExtractor:
         return None
 
 
+def _search_terms(query: str, others: Sequence[str]) -> str | None:
+    """What a search request searches for ("search logs for OOMKilled on orders-svc":
+    "OOMKilled"), when it says so in those words: the words after "for", up to a clause
+    of place or time, or in Chinese the Latin words a search word ends with; None when
+    that is no more than what another parameter took, or more than six words."""
+    # The Chinese form ends the request: only its last characters can hold it.
+    found = _SEARCH_FOR.search(query) or _SEARCH_FOR_CJK.search(query.rstrip()[-100:])
+    if found is None:
+        return None
+    terms = found.group("terms")
+    ends = [m.start() for m in [_TERMS_WHEN.search(terms)] if m is not None]
+    for other in others:
+        where = re.search(_TERMS_WHERE + re.escape(other), terms, re.IGNORECASE)
+        if where is not None:
+            ends.append(where.start())
+    terms = terms[: min(ends, default=len(terms))].strip(" \"'“”‘’")
+    if not terms or len(terms.split()) > 6 or terms in others:
+        return None
+    return terms
+
+
 def _boolean(query: str, name: str) -> bool | None:
     """``name=false`` written out ("dry-run=false" for ``dry_run``); else, for a switch
     (``enabled``, ``active``, ``on`` ...), one thrown in words ("turn on", "flip X off",
@@ -532,6 +580,15 @@ def _patterns(props: dict[str, dict[str, Any]]) -> dict[str, str]:
         for name, spec in props.items()
         if isinstance(spec, dict) and isinstance(spec.get("pattern"), str)
     }
+
+
+def _guessed_word(value: object, spec: dict[str, Any]) -> bool:
+    """Whether ``value`` is a plain word that a pattern loose enough to take any word took
+    (``^[a-z][a-z0-9-]+$``) because nothing shaped like a name was there."""
+    pattern = spec.get("pattern")
+    if not isinstance(value, str) or not isinstance(pattern, str) or not value.isalpha():
+        return False
+    return not _specific(pattern)
 
 
 def _specific(pattern: str) -> bool:
