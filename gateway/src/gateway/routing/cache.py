@@ -57,7 +57,7 @@ _VALUES: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\"[^\"]*\"|'[^']*'|“[^”]*”|‘[^’]*’|「[^」]*」|『[^』]*』"), "<str>"),
     (
         re.compile(
-            _EDGE_L + r"[\w.-]*\w\.(?:csv|tsv|json|jsonl|xlsx?|docx?|pdf|txt|md|html?"
+            r"(?<![\w.-])[\w.-]*\w\.(?:csv|tsv|json|jsonl|xlsx?|docx?|pdf|txt|md|html?"
             r"|xml|ya?ml|zip|png|jpe?g|pptx?)" + _EDGE_R
         ),
         "<file>",
@@ -74,14 +74,15 @@ _VALUES: list[tuple[re.Pattern[str], str]] = [
     ),
     (
         re.compile(
-            _EDGE_L + r"(?=[a-z0-9_-]*[a-z])(?=[a-z0-9_-]*\d)([a-z]+)?[a-z0-9_-]+" + _EDGE_R
+            # from the start of a run of its characters only: a long run is read once
+            r"(?<![A-Za-z0-9_-])(?=[a-z0-9_-]*[a-z])(?=[a-z0-9_-]*\d)([a-z]+)?[a-z0-9_-]+" + _EDGE_R
         ),
         "",
     ),
     (re.compile(_EDGE_L + r"\d+(?:[.,]\d+)*" + _EDGE_R), "<num>"),
 ]
 _ID = 3  # the identifier pattern's index: its placeholder keeps the letter prefix
-_PLACEHOLDER = re.compile(r"\s*(<[a-z:]+>)\s*")
+_PLACEHOLDER = re.compile(r"(?<!\s)\s*(<[a-z:]+>)\s*")  # a run of spaces entered once
 
 
 def normalise(query: str) -> str:

@@ -52,6 +52,7 @@ tells the caller exactly what to add.
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -110,7 +111,7 @@ _SEARCH_FOR = re.compile(
 # Where the search terms end: a clause that names when to search, or where (another
 # parameter's value: "on orders-svc"); "what's new in Bob's account" goes on.
 _TERMS_WHEN = re.compile(
-    r"\s+(?:since|during|over|within|between|before|after"
+    r"(?<!\s)\s+(?:since|during|over|within|between|before|after"
     r"|(?:in|from|for) the (?:last|past))\b",
     re.IGNORECASE,
 )
@@ -192,17 +193,24 @@ def _mentions(name: str, schema: dict[str, Any]) -> list[str]:
 _TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:")
 
 
+_LONGEST_TOKEN = 64  # a number inside a longer run of token characters is none
+_MAX_MATCHES = 64  # matches of one pattern weighed per query: a long query costs no more
+
+
 def _numbers(query: str) -> Iterator[re.Match[str]]:
     """The numbers of the query that stand as numbers: not the digits of an identifier
-    ("INV-2026-00042"), a date ("2026-12-05") or a time ("10:30"); "6cm" still counts."""
+    ("INV-2026-00042"), a date ("2026-12-05") or a time ("10:30"); "6cm" still counts.
+    Each is checked within ``_LONGEST_TOKEN`` characters of it: a run of "1:1:1:…" costs
+    its length, not its square."""
     for match in _NUMBER.finditer(query):
-        left, right = match.start(), match.end()
-        while left > 0 and query[left - 1] in _TOKEN_CHARS:
+        start, end = match.start(), match.end()
+        left = start
+        while left > 0 and start - left < _LONGEST_TOKEN and query[left - 1] in _TOKEN_CHARS:
             left -= 1
-        while right < len(query) and query[right] in _TOKEN_CHARS:
-            right += 1
-        before, after = query[left : match.start()], query[match.end() : right]
-        if any(c.isalpha() for c in before) or re.match(r"[-/:]\d", after):
+        if left > 0 and query[left - 1] in _TOKEN_CHARS:
+            continue  # deep inside a long token
+        before = query[left:start]
+        if any(c.isalpha() for c in before) or re.match(r"[-/:]\d", query[end : end + 2]):
             continue
         if re.search(r"\d[-/:]$", before):
             continue
@@ -214,15 +222,22 @@ def _number_near(query: str, words: Sequence[str], used: set[int]) -> re.Match[s
     right before it as its unit ("12 kg" for ``weight_kg``), nearest first."""
     lowered = query.lower()
     best: tuple[int, re.Match[str]] | None = None
+    numbers = [n for n in _numbers(query) if n.start() not in used]
+    starts = [n.start() for n in numbers]
+    ending = {n.end(): n for n in numbers}
     for word in words:
         for mention in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
-            for number in _numbers(query):
-                if number.start() in used:
-                    continue
+            # its unit ("12 kg"): the closest evidence there is
+            unit = ending.get(mention.start()) or ending.get(mention.start() - 1)
+            if unit is not None and (best is None or best[0] > -1):
+                best = (-1, unit)
+            # or a number within 25 characters after it (looked up, not scanned: a
+            # request of "count 1 " repeated costs its length)
+            lo = bisect.bisect_left(starts, mention.end() - 1)
+            hi = bisect.bisect_right(starts, mention.end() + 25)
+            for number in numbers[lo:hi]:
                 gap = number.start() - mention.end()
-                if 0 <= mention.start() - number.end() <= 1:
-                    gap = -1  # its unit ("12 kg"): the closest evidence there is
-                if -1 <= gap <= 25 and (best is None or gap < best[0]):
+                if best is None or gap < best[0]:
                     best = (gap, number)
     return best[1] if best else None
 
@@ -779,7 +794,9 @@ def _pattern_value(
     try:
         program = compile_pattern(pattern)
         position = 0
-        while position <= len(query):
+        for _ in range(_MAX_MATCHES):  # each search costs the text's length (RE2's offsets)
+            if position > len(query):
+                break
             match = program.search(query, position)
             if match is None:
                 break

@@ -118,7 +118,8 @@ _OPEN_NEW = re.compile(r"^open\s+(?:a|an|new)\b")
 _CJK_PLEASE = r"^(?:请|麻烦|帮我|帮忙|给我)?"  # what may come before a Chinese order
 # (Not 退款 or 支付: "退款单…查下进度" names a refund to look up.)
 _CJK_WRITE = re.compile(
-    _CJK_PLEASE + r"(?:[A-Za-z][\w-]*\d[\w-]*\s*)?"  # "SO20261125001 取消…"
+    # "SO20261125001 取消…" (an id of bounded length: a long run is not re-read per digit)
+    _CJK_PLEASE + r"(?:[A-Za-z][\w-]{0,40}\d[\w-]{0,40}\s*)?"
     r"(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
     r"|关闭|升级|预订|发起|下单|重置|作废|撤销|取消|删除)"
 )

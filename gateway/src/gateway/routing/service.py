@@ -81,7 +81,7 @@ _RECENT_TEXT_CHARS = 4096
 # What follows a colon is a payload ("内容如下：SKU2024001 单价 99 元"), not its subject.
 _PAYLOAD = re.compile(r"[:：]")
 # Words with digits (identifiers, amounts, dates) say nothing of a request's language.
-_VALUES = re.compile(r"\S*\d\S*")
+_VALUES = re.compile(r"(?<!\S)\S*\d\S*")  # from a token's start only: linear
 _DIGIT = re.compile(r"\d")
 # A tool's words "in the other language" from a request's (``Router._across``).
 ACROSS_CJK_BELOW = 0.2

@@ -100,8 +100,8 @@ _EN_SPAN = re.compile(
     r"(" + "|".join(sorted(_EN_UNIT, key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
 )
-_ZH_SPAN = re.compile(
-    r"(\d+(?:\.\d+)?|"
+_ZH_SPAN = re.compile(  # (?<!\d): a run of digits is read from its start only, once
+    r"((?<!\d)\d+(?:\.\d+)?|"
     + _CN_NUMBER
     + r"|半)\s*("
     + "|".join(sorted(_ZH_UNIT, key=len, reverse=True))
@@ -339,7 +339,8 @@ def _clock(hour: int | None, minute: int, pm: bool) -> str | None:
 _REWRITES += [
     (  # 上午十点, 下午两点半, 晚上8点30分
         re.compile(
-            r"(上午|早上|中午|下午|傍晚|晚上)?\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]"
+            # (?<!\s): a run of spaces is entered once, not again from each of its spaces
+            r"(上午|早上|中午|下午|傍晚|晚上)?(?<!\s)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]"
             r"(?:\s*(半)|\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*分?)?"
         ),
         lambda m, t: _clock(_num(m[2]), 30 if m[3] else (_num(m[4]) or 0), m[1] in _PM),

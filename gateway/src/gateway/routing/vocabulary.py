@@ -158,7 +158,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
 # update it"), or follows "please", "to" ("I want to cancel"), "you" ("can you delete"),
 # "me" ("help me add"): "the store's numbers", "a change in sales" ask for none.
 _IMPERATIVE = re.compile(
-    r"(?:^|[,.;:!?(\n]|\b(?:please|pls|to|you|me|and|then|just|now|also))\s*([A-Za-z]+)\b(?!')",
+    r"(?:^|[,.;:!?(\n]|\b(?:please|pls|to|you|me|and|then|just|now|also))\s{0,16}([A-Za-z]+)\b(?!')",
     re.IGNORECASE,
 )
 
