@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from gateway.routing.extract import ArgumentExtractor, examples_of
+from gateway.routing.gloss import dictionary
 
 extractor = ArgumentExtractor()
 
@@ -239,3 +240,36 @@ def test_an_optional_name_is_not_guessed_from_a_plain_word() -> None:
     # Required, the same guess is still made (and the caller asked when it is wrong).
     required = schema(["app"], app=NAME)
     assert extractor.extract("restart cache now", required).arguments == {"app": "restart"}
+
+
+TRIP = schema(
+    ["mode", "currency"],
+    mode={"type": "string", "enum": ["train", "taxi", "bus_pass"]},
+    currency={"type": "string", "enum": ["CNY", "USD", "EUR"]},
+    meal={"type": "string", "enum": ["breakfast", "lunch"]},
+)
+
+
+def test_chinese_words_name_enum_options_in_their_english_sense() -> None:
+    dictionary()  # the router loads it off the event loop on the first Chinese request
+    result = extractor.extract("坐火车去上海的票 120 元，含早饭", TRIP)
+    assert result.arguments == {"mode": "train", "currency": "CNY", "meal": "breakfast"}
+    assert extractor.extract("出租车 30 欧元", TRIP).arguments["mode"] == "taxi"
+
+
+@pytest.mark.parametrize(
+    ("query", "currency"),
+    [
+        ("报销 86 元", "CNY"),
+        ("花了 650 块", "CNY"),
+        ("lunch was 20 美元, then 5 元 for water", "USD"),  # the first named
+        ("a taxi for $12", "USD"),
+        ("two coffees, 7 euros", "EUR"),
+        ("the 45 yuanbao coins", None),  # a word that begins with one
+        ("收了 100 英镑", None),  # named, and not a code of the enum: not 元 either
+    ],
+)
+def test_a_currency_written_in_words_or_a_sign_is_its_code(
+    query: str, currency: str | None
+) -> None:
+    assert extractor.extract(query, TRIP).arguments.get("currency") == currency

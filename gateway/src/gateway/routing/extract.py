@@ -53,6 +53,7 @@ tells the caller exactly what to add.
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import re
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -62,6 +63,8 @@ from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
 from gateway.routing import temporal
+from gateway.routing.gloss import gloss, gloss_ready, has_han
+from gateway.routing.text import stem
 from reach_common.references import names_an_identifier, refers_back
 
 # "6cm" and "数量100" count, "SKU2024001" does not (CJK characters are \w to ``re``).
@@ -699,7 +702,55 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         for word in _paired_words(description, str(option)):
             if word in query:
                 return option
-    return None
+    return _currency(query, options) or _glossed_option(query, firsts)
+
+
+# Currencies as people write them, for an enum of ISO codes: "86 元", "650 块", "20 欧元".
+_CURRENCY_WORDS = (  # longest first: 美元 is no 元
+    ("人民币", "CNY"), ("美元", "USD"), ("美金", "USD"), ("欧元", "EUR"), ("英镑", "GBP"),
+    ("日元", "JPY"), ("港币", "HKD"), ("港元", "HKD"), ("元", "CNY"), ("块", "CNY"),
+    ("rmb", "CNY"), ("yuan", "CNY"), ("dollars", "USD"), ("bucks", "USD"), ("euros", "EUR"),
+    ("pounds", "GBP"), ("yen", "JPY"), ("$", "USD"), ("€", "EUR"), ("£", "GBP"),
+)  # fmt: skip
+
+
+def _currency(query: str, options: list[Any]) -> Any:
+    """The ISO code of the currency the query names in words or a sign (the first named),
+    if the enum has that code."""
+    codes = {str(o).upper(): o for o in options if isinstance(o, str) and len(o) == 3}
+    if not codes:
+        return None
+    lowered = query.lower()
+    named: list[tuple[int, str]] = []
+    for word, code in _CURRENCY_WORDS:
+        start = lowered.find(word)
+        if start < 0 or (word.isascii() and word.isalpha() and not _names(lowered, word)):
+            continue
+        if code in codes:
+            named.append((start, code))
+        lowered = lowered.replace(word, " " * len(word))  # 元 of 美元 is read no more
+    return codes[min(named)[1]] if named else None
+
+
+@functools.lru_cache(maxsize=256)
+def _senses(query: str) -> frozenset[str]:
+    """The stems of the English senses of the query's Chinese words, read once per query
+    (each candidate tool's enums ask again)."""
+    return frozenset(stem(w) for w in re.findall(r"[a-z]+", gloss(query, latin=False).lower()))
+
+
+def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
+    """The one enum option whose first word a Chinese word of the query means, read in
+    its English sense (``gloss``): 年假 "annual leave" for ``annual``, 吃饭 "have a meal"
+    for ``meals``. Only once the dictionary is loaded (the router loads it off the event
+    loop on the first Chinese request)."""
+    if not has_han(query) or not gloss_ready():
+        return None
+    senses = _senses(query)
+    named = [
+        owners[0] for first, owners in firsts.items() if len(owners) == 1 and stem(first) in senses
+    ]
+    return named[0] if len(named) == 1 else None
 
 
 _SHORT_WORD = re.compile(r"(?<![a-z])[a-z]{4,}(?![a-z])")  # "prod", "auto"; not "pro" or "in"

@@ -65,7 +65,7 @@ from gateway.routing.choose import (
 from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
 from gateway.routing.extract import ArgumentExtractor, Extraction
-from gateway.routing.gloss import gloss, gloss_ready
+from gateway.routing.gloss import dictionary, gloss, gloss_ready
 from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, VectorCache, example_texts
 from gateway.routing.rerank import rerank
 from gateway.routing.text import cjk_share, instruction
@@ -386,10 +386,15 @@ class Router:
         """A mostly Chinese request read in English words (``gloss``) and its vector: a
         second model run, for Chinese requests only, and only when a tool the caller may
         use is described only in English. The dictionary is read off the event loop the
-        first time (about half a second)."""
-        if cjk_share(text) < GLOSS_SHARE or not index.reads_english_only(allowed):
+        first Chinese request (about half a second): argument filling reads Chinese words
+        of enum options in it too (年假 "annual leave" for ``annual``)."""
+        if cjk_share(text) < GLOSS_SHARE:
             return None
-        english = gloss(text) if gloss_ready() else await asyncio.to_thread(gloss, text)
+        if not gloss_ready():
+            await asyncio.to_thread(dictionary)
+        if not index.reads_english_only(allowed):
+            return None
+        english = gloss(text)
         return english, self._embed(english, needs_shape=False)[0]
 
     def _embed(self, query: str, needs_shape: bool = True) -> tuple[Vector, Vector | None]:
