@@ -255,6 +255,10 @@ def test_chinese_words_name_enum_options_in_their_english_sense() -> None:
     result = extractor.extract("坐火车去上海的票 120 元，含早饭", TRIP)
     assert result.arguments == {"mode": "train", "currency": "CNY", "meal": "breakfast"}
     assert extractor.extract("出租车 30 欧元", TRIP).arguments["mode"] == "taxi"
+    # A sense that begins the option: 生产 reads "produce".
+    stage = schema(["stage"], stage={"type": "string", "enum": ["development", "production"]})
+    assert extractor.extract("把 mailer 发到生产", stage).arguments == {"stage": "production"}
+    assert extractor.extract("发到开发环境", stage).arguments == {"stage": "development"}
 
 
 @pytest.mark.parametrize(

@@ -742,14 +742,19 @@ def _senses(query: str) -> frozenset[str]:
 def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
     """The one enum option whose first word a Chinese word of the query means, read in
     its English sense (``gloss``): 年假 "annual leave" for ``annual``, 吃饭 "have a meal"
-    for ``meals``. Only once the dictionary is loaded (the router loads it off the event
+    for ``meals``, 生产 "produce" for ``production`` (a sense of 5 letters or more that
+    begins the option). Only once the dictionary is loaded (the router loads it off the event
     loop on the first Chinese request)."""
     if not has_han(query) or not gloss_ready():
         return None
     senses = _senses(query)
-    named = [
-        owners[0] for first, owners in firsts.items() if len(owners) == 1 and stem(first) in senses
-    ]
+
+    def means(first: str) -> bool:  # or a sense begins it: 生产 "produce" for production
+        return stem(first) in senses or any(
+            len(sense) >= 5 and first.startswith(sense) for sense in senses
+        )
+
+    named = [owners[0] for first, owners in firsts.items() if len(owners) == 1 and means(first)]
     return named[0] if len(named) == 1 else None
 
 
