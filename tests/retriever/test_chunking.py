@@ -176,3 +176,39 @@ def test_cutting_a_long_word_is_linear(count: TokenCounter) -> None:
         assert "".join(c.text for c in chunks) == "a." * (length // 2)
         assert max(c.token_count for c in chunks) <= 254
         assert max(count([c.indexed_text for c in chunks])) <= 254
+
+
+def test_a_long_title_over_many_small_sections_is_read_once(count: TokenCounter) -> None:
+    """Each section's heading path was tokenized whole, the long ancestor title with it:
+    a 64 KB document of one long title and small sections took 51 s."""
+    work: dict[int, int] = {}
+
+    def split(length: int) -> list[Chunk]:
+        tokenised = 0
+
+        def counting(texts: Sequence[str]) -> list[int]:
+            nonlocal tokenised
+            tokenised += sum(len(t) for t in texts)
+            return count(texts)
+
+        title = "# " + "word " * (length // 10) + "\n"
+        sections = "".join(f"## part {i}\nbody {i}\n" for i in range(length // 40))
+        chunks = Chunker(counting, 254, 32).split(title + sections)
+        work[length] = tokenised
+        return chunks
+
+    split(8_000)
+    large = split(32_000)
+    assert work[32_000] < 6 * work[8_000], work
+    assert max(c.token_count for c in large) <= 254
+    assert large[-1].heading.endswith(f"part {32_000 // 40 - 1}")
+
+
+def test_text_the_tokenizer_counts_as_nothing_still_fills_chunks(count: TokenCounter) -> None:
+    """A zero-width space is no blank to str.strip() and no token to the tokenizer: such
+    paragraphs never filled a chunk, so one chunk took them all (2 MB took 73 s)."""
+    words = " ".join(f"w{i}" for i in range(200))
+    text = words + "\n\n" + "\u200b\n\n" * 50_000 + words
+    chunks = Chunker(count, 254, 32).split(text)
+    assert len(chunks) > 100
+    assert max(len(c.text) for c in chunks) < 5_000

@@ -58,11 +58,19 @@ class _Section:
 
 @dataclass(frozen=True)
 class _Unit:
-    """A sentence (or line, or word run) and what separates it from the next unit."""
+    """A sentence (or line, or word run) and what separates it from the next unit.
+
+    A unit costs at least one token: text the tokenizer reads as none (U+200B, U+00AD,
+    a lone combining accent) once filled one chunk without end, and the overlap walked
+    back over all of it (2 MB of "\u200b\n\n" took 73 s to ingest)."""
 
     text: str
     tokens: int
     separator: str
+
+    def __post_init__(self) -> None:
+        if self.tokens < 1:
+            object.__setattr__(self, "tokens", 1)
 
 
 def _atx_title(rest: str) -> str:
@@ -132,13 +140,27 @@ class Chunker:
             titles = [line.strip("# \t") for line in text.splitlines() if line.strip("# \t")]
             sections = [_Section([], ["\n".join(titles)])] if titles else []
         chunks: list[Chunk] = []
+        fitted: dict[tuple[str, ...], tuple[str, int]] = {}
+        shortened: dict[str, str] = {}
         for section in sections:
-            heading = self._fit_heading(section.path)
-            heading_tokens = self._count([heading])[0] if heading else 0
+            key = tuple(section.path)
+            if key not in fitted:
+                heading = self._fit_heading([self._short(t, shortened) for t in key])
+                fitted[key] = (heading, self._count([heading])[0] if heading else 0)
+            heading, heading_tokens = fitted[key]
             budget = self.chunk_tokens - heading_tokens
             for body, tokens in self._pack(section.blocks, budget):
                 chunks.append(Chunk(len(chunks), heading, body, heading_tokens + tokens))
         return chunks
+
+    def _short(self, title: str, known: dict[str, str]) -> str:
+        """``title`` cut to the heading's limit, counted once per document: a long title
+        over many small sections was tokenized whole for each (64 KB took 51 s)."""
+        if title not in known:
+            limit = self.chunk_tokens // 4
+            fits = self._count([title])[0] <= limit
+            known[title] = title if fits else self._cut_to_tokens(title, limit)
+        return known[title]
 
     def _fit_heading(self, path: list[str]) -> str:
         """The heading path, shortened from the top until it takes at most a quarter of a chunk."""
