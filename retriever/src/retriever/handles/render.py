@@ -25,19 +25,48 @@ def _key_path(path: str, key: str) -> str:
     return f"{path}[{json.dumps(key, ensure_ascii=False)}]"
 
 
+def _sizes(value: Any) -> dict[int, int]:
+    """The length of each container's compact JSON, by ``id``, counted bottom-up in one
+    walk: serialising each part on the way down cost depth x size (a 16 MB output nested
+    880 deep took 38 s). Iterative: as deep as the parser allowed."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, children_done = stack.pop()
+        if not isinstance(item, dict | list):
+            continue
+        parts = list(item.values()) if isinstance(item, dict) else item
+        if not children_done:
+            stack.append((item, True))
+            stack.extend((part, False) for part in parts)
+            continue
+        size = 2 + max(len(parts) - 1, 0)  # brackets and commas
+        for part in parts:
+            size += sizes[id(part)] if isinstance(part, dict | list) else len(_compact(part))
+        if isinstance(item, dict):
+            size += sum(len(_compact(str(key))) + 1 for key in item)  # "key":
+        sizes[id(item)] = size
+    return sizes
+
+
 def records(value: Any, record_chars: int, path: str = "$") -> Iterator[str]:
     """``<path> <compact JSON>`` lines covering ``value`` whole, each at most about
     ``record_chars`` characters plus its path."""
+    sizes = _sizes(value)
     stack: list[tuple[str, Any]] = [(path, value)]
     while stack:
         where, item = stack.pop()
+        if isinstance(item, dict | list):
+            if sizes[id(item)] <= record_chars:  # serialised only once it fits
+                yield f"{where} {_compact(item)}"
+            elif isinstance(item, dict):
+                stack.extend(reversed([(_key_path(where, str(k)), v) for k, v in item.items()]))
+            else:
+                stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(item)]))
+            continue
         text = _compact(item)
         if len(text) <= record_chars:
             yield f"{where} {text}"
-        elif isinstance(item, dict) and item:
-            stack.extend(reversed([(_key_path(where, str(k)), v) for k, v in item.items()]))
-        elif isinstance(item, list) and item:
-            stack.extend(reversed([(f"{where}[{i}]", v) for i, v in enumerate(item)]))
         else:  # a long string (or scalar): cut into pieces, each named by its path
             raw = item if isinstance(item, str) else text
             for start in range(0, len(raw), record_chars):
