@@ -6,11 +6,14 @@ from __future__ import annotations
 import uuid
 from types import SimpleNamespace
 
+import pytest
+
 from agent.memory.extract import facts_of_turn, worth_asking
 from agent.memory.service import rank
+from agent.react import context
 from agent.react.context import OMITTED, extractive_summary, fit, message_tokens
 from agent.sessions.models import ChatMessage
-from agent.sessions.tokens import TokenCounter
+from agent.sessions.tokens import TokenCounter, estimate_tokens
 from reach_common.llm.history import repair
 from reach_common.llm.types import Message, ToolCall
 from reach_common.references import refers_back
@@ -84,6 +87,31 @@ def test_the_extractive_summary_keeps_requests_and_results_within_its_budget() -
     assert "units: 42" in summary
     assert "request number 0" not in summary
     assert summary.count(OMITTED) == 1
+
+
+def test_folding_many_turns_at_once_counts_the_summary_a_few_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After each line it left out, the fallback counted the whole summary again: the
+    square of the lines (1,000 turns folded at once took 15 s)."""
+    counted = 0
+
+    def counting(text: str) -> int:
+        nonlocal counted
+        counted += 1
+        return estimate_tokens(text)
+
+    monkeypatch.setattr(context, "estimate_tokens", counting)
+    summary = extractive_summary(None, [_rows(n) for n in range(1_000)], max_tokens=120)
+    assert counted <= 2 * 12
+    assert summary.startswith(OMITTED)
+    assert "request number 999" in summary
+    assert estimate_tokens(summary) <= 120
+    # The fewest lines are left out: one more line would not fit.
+    kept = summary.splitlines()[1:]
+    everything = extractive_summary(None, [_rows(n) for n in range(1_000)], max_tokens=10**9)
+    one_more = everything.splitlines()[-len(kept) - 1 :]
+    assert estimate_tokens("\n".join([OMITTED, *one_more])) > 120
 
 
 def test_only_the_users_own_words_become_memories_and_never_secrets() -> None:
