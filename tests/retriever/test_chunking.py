@@ -153,21 +153,26 @@ def test_a_run_of_blanks_in_a_heading_parses_in_linear_time() -> None:
     ]
 
 
+def split_counting(count: TokenCounter, text: str) -> tuple[int, list[Chunk]]:
+    """The characters tokenised to chunk ``text`` (254 tokens, 32 of overlap), and the chunks."""
+    tokenised = 0
+
+    def counting(texts: Sequence[str]) -> list[int]:
+        nonlocal tokenised
+        tokenised += sum(len(t) for t in texts)
+        return count(texts)
+
+    chunks = Chunker(counting, 254, 32).split(text)
+    return tokenised, chunks
+
+
 def test_cutting_a_long_word_is_linear(count: TokenCounter) -> None:
     """A word without blanks (minified JSON, 'a.a.a.') is cut by probing prefixes; the
     characters tokenised grow with the word, not with its square (once 16x for 4x)."""
     work: dict[int, int] = {}
 
     def split(length: int) -> list[Chunk]:
-        tokenised = 0
-
-        def counting(texts: Sequence[str]) -> list[int]:
-            nonlocal tokenised
-            tokenised += sum(len(t) for t in texts)
-            return count(texts)
-
-        chunks = Chunker(counting, 254, 32).split("a." * (length // 2))
-        work[length] = tokenised
+        work[length], chunks = split_counting(count, "a." * (length // 2))
         return chunks
 
     small, large = split(20_000), split(80_000)
@@ -184,17 +189,9 @@ def test_a_long_title_over_many_small_sections_is_read_once(count: TokenCounter)
     work: dict[int, int] = {}
 
     def split(length: int) -> list[Chunk]:
-        tokenised = 0
-
-        def counting(texts: Sequence[str]) -> list[int]:
-            nonlocal tokenised
-            tokenised += sum(len(t) for t in texts)
-            return count(texts)
-
         title = "# " + "word " * (length // 10) + "\n"
         sections = "".join(f"## part {i}\nbody {i}\n" for i in range(length // 40))
-        chunks = Chunker(counting, 254, 32).split(title + sections)
-        work[length] = tokenised
+        work[length], chunks = split_counting(count, title + sections)
         return chunks
 
     split(8_000)
