@@ -120,6 +120,17 @@ def test_a_required_title_is_the_request() -> None:
     assert extractor.extract("find books by Tolkien", optional).arguments == {}
 
 
+@pytest.mark.parametrize("name", ["summary", "subject", "problem", "issue"])
+def test_a_required_summary_of_a_problem_is_the_request(name: str) -> None:
+    tool = schema([name], **{name: {"type": "string"}})
+    for said in (
+        "the badge reader at gate 2 beeps but never opens",
+        "门禁刷卡一直没反应，帮我报修一下",
+    ):
+        assert extractor.extract(said, tool).arguments == {name: said}
+    assert extractor.extract("report a problem", tool).missing == [name]
+
+
 def test_a_search_takes_the_quoted_text() -> None:
     tool = schema([], query={"type": "string"}, app={"type": "string"})
     result = extractor.extract("grep the logs for 'socket hang up'", tool)

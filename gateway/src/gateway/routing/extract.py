@@ -98,7 +98,7 @@ _TEXT_NAMES = frozenset(
 # itself if it says more than an order would ("file an incident, user-profile returns 500
 # for everyone", not "open an incident"). A summary or a description stays the user's to
 # write (``_TEXT_NAMES``: the text after a colon only).
-_HEADLINE_NAMES = frozenset({"title", "headline"})
+_HEADLINE_NAMES = frozenset({"title", "headline", "summary", "subject", "problem", "issue"})
 _HEADLINE_WORDS = 6
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")  # about two to a word
 # Search parameters: the text after a colon, else the whole request.
