@@ -253,8 +253,8 @@ def _shaped(value: str, spec: dict[str, Any]) -> bool:
     """Whether ``value`` has the parameter's declared shape: its ``pattern`` (the extractor
     matched it), or exactly the shape of one of its examples (``SKU2024001`` for
     ``SKU\\d{7}``); a file name read for "e.g. auth-v2.md" is no identifier of a type, and
-    neither is a plain lowercase word that a loose pattern (``^[a-z][a-z0-9-]+$``) took:
-    "sre" in "sre 这周的值班是谁" is a team name as much as a service's."""
+    neither is a plain lowercase word, whatever pattern took it (``^[a-z][a-z0-9-]+$``
+    takes any): "sre" in "sre 这周的值班是谁" is a team name as much as a service's."""
     if spec.get("pattern"):
         return not (value.isascii() and value.isalpha() and value.islower())
     return any(re.fullmatch(shape_of(example), value) for example in examples_of(spec))
