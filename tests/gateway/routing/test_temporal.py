@@ -206,6 +206,18 @@ def helpdesk_schema(tool_id: str) -> dict[str, Any]:
                 "duration_minutes": 120,
             },
         ),
+        (  # 明早: tomorrow morning
+            "明早9点订 B3-201，半小时",
+            {"room": "B3-201", "date": "2026-12-02", "start_time": "09:00", "duration_minutes": 30},
+        ),
+        (  # 今晚八点 is 20:00: the evening is kept with the day
+            "今晚八点订 A1-105 一个小时",
+            {"room": "A1-105", "date": "2026-12-01", "start_time": "20:00", "duration_minutes": 60},
+        ),
+        (  # a 24-hour clock without its leading zero
+            "reserve A1-105 on 2026-12-09 at 9:30?",
+            {"room": "A1-105", "date": "2026-12-09", "start_time": "09:30"},
+        ),
     ],
 )
 def test_a_booking_reads_its_day_time_and_length(

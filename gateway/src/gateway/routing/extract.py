@@ -69,7 +69,15 @@ from reach_common.references import names_an_identifier, refers_back
 
 # "6cm" and "数量100" count, "SKU2024001" does not (CJK characters are \w to ``re``).
 # Not a piece of a version ("4.0.2") or of a commit ("9be41f0"); "6cm" and "数量100" count.
-_NUMBER = re.compile(r"(?<![A-Za-z0-9_.])-?\d++(?:\.\d++)?+(?![\d.]*\.\d|[A-Za-z_]+\d)")
+# Thousands may be grouped with commas ("1,200", "12,500.50"); "1,2,3" is three numbers.
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9_.])-?(?:\d{1,3}(?:,\d{3})++(?![\d,]\d)|\d++)(?:\.\d++)?+"
+    r"(?![\d.]*\.\d|[A-Za-z_]+\d)"
+)
+# A magnitude written right after a number: "10万" is 100000, "$5k" 5000 ("5 km" is no
+# thousand, nor "5千克" a thousand kilograms).
+_MAGNITUDE = re.compile(r"\s?(?:([kK])(?![A-Za-z])|(万|亿)|(千)(?![克米瓦]))")
+_MAGNITUDES = {"k": 1e3, "K": 1e3, "万": 1e4, "亿": 1e8, "千": 1e3}
 # An apostrophe between letters quotes nothing ("what's new in Bob's account").
 _QUOTED = re.compile(
     r"\"([^\"]+)\"|(?<![A-Za-z])'([^']+)'(?![A-Za-z])|“([^”]+)”|「([^」]+)」|‘([^’]+)’"
@@ -245,11 +253,15 @@ def _number_near(query: str, words: Sequence[str], used: set[int]) -> re.Match[s
     return best[1] if best else None
 
 
-def _convert(text: str, kind: str) -> int | float | None:
-    try:
-        value = float(text)
-    except ValueError:
-        return None
+def _amount(query: str, number: re.Match[str]) -> float:
+    """What ``number`` (a ``_NUMBER`` match in ``query``) stands for: its digits without
+    their thousands commas, times the magnitude written right after it ("10万", "5k")."""
+    value = float(number.group(0).replace(",", ""))
+    magnitude = _MAGNITUDE.match(query, number.end())
+    return value * _MAGNITUDES[next(g for g in magnitude.groups() if g)] if magnitude else value
+
+
+def _convert(value: float, kind: str) -> int | float | None:
     if kind == "integer":
         return int(value) if value.is_integer() else None
     return int(value) if value.is_integer() else value
@@ -530,6 +542,8 @@ class ArgumentExtractor:
             span = _duration(query, name, spec, kind, used_numbers)  # "半小时" of [30, 60]
             if span is not None and span in spec["enum"]:
                 return span
+        if kind == "array":
+            return _array(query, name, spec, taken)
         if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
             return _constrained(query, spec, taken)
         if kind in ("integer", "number"):
@@ -539,6 +553,49 @@ class ArgumentExtractor:
         if kind == "string":
             return _string(query, name, spec, quoted, names, used_ids, taken)
         return None
+
+
+_MAX_ITEMS = 16  # values one list takes from a request
+# A list of people or of addresses: its plain strings are the request's email addresses.
+_ADDRESSED = re.compile(
+    r"mail|attendee|participant|invitee|recipient|member|people|person|user|guest|\bcc\b"
+    r"|邮箱|邮件|参会|参与|收件|成员|人员",
+    re.IGNORECASE,
+)
+
+
+def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
+    """Every value the request gives for a list: each match of its items' pattern or
+    format, each option of their enum it names, in the order written; or, for a list of
+    people or addresses ("attendees", "cc") with no such constraint, its email addresses.
+    None when it gives none, or fewer than ``minItems``."""
+    items = spec.get("items")
+    if not isinstance(items, dict):
+        return None
+    max_items = spec.get("maxItems")
+    limit = min(max_items, _MAX_ITEMS) if isinstance(max_items, int) else _MAX_ITEMS
+    found: list[Any] = []
+    if "enum" in items and isinstance(items["enum"], list):
+        options = list(items["enum"])
+        while len(found) < limit:
+            option = _enum_option(query, {**items, "enum": options})
+            if option is None:
+                break
+            found.append(option)
+            options.remove(option)
+    elif _constrains(items) and items.get("type", "string") == "string":
+        while len(found) < limit:
+            value = _constrained(query, items, [*map(str, taken), *found])
+            if value is None or value in found:  # a case-folded match ignores ``taken``
+                break
+            found.append(value)
+    elif items.get("type", "string") == "string" and _ADDRESSED.search(
+        f"{name} {spec.get('description') or ''}"
+    ):
+        addresses = (m.group(0) for m in _FORMATS["email"].finditer(query))
+        found = list(dict.fromkeys(a for a in addresses if a not in taken))[:limit]
+    minimum = spec.get("minItems")
+    return found if found and len(found) >= (minimum if isinstance(minimum, int) else 1) else None
 
 
 def _search_terms(query: str, others: Sequence[str]) -> str | None:
@@ -682,9 +739,16 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
     options = [o for o in spec["enum"] if isinstance(o, str | int | float)]
     by_length = sorted(options, key=lambda o: -len(str(o)))
     lowered = query.lower()
+    # A number option is a number of the query's: not the "30" of "10:30" or of an id.
+    numeric = [o for o in by_length if isinstance(o, int | float) and not isinstance(o, bool)]
+    if numeric:
+        written = {_amount(query, n) for n in _numbers(query)}
+        named = next((o for o in numeric if float(o) in written), None)
+        if named is not None:
+            return named
     for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
         for option in by_length:
-            if _names(lowered, spelled(option).lower()):
+            if option not in numeric and _names(lowered, spelled(option).lower()):
                 return option
     firsts: dict[str, list[Any]] = {}
     for option in options:
@@ -914,13 +978,13 @@ def _number(
             (
                 n
                 for n in _numbers(query)
-                if n.start() not in used and _within(float(n.group(0)), spec)
+                if n.start() not in used and _within(_amount(query, n), spec)
             ),
             None,
         )
     if number is None:
         return None
-    value = _convert(number.group(0), kind)
+    value = _convert(_amount(query, number), kind)
     if value is not None:
         used.add(number.start())
     return value
@@ -1176,11 +1240,15 @@ _MAX_RUN = 128  # an identifier is at most 64 characters (``_is_identifier``)
 
 
 def _id_tokens(query: str) -> Iterator[tuple[int, str]]:
-    """``_ID_TOKEN``'s matches, found within each run of token characters: backtracking
-    inside a run of any length ("a_.a_.a_." ...) would cost its square."""
+    """``_ID_TOKEN``'s matches, found within each run of token characters (backtracking
+    inside a run of any length, "a_.a_.a_." ..., would cost its square), but not in an
+    email address's name or domain."""
     for run in _RUN.finditer(query):
-        if run.end() - run.start() > _MAX_RUN:
-            continue
+        if (
+            run.end() - run.start() > _MAX_RUN
+            or "@" in query[max(run.start() - 1, 0) : run.end() + 1]
+        ):
+            continue  # too long, or a piece of an email address
         for match in _ID_TOKEN.finditer(run.group(0)):
             yield run.start() + match.start(), match.group(0)
 

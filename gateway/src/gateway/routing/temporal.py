@@ -252,8 +252,12 @@ _ZH_N = r"(\d{1,2}|[一二三四五六七八九十]{1,3})"
 _RELATIVE_DAYS = {
     "the day after tomorrow": 2, "the day before yesterday": -2, "today": 0, "tonight": 0,
     "tomorrow": 1, "yesterday": -1, "后天": 2, "前天": -2, "今天": 0, "今日": 0, "明天": 1,
-    "明日": 1, "昨天": -1, "昨日": -1, "last night": -1, "昨晚": -1, "今晚": 0,
+    "明日": 1, "昨天": -1, "昨日": -1, "last night": -1,
 }  # fmt: skip
+# 今晚, 明早: a day and a part of it, read as the day and 晚上 / 早上 ("明晚8点" is 20:00).
+_ZH_DAY_PART = re.compile(r"([今明昨])([早晚晨])上?")
+_ZH_DAYS = {"今": 0, "明": 1, "昨": -1}
+_ZH_PARTS = {"晚": "晚上"}
 _RELATIVE_MONTHS = {
     "the month before last": -2, "last month": -1, "previous month": -1, "this month": 0,
     "current month": 0, "next month": 1, "上上个月": -2, "上个月": -1, "上月": -1,
@@ -309,6 +313,12 @@ _REWRITES: list[Rewrite] = [
         lambda m, t: _shift_month(t, _RELATIVE_MONTHS[m[1].lower()]),
     ),
     (
+        _ZH_DAY_PART,
+        lambda m, t: (
+            f"{(t + timedelta(days=_ZH_DAYS[m[1]])).isoformat()} {_ZH_PARTS.get(m[2], '早上')}"
+        ),
+    ),
+    (
         re.compile(r"(?<![A-Za-z])(" + _words(_RELATIVE_DAYS) + r")(?![A-Za-z])", re.IGNORECASE),
         lambda m, t: (t + timedelta(days=_RELATIVE_DAYS[m[1].lower()])).isoformat(),
     ),
@@ -352,6 +362,10 @@ _REWRITES += [
             int(m[2] or 0),
             m[3].lower() == "p",
         ),
+    ),
+    (  # 9:30 (a 24-hour clock written without its leading zero)
+        re.compile(r"(?<![\d:.])(\d):([0-5]\d)(?![\d:])"),
+        lambda m, t: f"0{m[1]}:{m[2]}",
     ),
 ]
 

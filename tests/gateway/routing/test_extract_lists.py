@@ -1,0 +1,87 @@
+"""Argument filling for lists and for amounts as people write them: every email of a
+request in a list of attendees, every id a list's items match, every option named;
+"€1,200", "10万" and "$5k" as the amounts they are; an email's domain is no account id."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from gateway.routing.extract import ArgumentExtractor
+
+extractor = ArgumentExtractor(today=lambda: date(2026, 12, 1))
+
+
+def schema(required: list[str], **properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required}
+
+
+PEOPLE = {"type": "array", "items": {"type": "string"}, "description": "Emails of the guests."}
+MEETING = schema(
+    ["attendees", "date"],
+    attendees={**PEOPLE, "minItems": 1},
+    date={"type": "string", "format": "date"},
+    account_id={"type": "string", "description": "Related customer account, if any."},
+)
+
+
+def test_a_list_of_people_takes_every_email_in_the_order_written() -> None:
+    result = extractor.extract(
+        "book a call with kevin@hooli.com and ann.lee@hooli.com on 2026-03-18", MEETING
+    )
+    assert result.arguments == {
+        "attendees": ["kevin@hooli.com", "ann.lee@hooli.com"],
+        "date": "2026-03-18",
+    }  # and no account id made of "hooli.com"
+    assert result.missing == []
+
+
+def test_a_list_of_plain_strings_about_something_else_takes_no_email() -> None:
+    tags = schema(["name"], name={"type": "string"}, tags={"type": "array", "items": {}})
+    assert "tags" not in extractor.extract("label it for bob@acme.io", tags).arguments
+
+
+def test_a_list_of_patterned_items_takes_every_match() -> None:
+    tool = schema(
+        ["skus"],
+        skus={"type": "array", "items": {"type": "string", "pattern": "^SKU\\d{7}$"}},
+    )
+    result = extractor.extract("compare SKU2024001, SKU2024003 and SKU2024001", tool)
+    assert result.arguments == {"skus": ["SKU2024001", "SKU2024003"]}
+
+
+def test_a_list_of_options_takes_each_named_and_respects_its_bounds() -> None:
+    options = {"type": "string", "enum": ["email", "sms", "push"]}
+    tool = schema(["channels"], channels={"type": "array", "items": options, "maxItems": 2})
+    result = extractor.extract("notify them by sms, push and email", tool)
+    assert len(result.arguments["channels"]) == 2
+    assert set(result.arguments["channels"]) <= {"email", "sms", "push"}
+    at_least_two = schema(["channels"], channels={"type": "array", "items": options, "minItems": 2})
+    assert extractor.extract("notify them by sms", at_least_two).missing == ["channels"]
+
+
+AMOUNT = schema(["amount"], amount={"type": "number", "minimum": 0})
+
+
+@pytest.mark.parametrize(
+    ("query", "amount"),
+    [
+        ("refund €1,200 to them", 1200),
+        ("退款 1,500 人民币", 1500),
+        ("refund 12,500.50 USD", 12500.5),
+        ("报销 10万 元", 100000),
+        ("refund $5k", 5000),
+        ("refund 1.5万", 15000),
+    ],
+)
+def test_an_amount_reads_as_written(query: str, amount: float) -> None:
+    assert extractor.extract(query, AMOUNT).arguments == {"amount": amount}
+
+
+def test_commas_between_small_numbers_still_separate_them() -> None:
+    three = schema(["a", "b", "c"], **{k: {"type": "integer"} for k in "abc"})
+    assert extractor.extract("a b c are 1,2,3", three).arguments == {"a": 1, "b": 2, "c": 3}
+    weight = schema(["weight"], weight={"type": "number"})
+    assert extractor.extract("寄 5千克 的包裹", weight).arguments == {"weight": 5}
