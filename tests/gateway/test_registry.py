@@ -61,6 +61,46 @@ async def test_original_examples_register_unchanged(
     assert "secret" not in json.dumps(rows[1][2]).lower()
 
 
+async def test_a_manifest_is_read_back_in_the_order_it_was_written(
+    make_gateway: GatewayFactory, clean_state: Backends
+) -> None:
+    """JSONB sorts an object's keys by length: a gateway that read this manifest back
+    from Postgres saw end_date first, and filled it with the first date written."""
+    dates = {"type": "string", "format": "date"}
+    manifest = http_tool(
+        "calendar_between",
+        "http://127.0.0.1:9/events",
+        description="List the calendar events between two dates.",
+        input_schema={
+            "type": "object",
+            "properties": {"start_date": dates, "end_date": dates},
+            "required": ["start_date", "end_date"],
+        },
+    )
+    async with app_client(make_gateway()) as client:
+        assert (await client.post("/tools/register", json=manifest, headers=ADMIN)).is_success
+    async with app_client(make_gateway()) as client:  # a new instance: from Postgres
+        read = await client.get("/tools/calendar_between", headers=ADMIN)
+        run = await client.post(
+            "/run",
+            json={
+                "user_query": "list the calendar events from 2026-03-10 to 2026-03-12",
+                "dry_run": True,
+            },
+        )
+    assert list(read.json()["manifest"]["input_schema"]["properties"]) == [
+        "start_date",
+        "end_date",
+    ]
+    assert run.json()["arguments"] == {"start_date": "2026-03-10", "end_date": "2026-03-12"}
+    with psycopg.connect(libpq_url(clean_state.database_url)) as conn:
+        row = conn.execute(
+            "SELECT manifest::text FROM gateway.tool WHERE tool_id = 'calendar_between'"
+        ).fetchone()
+    assert row is not None
+    assert row[0].index('"start_date"') < row[0].index('"end_date"')
+
+
 async def test_embedding_is_computed_on_register(make_gateway: GatewayFactory) -> None:
     app = make_gateway()
     async with app_client(app) as client:

@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import BigInteger, DateTime, Identity, Integer, String, Text, func, select
-from sqlalchemy.dialects.postgresql import ARRAY, JSONB
+from sqlalchemy.dialects.postgresql import ARRAY, JSON
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -51,7 +51,7 @@ class ToolHistory(Base):
     revision: Mapped[int] = mapped_column(BigInteger)
     action: Mapped[str] = mapped_column(String(32))
     definition_hash: Mapped[str | None] = mapped_column(String(64))
-    manifest: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    manifest: Mapped[dict[str, Any] | None] = mapped_column(JSON)  # as written (0016)
     flags: Mapped[list[str]] = mapped_column(ARRAY(Text), server_default="{}")
     actor: Mapped[str | None] = mapped_column(String(200))
     source: Mapped[str] = mapped_column(String(16))

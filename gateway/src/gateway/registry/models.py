@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import BigInteger, DateTime, SmallInteger, String, Text, func
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.dialects.postgresql import JSON
 from sqlalchemy.orm import Mapped, mapped_column
 
 from gateway.db import Base, Vector
@@ -18,7 +18,8 @@ class Tool(Base):
 
     tool_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     namespace: Mapped[str] = mapped_column(String(64))
-    manifest: Mapped[dict[str, Any]] = mapped_column(JSONB)
+    # json, not jsonb: the author's key order is kept (migration 0016)
+    manifest: Mapped[dict[str, Any]] = mapped_column(JSON)
     version: Mapped[int]
     revision: Mapped[int] = mapped_column(BigInteger)
     source: Mapped[str] = mapped_column(String(16))  # "api" or "file"
