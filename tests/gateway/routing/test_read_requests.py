@@ -17,7 +17,13 @@ from fastapi import FastAPI
 from gateway.routing.cache import abstract, scope_of
 from gateway.routing.choose import choose
 from gateway.routing.index import Candidate
-from gateway.routing.intent import asks_to_read, order_verb, own_words, writes
+from gateway.routing.intent import (
+    asks_to_read,
+    later_order_verb,
+    order_verb,
+    own_words,
+    writes,
+)
 from gateway.routing.intent import does as does_words
 from gateway.routing.service import Router
 from reach_common.auth.caller import Caller
@@ -119,6 +125,7 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("把 INC0055555 的优先级调成 P2", "调成"),
         ("帮我把 SKU2024002 的价格改成 199", "改成"),
         ("把 RF87654321 这笔退款撤销掉", "撤销"),  # the object names a refund
+        ("客户不想续了，把 ACC-23790 的订阅取消掉", "取消"),  # 把 begins the second clause
         ("restock SKU2024555 with 200 units", "restock"),
         ("mark SO20250215033 as delivered", "mark"),
         ("SO20261125001 取消", "取消"),  # the object first, no 把
@@ -136,8 +143,41 @@ def test_an_order_is_known_by_its_first_verb(text: str, verb: str | None) -> Non
     assert order_verb(text) == verb
 
 
-def does(manifest: dict[str, Any], verb: str, *, strict: bool = False) -> bool:
-    return does_words(own_words(manifest), verb, strict=strict)
+@pytest.mark.parametrize(
+    ("text", "verb"),
+    [
+        ("the customer asked us to stop their subscription after this cycle", "stop"),
+        ("Jenny from Northwind wants 150 units of SKU2099003, book it", "book"),
+        ("it hangs again, restart it", "restart"),
+        # An order by its first verb, a question, no verb of writing: none later.
+        ("cancel contract CT-2026-0042", None),
+        ("how do I cancel a subscription?", None),
+        ("the store's numbers for March, please", None),
+    ],
+)
+def test_an_order_may_stand_later_in_the_request(text: str, verb: str | None) -> None:
+    assert later_order_verb(text) == verb
+
+
+def does(
+    manifest: dict[str, Any], verb: str, *, strict: bool = False, reader: bool = False
+) -> bool:
+    return does_words(own_words(manifest), verb, strict=strict, reader=reader)
+
+
+def test_a_reader_that_shows_a_state_does_not_do_its_verb() -> None:
+    """A subscription lookup listing "status (active, canceled)" named the verb of "cancel
+    the subscription for ACC-20118", and took the order from the tool that cancels."""
+    lookup = tool(
+        "subscription_get",
+        "GET",
+        "Returns a subscription: plan, seats and status (trialing, active, canceled).",
+    )
+    assert does(lookup, "cancel")  # a writer's words in any form
+    assert not does(lookup, "cancel", strict=True, reader=True)
+    assert not does(CONTRACT_GET, "sign", strict=True, reader=True)  # "has been signed"
+    refunds = tool("refund_status", "GET", "Shows where a refund is.")
+    assert does(refunds, "refund", strict=True, reader=True)  # its subject still counts
 
 
 def test_a_tool_does_a_verb_its_words_or_their_action_class_name() -> None:

@@ -92,6 +92,7 @@ _READING = frozenset(
     )
 )
 _WORD = re.compile(r"[A-Za-z]+")
+_PARTICIPLE = re.compile(r"[^e]ed$")  # "canceled", "shipped"; not "need"
 # The first verb of an order ("submit…", "can you close…"). Verbs that also open a request
 # to read ("open the report", "print the invoice", "set up a call?") are left out; "open"
 # counts before "a", "an" or "new" only.
@@ -124,8 +125,9 @@ _CJK_WRITE = re.compile(
     r"|关闭|升级|预订|发起|下单|重置|作废|撤销|取消|删除)"
 )
 # 把 puts the object first and the action after it ("把 INC0055555 的优先级调成 P2"): the
-# construction always asks for something to be done to the object.
-_CJK_BA = re.compile(_CJK_PLEASE + "把")
+# construction always asks for something to be done to the object, whichever clause it
+# begins ("客户不想续了，把 ACC-23790 的订阅取消掉").
+_CJK_BA = re.compile(r"(?:^|[，,。；;！!？?]\s{0,8})" + _CJK_PLEASE[1:] + "把")
 
 
 def _head(text: str) -> str:
@@ -162,10 +164,21 @@ def order_verb(text: str) -> str | None:
     if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
         return first.group(0)
     stripped = text.strip()
-    if _CJK_BA.match(stripped):
+    if _CJK_BA.search(stripped):
         return vocabulary.last_chinese_action(text)
     chinese = _CJK_WRITE.match(stripped)
     return chinese.group(1) if chinese else None
+
+
+def later_order_verb(text: str) -> str | None:
+    """A verb of writing that stands as an imperative after the start of ``text``, which
+    is no order by its first verb ("the customer asked us to stop their subscription",
+    "it's broken, restart it"): weaker than an order's verb, it says the request is for
+    no reader, not which writer does it ("Jenny wants 150 units, book it" is an order
+    for a tool that never says "book")."""
+    if asks_to_read(text) or order_verb(text) is not None:
+        return None
+    return next((w for w in vocabulary.imperatives(text) if w in _WRITE_VERBS), None)
 
 
 def action_word(text: str) -> str | None:
@@ -186,6 +199,9 @@ class OwnWords:
     stems: frozenset[str]
     in_chinese: bool  # described in Chinese
     cjk: float  # the share of all its words written in CJK (``text.cjk_share``)
+    # ``stems`` less the words only written as a past participle: "status (active,
+    # canceled)" names a state the tool reports, not an action it takes
+    acting: frozenset[str] = frozenset()
 
 
 def own_words(manifest: Mapping[str, Any]) -> OwnWords:
@@ -193,18 +209,21 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     words = [str(manifest.get(key) or "") for key in ("tool_id", "name")] + [description]
     words += [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
     text = "\n".join(words)
-    stems = frozenset(stem(w.lower()) for w in _WORD.findall(split_identifier(text)))
+    found = [w.lower() for w in _WORD.findall(split_identifier(text))]
+    stems = frozenset(stem(w) for w in found)
+    acting = frozenset(stem(w) for w in found if not _PARTICIPLE.search(w))
     in_chinese = cjk_share(str(manifest.get("description") or "")) > 0.5
-    return OwnWords(text, stems, in_chinese, cjk_share(text))
+    return OwnWords(text, stems, in_chinese, cjk_share(text), acting)
 
 
-def does(words: OwnWords, verb: str, *, strict: bool = False) -> bool:
+def does(words: OwnWords, verb: str, *, strict: bool = False, reader: bool = False) -> bool:
     """Whether the tool's own words use ``verb``, or a word of its action class ("purge":
-    "Deletes…"; 取消: "cancel"), in any form. Where the words cannot tell (an English verb
-    with no Chinese synonym, of a tool described in Chinese, or the reverse) the tool is
-    taken at its word, unless ``strict``."""
+    "Deletes…"; 取消: "cancel"), in any form; for a ``reader``, in a form other than a
+    past participle ("canceled" is a state it shows). Where the words cannot tell (an
+    English verb with no Chinese synonym, of a tool described in Chinese, or the reverse)
+    the tool is taken at its word, unless ``strict``."""
     english, chinese = vocabulary.synonyms(verb)
-    if not words.stems.isdisjoint(stem(v) for v in english):
+    if not (words.acting if reader else words.stems).isdisjoint(stem(v) for v in english):
         return True
     if any(w in words.text for w in chinese):
         return True

@@ -582,18 +582,20 @@ class Router:
         if intent.asks_to_read(text):
             return lambda tool_id: tool_id not in reading and self._writes(tool_id)
         verb = intent.order_verb(text)
-        if verb is None:
-            return lambda _: False
-        if not any(self._writes(t) for t in present):
+        later = intent.later_order_verb(text) if verb is None else None
+        asked = verb or later
+        if asked is None or not any(self._writes(t) for t in present):
             return lambda _: False
 
         # An order: no tool whose words do not name its verb takes it, and no reader
-        # unless the verb is its subject ("refund RF… status" of refund_status).
+        # unless the verb is its subject ("refund RF… status" of refund_status). A later
+        # order ("…, book it") holds only the readers to its verb.
         def misread(tool_id: str) -> bool:
-            if tool_id in reading and self._writes_too(tool_id):
+            reader = tool_id in reading
+            if (reader and self._writes_too(tool_id)) or (not reader and verb is None):
                 return False
             words = self._actions(tools[tool_id].spec.manifest)[2]
-            return not intent.does(words, verb, strict=tool_id in reading)
+            return not intent.does(words, asked, strict=reader, reader=reader)
 
         return misread
 

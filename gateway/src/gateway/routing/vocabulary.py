@@ -163,10 +163,16 @@ _IMPERATIVE = re.compile(
 )
 
 
+def imperatives(text: str) -> list[str]:
+    """The words of ``text`` that stand where an imperative would (``_IMPERATIVE``),
+    lower-cased, in order."""
+    return [m.group(1).lower() for m in _IMPERATIVE.finditer(text)]
+
+
 def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
     imperative stands (``_IMPERATIVE``), or a Chinese action word."""
-    words = {m.group(1).lower() for m in _IMPERATIVE.finditer(text)}
+    words = set(imperatives(text))
     return frozenset(
         action
         for action, (english, chinese) in _ACTIONS.items()
