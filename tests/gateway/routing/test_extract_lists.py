@@ -85,3 +85,71 @@ def test_commas_between_small_numbers_still_separate_them() -> None:
     assert extractor.extract("a b c are 1,2,3", three).arguments == {"a": 1, "b": 2, "c": 3}
     weight = schema(["weight"], weight={"type": "number"})
     assert extractor.extract("寄 5千克 的包裹", weight).arguments == {"weight": 5}
+
+
+DEAL = {"type": "string", "pattern": "^DL-\\d{5}$", "description": "商机编号，DL- 加 5 位数字"}
+
+
+@pytest.mark.parametrize(
+    ("query", "deal_id"),
+    [
+        ("we lost deal 40388, mark it lost", "DL-40388"),
+        ("40921 这个商机进入谈判了", "DL-40921"),
+        ("move dl-40112 on", "DL-40112"),  # the case its pattern asks
+        ("move 40921 and 40922 on", None),  # two: which one is not for the router to guess
+        ("move deal 4092 on", None),  # four digits are not five
+        ("move 40921 on", None),  # nothing beside it says it is a deal
+    ],
+)
+def test_an_identifier_typed_without_its_prefix_gets_it_back(
+    query: str, deal_id: str | None
+) -> None:
+    result = extractor.extract(query, schema(["deal_id"], deal_id=DEAL))
+    assert result.arguments.get("deal_id") == deal_id
+
+
+def test_a_four_digit_year_is_no_identifier_and_typed_digits_are_no_amount() -> None:
+    campaign = schema(["campaign_id"], campaign_id={"type": "string", "pattern": "^CMP-\\d{4}$"})
+    assert extractor.extract("send the 2024 campaign", campaign).missing == ["campaign_id"]
+    refund = schema(
+        ["invoice_id", "amount"],
+        invoice_id={"type": "string", "pattern": "^INV-\\d{6}$"},
+        amount={"type": "number"},
+    )
+    result = extractor.extract("refund inv 205230 in full", refund)
+    assert result.arguments == {"invoice_id": "INV-205230"}  # 205230 is no amount
+    assert result.missing == ["amount"]
+
+
+def test_a_parameter_that_takes_an_email_takes_the_request_s() -> None:
+    calendar = schema(
+        [],
+        user={"type": "string", "description": "要看谁的日历，邮箱或姓名"},
+        note={"type": "string"},
+    )
+    assert extractor.extract("看看 lena@ourco.com 这周的日程", calendar).arguments == {
+        "user": "lena@ourco.com"
+    }
+
+
+def test_a_name_ends_with_its_sentence_and_loses_its_possessive() -> None:
+    lead = schema(
+        ["contact_name"],
+        contact_name={"type": "string"},
+        company={"type": "string", "description": "Company the person works for."},
+    )
+    result = extractor.extract(
+        "log a new prospect: Priya Nair, Kestrel Analytics. She came in via the website", lead
+    )
+    assert result.arguments == {"contact_name": "Priya Nair", "company": "Kestrel Analytics"}
+    owner = schema(["owner"], owner={"type": "string", "description": "Rep who owns them."})
+    assert extractor.extract("what's in Priya's pipeline?", owner).arguments == {"owner": "Priya"}
+
+
+def test_a_range_s_second_day_without_a_year_follows_the_first() -> None:
+    dates = {"type": "string", "format": "date"}
+    span = schema([], from_date=dates, to_date=dates)
+    result = extractor.extract("列一下 2026年4月1日 到 4月3日 我的会议", span)
+    assert result.arguments == {"from_date": "2026-04-01", "to_date": "2026-04-03"}
+    across = extractor.extract("from 2026-12-28 to Jan 3", span)
+    assert across.arguments == {"from_date": "2026-12-28", "to_date": "2027-01-03"}

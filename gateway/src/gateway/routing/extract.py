@@ -267,15 +267,29 @@ def _convert(value: float, kind: str) -> int | float | None:
     return int(value) if value.is_integer() else value
 
 
+_ABBREVIATIONS = frozenset({"inc", "ltd", "co", "corp", "jr", "sr", "st", "dr", "mr", "ms", "mrs"})
+_POSSESSIVE = re.compile(r"['’]s$")
+
+
 def _capitalised_names(query: str) -> list[str]:
+    """Runs of capitalised words, each cut where a sentence ends ("Kestrel Analytics. She
+    came…" names Kestrel Analytics) and without a possessive ("Priya's pipeline"); not a
+    sentence's capitalised first word alone, nor anything with a digit."""
     starts = {m.end() for m in _SENTENCE_START.finditer(query)}
     names = []
     for match in _CAPITALISED.finditer(query):
-        if match.start() in starts and " " not in match.group(0):
-            continue  # a sentence's first word is capitalised anyway
-        if any(c.isdigit() for c in match.group(0)):
-            continue  # SKU2024001 is an identifier, not a name
-        names.append(match.group(0).strip(" .,"))
+        sentence_start = match.start() in starts
+        words: list[str] = []
+        for word in [*match.group(0).split(), ""]:
+            words.append(word)
+            ends = word.endswith(".") and word[:-1].lower() not in _ABBREVIATIONS
+            if not (ends or not word):
+                continue
+            name = _POSSESSIVE.sub("", " ".join(words).strip(" .,"))
+            alone = sentence_start and " " not in name  # a sentence's first word
+            if name and not alone and not any(c.isdigit() for c in name):  # not SKU2024001
+                names.append(name)
+            words, sentence_start = [], True
     return names
 
 
@@ -473,6 +487,7 @@ class ArgumentExtractor:
                 value = None  # an optional filter is better left out than set to "what"
             if value is not None:
                 result.arguments[name] = value
+                used_numbers.update(_digits_of(query, value))
 
         for name, value in result.arguments.items():
             if name.lower() in _TERMS_NAMES and value == query.strip():
@@ -545,7 +560,10 @@ class ArgumentExtractor:
         if kind == "array":
             return _array(query, name, spec, taken)
         if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
-            return _constrained(query, spec, taken)
+            value = _constrained(query, spec, taken)
+            if value is None and "pattern" in spec:
+                return _prefixed(query, name, spec, taken)
+            return value
         if kind in ("integer", "number"):
             return _number(query, name, spec, kind, used_numbers)
         if kind == "boolean":
@@ -562,6 +580,9 @@ _ADDRESSED = re.compile(
     r"|邮箱|邮件|参会|参与|收件|成员|人员",
     re.IGNORECASE,
 )
+
+
+_MAILED = re.compile(r"e-?mail|邮箱|邮件", re.IGNORECASE)  # a value that may be an address
 
 
 def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
@@ -945,6 +966,54 @@ def _pattern_value(
     return None
 
 
+def _digits_of(query: str, value: object) -> Iterator[int]:
+    """Where the query's numbers stand that are an identifier's digits typed alone ("inv
+    205230" gave ``INV-205230``): no amount is made of them."""
+    digits = re.search(r"(?<=[A-Za-z_/-])\d+$", value) if isinstance(value, str) else None
+    if digits is not None:
+        yield from (n.start() for n in _numbers(query) if n.group(0) == digits.group(0))
+
+
+# A pattern that is a fixed prefix and a count of digits: ^DL-\d{5}$, ^SKU[0-9]{7}$.
+_PREFIX_DIGITS = re.compile(r"\^?([A-Za-z]{1,8})([-_/]?)(?:\\d|\[0-9\])\{(\d{1,2})\}\$?")
+_YEAR = re.compile(r"(?:19|20)\d\d")
+# The word just before a number ("deal 40388", "inv #205230", "invoice no. 205230"), and
+# the Chinese word just after one ("40921 这个商机").
+_WORD_BEFORE = re.compile(
+    r"([A-Za-z]{2,}|[\u4e00-\u9fff]{2,})\s*(?:(?:no\.?|number|id|#)\s*)?[:：#]?\s*$", re.IGNORECASE
+)
+_CJK_AFTER = re.compile(r"\s*(?:这个|那个|这|那|的|号)?\s*([\u4e00-\u9fff]{2,})")
+
+
+def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
+    """For a prefix-and-digits pattern, a number of that many digits with the prefix put
+    back, when the word beside it names what it identifies: people type "deal 40388" for
+    ``deal_id`` (``^DL-\\d{5}$``), "inv 205230", "40921 这个商机" (商机编号). Not a year
+    for four digits, and not when two such numbers are named."""
+    shape = _PREFIX_DIGITS.fullmatch(str(spec["pattern"]))
+    if shape is None:
+        return None
+    prefix, separator, count = shape[1], shape[2], int(shape[3])
+    named = {w for w in _mentions(name, spec) if w not in _ID_NAMES} | {prefix.lower()}
+    description = str(spec.get("description") or "")
+    found = set()
+    for number in _numbers(query):
+        digits = number.group(0)
+        if len(digits) != count or not digits.isdigit() or (count == 4 and _YEAR.fullmatch(digits)):
+            continue
+        before = _WORD_BEFORE.search(query, max(0, number.start() - 24), number.start())
+        after = _CJK_AFTER.match(query, number.end())
+        word = before.group(1).lower() if before else ""
+        if any(n.startswith(word) or word.startswith(n) for n in named if word) or (
+            after is not None and after.group(1)[:2] in description
+        ):
+            found.add(digits)
+    if len(found) != 1:
+        return None
+    value = f"{prefix}{separator}{found.pop()}"
+    return value if value not in taken else None
+
+
 def _duration(
     query: str, name: str, spec: dict[str, Any], kind: str, used: set[int]
 ) -> int | float | None:
@@ -1016,12 +1085,17 @@ def _string(
     used_ids: set[int],
     taken: Collection[object] = (),
 ) -> str | None:
-    """An identifier, a file name, the text after a colon (or the whole query) for a text
-    or query parameter, a capitalised name, a quoted string, or an example the
-    description gives that the query repeats: the first that applies."""
+    """An identifier, an email address for a parameter that says it takes one, a file
+    name, the text after a colon (or the whole query) for a text or query parameter, a
+    capitalised name, a quoted string, or an example the description gives that the
+    query repeats: the first that applies."""
     identifier = _identifier(query, name, spec, used_ids, taken)
     if identifier is not None:
         return identifier
+    if _MAILED.search(f"{name} {spec.get('description') or ''}"):  # "email or name"
+        address = next((m.group(0) for m in _FORMATS["email"].finditer(query)), None)
+        if address is not None and address not in taken:
+            return address
     mentioned = _mentioned_example(query, spec, taken)
     if mentioned is not None:
         return mentioned

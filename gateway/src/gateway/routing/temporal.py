@@ -219,9 +219,34 @@ def _month(year: int | None, month: int, today: date) -> str | None:
     return f"{year:04d}-{month:02d}"
 
 
-def _day(year: int | None, month: int, day: int, today: date) -> str | None:
+# A day written just before another, as a range's start: "2026-04-01 到 4月3日".
+_RANGE_START = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})\s{0,4}(?:到|至|-|–|~|to|until|till|through|and)?\s{0,4}$"
+)
+
+
+def _after(match: re.Match[str]) -> date | None:
+    """The day written just before ``match`` (dates already in ISO form), if any."""
+    start = _RANGE_START.search(match.string, max(0, match.start() - 24), match.start())
+    if start is None:
+        return None
+    try:
+        return date(int(start[1]), int(start[2]), int(start[3]))
+    except ValueError:
+        return None
+
+
+def _day(
+    year: int | None, month: int, day: int, today: date, after: date | None = None
+) -> str | None:
+    """A day; without a year, the first such day on or after ``after`` (a range's start
+    written before it), else the nearest one to ``today``."""
     if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year or 2000, month)[1]:
         return None
+    if year is None and after is not None:
+        for y in (after.year, after.year + 1):
+            if day <= calendar.monthrange(y, month)[1] and date(y, month, day) >= after:
+                return date(y, month, day).isoformat()
     if year is None:  # the nearest such day
         options = []
         for y in (today.year - 1, today.year, today.year + 1):
@@ -286,7 +311,7 @@ _REWRITES: list[Rewrite] = [
         re.compile(
             r"(?<![\d年])" + _ZH_N + r"\s*月\s*" + r"(\d{1,2}|[一二三四五六七八九十]{1,3})\s*[日号]"
         ),
-        lambda m, t: _day(None, _num(m[1]) or 0, _num(m[2]) or 0, t),
+        lambda m, t: _day(None, _num(m[1]) or 0, _num(m[2]) or 0, t, _after(m)),
     ),
     (  # 3月, 十二月份 (not 3个月: a length)
         re.compile(r"(?<![\d年个])" + _ZH_N + r"\s*月(?:份)?"),
@@ -377,7 +402,7 @@ def _english_month(match: re.Match[str], today: date) -> str | None:
     month = _MONTHS[(word or may).lower()]
     year_value = int(year) if year else None
     if day and int(day) <= 31:
-        return _day(year_value, month, int(day), today)
+        return _day(year_value, month, int(day), today, _after(match))
     return _month(year_value, month, today)
 
 
