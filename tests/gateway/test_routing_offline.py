@@ -68,6 +68,24 @@ def test_what_a_tool_cannot_do_is_not_what_it_is_found_by() -> None:
 @pytest.mark.parametrize(
     ("text", "kept"),
     [
+        # A Chinese sentence or clause about what the tool will not do ("不会删除…" named
+        # delete, and "delete the lead" went to the subscription canceller).
+        (
+            "为客户取消订阅，并记录原因。不会删除客户账户和数据；退款请另外处理，也不能用来升级套餐。",
+            "为客户取消订阅，并记录原因。退款请另外处理，",
+        ),
+        ("只读，不会新建、修改或取消会议。", "只读，"),
+    ],
+)
+def test_what_a_tool_will_not_do_in_chinese_is_not_what_it_is_found_by(
+    text: str, kept: str
+) -> None:
+    assert positive_description(text) == kept
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
         (
             "Rolls a build out. Use it for a new version; to go back to an older one use "
             "release_revert. Canary optional.",

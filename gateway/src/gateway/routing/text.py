@@ -72,7 +72,7 @@ _NEGATIVE_SENTENCE = re.compile(
     r"don'?t\s+use|never\s+use|cannot\s+be\s+used|"
     r"(?:it|this\s+tool)\s+(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|will\s+not|won'?t)\s|"
     r"不适用|不支持|不用于|不能用于|请勿|勿用|"
-    r"不可用于|并非用于)",
+    r"不可用于|并非用于|(?:也|并|但)?(?:不会|不能|不可以|不负责|不做|不提供))",
     re.IGNORECASE,
 )
 # A clause that sends a request elsewhere, at its end: "to go back to an older release use
@@ -82,7 +82,9 @@ _REDIRECT = re.compile(
     r"(?:\s+(?:instead|tool))?|(?:请|可)(?:走|改用|使用|调用)\S{1,12})\s?[.;。；)）]?$",
     re.IGNORECASE,
 )
-_SENTENCES = re.compile(r"[^.!?。！？；;]+[.!?。！？；;]?")
+# Sentences, and Chinese clauses ("…，也不能用来升级或降级套餐": a clause may say what the
+# tool does not do).
+_SENTENCES = re.compile(r"[^.!?。！？；;，]+[.!?。！？；;，]?")
 
 
 def negative_sentences(description: str) -> list[str]:
