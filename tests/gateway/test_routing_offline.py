@@ -56,6 +56,9 @@ def test_a_payload_after_a_colon_does_not_decide_the_tool() -> None:
     for query in (
         "Turn 185: how much stock does SKU2024003 have left?",
         "Q2: which orders did Ada place last month and what did they cost?",
+        # nor does a greeting or a heads-up (it routed on "Hey, quick one" alone)
+        "Hey, quick one: is ACC-21330 billed monthly or annually?",
+        "Quick question for the team: what is the stock of SKU2024001 right now please",
     ):
         assert instruction(query) == query
 

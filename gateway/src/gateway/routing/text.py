@@ -123,6 +123,16 @@ def tool_document(manifest: dict[str, Any]) -> str:
 
 
 _INSTRUCTION = re.compile(r"^(?P<head>[^:：\n]{4,200}?)\s*[:：]\s*(?P<body>.+)$", re.DOTALL)
+# Words of a greeting or a heads-up before a colon: they ask for nothing.
+_FILLER = frozenset(
+    (
+        *("hey", "hi", "hello", "dear", "team", "all", "folks", "guys", "quick", "one"),
+        *("question", "q", "so", "ok", "okay", "please", "pls", "thanks", "btw", "fyi"),
+        *("note", "heads", "up", "urgent", "asap", "important", "reminder", "also", "sorry"),
+        *("good", "morning", "afternoon", "evening", "again", "another", "small", "ask"),
+        *("for", "the", "to", "you", "a", "an", "my", "our"),
+    )
+)
 
 
 # A quoted passage is text to work on ("translate 'the parcel is delayed' into Spanish",
@@ -169,8 +179,9 @@ def instruction(query: str) -> str:
     if match is None:
         return query
     head, body = match.group("head"), match.group("body")
-    if sum(not t.isdigit() for t in tokenize(head)) < 2:
-        return query  # a label ("Turn 3:", "Q2:", "Note:") says nothing of what to do
+    said = [w for w in re.findall(r"[A-Za-z]+", head.lower()) if w not in _FILLER]
+    if sum(not t.isdigit() for t in tokenize(head)) < 2 or (not said and not _CJK.search(head)):
+        return query  # a label ("Turn 3:", "Q2:", "Hey, quick one:") says nothing of what to do
     words = len(re.findall(r"[A-Za-z]+", body))
     if words >= 6 or len(_CJK.findall(body)) >= 12:
         return head
