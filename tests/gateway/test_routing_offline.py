@@ -66,6 +66,9 @@ def test_a_payload_after_a_colon_does_not_decide_the_tool() -> None:
 def test_what_a_tool_cannot_do_is_not_what_it_is_found_by() -> None:
     text = "Places a new order. Not for stock (use inventory_query); it cannot cancel orders."
     assert positive_description(text) == "Places a new order."
+    # Without its subject too: "close incident INC-…" went to the tool that cannot close.
+    terse = "Declares a new incident. Cannot update or close incidents. Doesn't page anyone."
+    assert positive_description(terse) == "Declares a new incident."
 
 
 @pytest.mark.parametrize(

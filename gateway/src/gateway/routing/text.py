@@ -70,7 +70,7 @@ def cjk_share(text: str) -> float:
 _NEGATIVE_SENTENCE = re.compile(
     r"^\s*(?:not\s+(?:for|to\s+be\s+used|suitable|intended|meant)|do\s+not\s+use|"
     r"don'?t\s+use|never\s+use|cannot\s+be\s+used|"
-    r"(?:it|this\s+tool)\s+(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|will\s+not|won'?t)\s|"
+    r"(?:(?:it|this\s+tool)\s+)?(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|will\s+not|won'?t)\s|"
     r"不适用|不支持|不用于|不能用于|请勿|勿用|"
     r"不可用于|并非用于|(?:也|并|但)?(?:不会|不能|不可以|不负责|不做|不提供))",
     re.IGNORECASE,
