@@ -72,6 +72,7 @@ from gateway.routing.text import cjk_share, instruction
 from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder
 from reach_common.llm.types import LLMProvider
+from reach_common.references import names_an_identifier
 
 log = structlog.get_logger(__name__)
 # Query vectors kept per replica: a repeated request (a cache hit, a retry) skips the model.
@@ -524,10 +525,13 @@ class Router:
         requested = vocabulary.requested_actions(text)
         identifiers: set[str] | None = None
         head = _PAYLOAD.split(text, maxsplit=1)[0]  # ids in a payload say what it holds
+        names_one = names_an_identifier(head)
 
         def drop(tool_id: str) -> float:
             nonlocal identifiers
             spec = self.registry.tools[tool_id].spec
+            if names_one and self._needs_another(head, spec.input_schema):
+                return FOREIGN_ID_PENALTY
             offered = self._offered_actions(spec.manifest)
             if offered is None:  # a manifest that does not describe its requests: as before
                 return 0.0
@@ -542,6 +546,16 @@ class Router:
             return lost
 
         return drop
+
+    def _needs_another(self, text: str, schema: dict[str, Any]) -> bool:
+        """Whether the tool needs identifiers of known shapes and ``text``, which names an
+        identifier, gives it none of them: "SKU2024003 还有多少库存" is about a product,
+        not the leave balance of an employee id the request never names."""
+        keyed = identifier_parameters(schema)
+        if not keyed:
+            return False
+        arguments = self.extractor.extract(text, schema).arguments
+        return not any(name in arguments for name in keyed)
 
     def _in_english(
         self,
