@@ -197,6 +197,12 @@ def test_a_tool_does_a_verb_its_words_or_their_action_class_name() -> None:
     leave = tool("leave_balance", "GET", "查询员工剩余假期天数。")
     assert does(leave, "submit")
     assert not does(leave, "submit", strict=True)
+    # Operators' verbs have their Chinese words too: a Chinese leave tool does not fire
+    # anyone ("fire employee E10482" was taken to it at its word), a restart tool restarts.
+    leave_request = tool("leave_request", "POST", "提交请假申请，提交后由直属上级审批。")
+    assert not does(leave_request, "fire")
+    assert does(tool("service_restart", "POST", "滚动重启服务的全部实例。"), "bounce")
+    assert does(tool("release_revert", "POST", "把服务回滚到上一个版本。"), "rollback")
     # What a tool says it cannot do is not what it does.
     lookup = tool("order_query", "GET", "Shows one order. It cannot change or cancel orders.")
     assert not does(lookup, "cancel", strict=True)

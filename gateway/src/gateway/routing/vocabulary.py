@@ -153,6 +153,12 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "notify": (frozenset({"send", "notify", "remind", "forward"}), ("发送", "通知", "提醒")),
     "book": (frozenset({"book", "schedule", "reserve"}), ("预订", "预约")),
     "pay": (frozenset({"pay", "transfer"}), ("支付", "付款", "转账")),
+    # and of running systems and staff, which operators' tools name in either language
+    "close": (frozenset({"close", "shut"}), ("关闭", "关掉", "结案")),
+    "restart": (frozenset({"restart", "reboot", "bounce"}), ("重启",)),
+    "rollback": (frozenset({"rollback", "revert"}), ("回滚", "回退")),
+    "scale": (frozenset({"scale", "resize"}), ("扩容", "缩容")),
+    "dismiss": (frozenset({"fire", "dismiss"}), ("辞退", "解雇", "开除")),
 }
 # An English verb asks for an action when it begins a clause ("cancel order …", "…, then
 # update it"), or follows "please", "to" ("I want to cancel"), "you" ("can you delete"),
