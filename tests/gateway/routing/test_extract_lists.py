@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from gateway.routing.extract import ArgumentExtractor
+from gateway.routing.gloss import dictionary
 
 extractor = ArgumentExtractor(today=lambda: date(2026, 12, 1))
 
@@ -153,3 +154,21 @@ def test_a_range_s_second_day_without_a_year_follows_the_first() -> None:
     assert result.arguments == {"from_date": "2026-04-01", "to_date": "2026-04-03"}
     across = extractor.extract("from 2026-12-28 to Jan 3", span)
     assert across.arguments == {"from_date": "2026-12-28", "to_date": "2027-01-03"}
+
+
+@pytest.mark.parametrize(
+    ("query", "category"),
+    [
+        ("报销打车费 86 元", "taxi"),  # 打车 "take a taxi", though 打车费 segments as 打 / 车费
+        ("出差住酒店花了 650 块", "hotel"),  # 酒店 "wine shop" first, "hotel" later
+        ("团建吃饭 1200 元要报销", "meals"),
+    ],
+)
+def test_an_english_option_is_named_by_any_sense_of_a_chinese_word(
+    query: str, category: str
+) -> None:
+    dictionary()  # the router reads it off the event loop on the first Chinese request
+    options = {"type": "string", "enum": ["travel", "meals", "taxi", "hotel", "other"]}
+    assert extractor.extract(query, schema(["category"], category=options)).arguments == {
+        "category": category
+    }

@@ -63,7 +63,7 @@ from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
 from gateway.routing import temporal
-from gateway.routing.gloss import gloss, gloss_ready, has_han
+from gateway.routing.gloss import every_sense, gloss_ready, has_han
 from gateway.routing.text import stem
 from reach_common.references import names_an_identifier, refers_back
 
@@ -819,9 +819,10 @@ def _currency(query: str, options: list[Any]) -> Any:
 
 @functools.lru_cache(maxsize=256)
 def _senses(query: str) -> frozenset[str]:
-    """The stems of the English senses of the query's Chinese words, read once per query
-    (each candidate tool's enums ask again)."""
-    return frozenset(stem(w) for w in re.findall(r"[a-z]+", gloss(query, latin=False).lower()))
+    """The stems of the English senses of the query's Chinese words (every sense of every
+    word in it, ``gloss.every_sense``: 打车 "take a taxi", 酒店 "hotel"), read once per
+    query (each candidate tool's enums ask again)."""
+    return frozenset(stem(w) for w in re.findall(r"[a-z]+", every_sense(query).lower()))
 
 
 def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:

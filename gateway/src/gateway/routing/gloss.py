@@ -96,6 +96,7 @@ def _wordings(sense: str) -> str:
 
 
 _words: dict[str, str] | None = None
+_every: dict[str, str] = {}  # a word of two characters or more → all its senses, as written
 
 
 def dictionary() -> dict[str, str]:
@@ -104,8 +105,29 @@ def dictionary() -> dict[str, str]:
     if _words is None:
         with _lock:
             if _words is None:
-                _words = _read()
+                _words, every = _read()
+                _every.update(every)
     return _words
+
+
+_SENSE_WORD_CHARS = 4  # words of 2 to 4 characters: the everyday words of a request
+
+
+def every_sense(text: str) -> str:
+    """Every sense of every dictionary word of 2 to 4 characters found anywhere in
+    ``text``'s Chinese, however the text would be segmented: what it may mean, for
+    matching a few given words ("打车费" holds 打车 "take a taxi" though it segments as
+    打 / 车费; 酒店 "wine shop" is a "hotel" too). Empty until the dictionary is read."""
+    found: list[str] = []
+    for run in _HAN.finditer(text[:_MAX_CHARS]):
+        chars = run.group(0)
+        for start in range(len(chars) - 1):
+            for end in range(start + 2, min(start + _SENSE_WORD_CHARS, len(chars)) + 1):
+                senses = _every.get(chars[start:end])
+                if senses:
+                    meant = (w for w in senses.split("/") if w and not w.startswith(_REFERRING))
+                    found.extend(filter(None, map(_wordings, meant)))
+    return " ".join(found)
 
 
 def gloss_ready() -> bool:
@@ -113,9 +135,10 @@ def gloss_ready() -> bool:
     return _words is not None
 
 
-def _read() -> dict[str, str]:
+def _read() -> tuple[dict[str, str], dict[str, str]]:
     # simplified -> (proper noun?, number of senses, the sense); the common reading wins
     chosen: dict[str, tuple[bool, int, str]] = {}
+    every: dict[str, str] = {}
     with gzip.open(_dictionary_file(), "rt", encoding="utf-8") as lines:
         for line in lines:
             match = _LINE.match(line.rstrip("\n"))
@@ -123,6 +146,10 @@ def _read() -> dict[str, str]:
                 continue
             _, simplified, reading, senses = match.groups()
             several = len(simplified) > 1
+            if several and not reading[:1].isupper():  # as written: read when asked for
+                every[simplified] = (
+                    f"{every[simplified]}/{senses}" if simplified in every else senses
+                )
             sense = _sense(senses, software=several)
             if not sense:
                 continue
@@ -130,7 +157,7 @@ def _read() -> dict[str, str]:
             held = chosen.get(simplified)
             if held is None or rank > (not held[0], held[1]):  # ties: the first entry
                 chosen[simplified] = (reading[:1].isupper(), rank[1], sense)
-    return {word: sense for word, (_, _, sense) in chosen.items()}
+    return {word: sense for word, (_, _, sense) in chosen.items()}, every
 
 
 def segment(run: str, words: dict[str, str]) -> list[str]:
