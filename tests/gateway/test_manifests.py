@@ -118,6 +118,12 @@ def test_strict_compilation_refuses_a_manifest_without_permission() -> None:
         ({"rate_limit": "lots"}, "rate_limit"),
         ({"endpoint": {"type": "python", "function": "os:system"}}, "outside the allowed"),
         ({"auth_token": "hunter2"}, "auth_token"),
+        # Postgres keeps no NUL in text: the registry answered 500 for this.
+        ({"description": "Shows a thing.\u0000"}, "description: holds a NUL"),
+        (
+            {"input_schema": {"type": "object", "properties": {"a\u0000": {"type": "string"}}}},
+            "input_schema/properties: holds a NUL",
+        ),
         (
             {
                 "endpoint": {
