@@ -172,3 +172,12 @@ def test_an_english_option_is_named_by_any_sense_of_a_chinese_word(
     assert extractor.extract(query, schema(["category"], category=options)).arguments == {
         "category": category
     }
+
+
+def test_a_piece_of_a_date_is_no_identifier_of_the_example_s_shape() -> None:
+    room = {"type": "string", "description": "e.g. 1208 (optional)"}
+    tool = schema(["date"], date={"type": "string", "format": "date"}, room_number=room)
+    result = extractor.extract("table on 2026-12-23 at 19:30, room 1208", tool)
+    assert result.arguments == {"date": "2026-12-23", "room_number": "1208"}  # not "2026"
+    alone = extractor.extract("订一间套房，2026-12-23 入住", tool)
+    assert alone.arguments == {"date": "2026-12-23"}

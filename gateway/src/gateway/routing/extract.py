@@ -1265,6 +1265,9 @@ def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -
     return "".join(out)
 
 
+_GLUED_DIGITS = re.compile(r"\d[-/:.]$|[-/:.]\d")  # before (searched up to its end) or after
+
+
 def _find_shape(query: str, shape: str, used: set[int]) -> str | None:
     """The first token of ``shape`` (RE2) in ``query`` that no other parameter took."""
     try:
@@ -1279,10 +1282,15 @@ def _find_shape(query: str, shape: str, used: set[int]) -> str | None:
             return None
         if match is None:
             return None
-        if match.start(1) not in used:
-            used.add(match.start(1))
+        start, end = match.start(1), match.end(1)
+        # not a piece of a date, a time or a version ("2026" of 2026-12-23 for "e.g. 1208")
+        piece = _GLUED_DIGITS.search(query, max(0, start - 2), start) or _GLUED_DIGITS.match(
+            query, end
+        )
+        if start not in used and not piece:
+            used.add(start)
             return str(match.group(1))
-        position = match.end(1)
+        position = end
     return None
 
 

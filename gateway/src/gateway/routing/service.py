@@ -72,7 +72,7 @@ from gateway.routing.text import cjk_share, instruction
 from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder
 from reach_common.llm.types import LLMProvider
-from reach_common.references import names_an_identifier
+from reach_common.references import IDENTIFIER
 
 log = structlog.get_logger(__name__)
 # Query vectors kept per replica: a repeated request (a cache hit, a retry) skips the model.
@@ -525,7 +525,8 @@ class Router:
         requested = vocabulary.requested_actions(text)
         identifiers: set[str] | None = None
         head = _PAYLOAD.split(text, maxsplit=1)[0]  # ids in a payload say what it holds
-        names_one = names_an_identifier(head)
+        # an identifier with letters: a bare number may be one typed without its prefix
+        names_one = any(re.search(r"[^\W\d_]", m.group(0)) for m in IDENTIFIER.finditer(head))
 
         def drop(tool_id: str) -> float:
             nonlocal identifiers
