@@ -120,6 +120,7 @@ def test_strict_compilation_refuses_a_manifest_without_permission() -> None:
         ({"auth_token": "hunter2"}, "auth_token"),
         # Postgres keeps no NUL in text: the registry answered 500 for this.
         ({"description": "Shows a thing.\u0000"}, "description: holds a NUL"),
+        ({"aliases": ["ok", "no\u0000pe"]}, "aliases/1: holds a NUL"),
         (
             {"input_schema": {"type": "object", "properties": {"a\u0000": {"type": "string"}}}},
             "input_schema/properties: holds a NUL",

@@ -55,7 +55,7 @@ async def test_a_request_the_tool_takes_still_reaches_it(
 async def test_a_bare_number_may_be_the_tool_s_own_id_typed_without_its_prefix(
     gateway: httpx.AsyncClient,
 ) -> None:
-    """"I need to cancel my reservation, the number is 44190268" (for RSV44190268): a
+    """ "I need to cancel my reservation, the number is 44190268" (for RSV44190268): a
     number alone says nothing of which object it identifies."""
     response = await dry_run(gateway, "我还有多少天年假？工号 10482345", "foreign")
     assert response.json().get("tool_id") == "leave_balance", response.text  # not refused

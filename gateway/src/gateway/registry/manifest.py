@@ -376,7 +376,7 @@ def _or_default(value: int | None, deployment_default: int) -> int:
 def _nul_at(raw: Any) -> str | None:
     """The path of the first key or string in ``raw`` that holds a NUL character, if any
     (walked without recursion: a manifest's depth is checked later)."""
-    stack: list[tuple[tuple[int | str, ...], Any]] = [((), raw)]
+    stack: list[tuple[tuple[str, ...], Any]] = [((), raw)]
     while stack:
         path, value = stack.pop()
         if isinstance(value, str) and "\x00" in value:
@@ -385,9 +385,9 @@ def _nul_at(raw: Any) -> str | None:
             for key, item in value.items():
                 if "\x00" in str(key):
                     return json_path(path) if path else "(manifest)"
-                stack.append(((*path, key), item))
+                stack.append(((*path, str(key)), item))
         elif isinstance(value, list):
-            stack.extend(((*path, i), item) for i, item in enumerate(value))
+            stack.extend(((*path, str(i)), item) for i, item in enumerate(value))
     return None
 
 
