@@ -72,7 +72,7 @@ from gateway.routing.text import cjk_share, instruction
 from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder
 from reach_common.llm.types import LLMProvider
-from reach_common.references import IDENTIFIER
+from reach_common.references import IDENTIFIER, refers_back
 
 log = structlog.get_logger(__name__)
 # Query vectors kept per replica: a repeated request (a cache hit, a retry) skips the model.
@@ -525,8 +525,12 @@ class Router:
         requested = vocabulary.requested_actions(text)
         identifiers: set[str] | None = None
         head = _PAYLOAD.split(text, maxsplit=1)[0]  # ids in a payload say what it holds
-        # an identifier with letters: a bare number may be one typed without its prefix
-        names_one = any(re.search(r"[^\W\d_]", m.group(0)) for m in IDENTIFIER.finditer(head))
+        # an identifier with letters (a bare number may be one typed without its prefix),
+        # in a request that does not refer to something it does not name ("how is my usual
+        # product selling? asking for ticket ABC-12345": the product is remembered)
+        names_one = not refers_back(head) and any(
+            re.search(r"[^\W\d_]", m.group(0)) for m in IDENTIFIER.finditer(head)
+        )
 
         def drop(tool_id: str) -> float:
             nonlocal identifiers
