@@ -3,6 +3,7 @@ kept with the character replaced, never a 500 after a tool ran."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -26,14 +27,32 @@ AS_ADA = {"X-User-Id": "ada"}
         {"message": "hello", "user_context": {"user_id": "a\u0000b"}},
         {"message": "hello", "user_context": {"user_id": "ada", "roles": ["ops\u0000"]}},
         {"message": "hello", "user_context": {"user_id": "u" * 201}},
+        # The turn's user message was stored, then these failed: a 500 and half a turn.
+        {"message": "hello", "user_context": {"user_id": "ada", "roles": ["\ud800"]}},
+        {"message": "hello", "user_context": {"user_id": "ada", "team": {"a": "\ud800"}}},
+        {"message": "hello", "user_context": {"user_id": "ada", "weight": float("inf")}},
     ],
-    ids=["nul-message", "nul-id", "newline-id", "nul-user", "nul-role", "long-user"],
+    ids=[
+        "nul-message",
+        "nul-id",
+        "newline-id",
+        "nul-user",
+        "nul-role",
+        "long-user",
+        "surrogate-role",
+        "surrogate-extra",
+        "infinite-extra",
+    ],
 )
 async def test_unstorable_input_is_refused_before_the_turn(
     agent: AgentClient, gateway: GatewayTap, body: dict[str, Any]
 ) -> None:
     async with agent() as client:
-        refused = await client.post("/chat", json={"session_id": "s-bad", "stream": True, **body})
+        # as JSON text (ensure_ascii): "\ud800" and "Infinity" reach the server as sent
+        raw = json.dumps({"session_id": "s-bad", "stream": True, **body})
+        refused = await client.post(
+            "/chat", content=raw, headers={"Content-Type": "application/json"}
+        )
         listed = await client.get("/sessions", headers=AS_ADA)
     assert refused.status_code == 422, refused.text
     assert refused.json()["reason"] == "invalid_request"

@@ -121,6 +121,15 @@ def test_strict_compilation_refuses_a_manifest_without_permission() -> None:
         # Postgres keeps no NUL in text: the registry answered 500 for this.
         ({"description": "Shows a thing.\u0000"}, "description: holds a NUL"),
         ({"aliases": ["ok", "no\u0000pe"]}, "aliases/1: holds a NUL"),
+        # half a surrogate pair (UTF-8 cannot encode it) and numbers json reads as infinite
+        (
+            {"input_schema": {"type": "object", "properties": {"q": {"enum": ["a\ud800"]}}}},
+            "input_schema/properties/q/enum/0: holds a NUL",
+        ),
+        (
+            {"input_schema": {"type": "object", "properties": {"n": {"maximum": float("inf")}}}},
+            "input_schema/properties/n/maximum: holds",
+        ),
         (
             {"input_schema": {"type": "object", "properties": {"a\u0000": {"type": "string"}}}},
             "input_schema/properties: holds a NUL",

@@ -63,6 +63,7 @@ from gateway.registry.patterns import (
     pattern_problems,
     schema_validator,
 )
+from reach_common.storable import unstorable_at
 
 if TYPE_CHECKING:
     from referencing._core import Resolver
@@ -373,32 +374,18 @@ def _or_default(value: int | None, deployment_default: int) -> int:
     return deployment_default if value is None else value
 
 
-def _nul_at(raw: Any) -> str | None:
-    """The path of the first key or string in ``raw`` that holds a NUL character, if any
-    (walked without recursion: a manifest's depth is checked later)."""
-    stack: list[tuple[tuple[str, ...], Any]] = [((), raw)]
-    while stack:
-        path, value = stack.pop()
-        if isinstance(value, str) and "\x00" in value:
-            return json_path(path) if path else "(manifest)"
-        if isinstance(value, dict):
-            for key, item in value.items():
-                if "\x00" in str(key):
-                    return json_path(path) if path else "(manifest)"
-                stack.append(((*path, str(key)), item))
-        elif isinstance(value, list):
-            stack.extend(((*path, str(i)), item) for i, item in enumerate(value))
-    return None
-
-
 def compile_manifest(
     raw: Any, defaults: ManifestDefaults, *, require_permission: bool = False
 ) -> ToolSpec:
     """Validate ``raw`` and compile it; raises :class:`InvalidManifest` naming the problems."""
     manifest = parse_manifest(raw)
-    nul = _nul_at(raw)
-    if nul is not None:  # Postgres keeps no NUL in text: refused here, not as a 500
-        raise _refused(nul, "holds a NUL character (\\u0000), which no manifest text may.")
+    where = unstorable_at(raw)
+    if where is not None:  # Postgres could not store it: refused here, not as a 500
+        raise _refused(
+            where or "(manifest)",
+            "holds a NUL (\\u0000), half a surrogate pair or a number that is not finite "
+            "(NaN, Infinity, 1e400), which no manifest may.",
+        )
     if require_permission and manifest.permission is None:
         raise InvalidManifest(
             "Strict auth mode needs every tool to declare `permission` "

@@ -5,6 +5,7 @@ be refused is refused instead (``reach_common.middleware``, each service's schem
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -32,3 +33,28 @@ def storable(value: Any) -> Any:
     if isinstance(value, dict):
         return {storable_text(str(key)): storable(item) for key, item in value.items()}
     return value
+
+
+def unstorable_at(value: Any) -> str | None:
+    """Where in a JSON ``value`` the first thing Postgres cannot store stands, as a path
+    (``"a/2/b"``, ``""`` for the value itself), or None: a NUL or half a surrogate pair in
+    a string or key, or a number that is not finite (Python's ``json`` reads ``NaN``,
+    ``Infinity`` and ``1e400``). Walked without recursion: any depth costs its size."""
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if not is_storable(item):
+                return path
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                return path
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                here = f"{path}/{key}" if path else str(key)
+                if not is_storable(str(key)):
+                    return path
+                stack.append((here, inner))
+        elif isinstance(item, list | tuple):
+            stack.extend((f"{path}/{i}" if path else str(i), inner) for i, inner in enumerate(item))
+    return None

@@ -6,7 +6,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from reach_common.storable import is_storable, unstorable_at
 
 AuthVia = Literal["api_key", "jwt", "user_context", "anonymous"]
 
@@ -28,6 +30,8 @@ def identity_problem(value: str) -> str | None:
         return f"is longer than {MAX_IDENTITY_LENGTH} characters"
     if has_control_character(value):
         return "contains a control character"
+    if not is_storable(value):
+        return "holds half of a surrogate pair"
     return None
 
 
@@ -76,3 +80,15 @@ class UserContext(BaseModel):
 
     user_id: Identity | None = Field(None, examples=["u1"])
     roles: list[Identity] = Field(default_factory=list, max_length=100, examples=[["ops_admin"]])
+
+    @model_validator(mode="after")
+    def _storable_extras(self) -> UserContext:
+        # What else the client says of the user is kept with the turn or the call: refused
+        # here when Postgres could not store it, not after the turn has begun.
+        where = unstorable_at(self.model_extra or {})
+        if where is not None:
+            raise ValueError(
+                f"user_context/{where} holds a NUL, half a surrogate pair or a number that "
+                "is not finite"
+            )
+        return self
