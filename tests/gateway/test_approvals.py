@@ -499,3 +499,29 @@ async def test_parallel_calls_are_approved_together_each_bound_to_its_own_argume
     assert_error(reused, 409, "approval_arguments_changed")
     assert_error(empty, 422, "invalid_request")
     assert_error(too_many, 422, "invalid_request")
+
+
+async def test_a_decision_postgres_cannot_store_is_422_and_leaves_the_request_pending(
+    make_gateway: GatewayFactory, upstream: Upstream
+) -> None:
+    """A NUL in the comment, an approval id or edited arguments, or half a surrogate pair,
+    reached the INSERT and answered 500."""
+    raw = {"Content-Type": "application/json", **BOSS}
+    async with app_client(make_gateway()) as client:
+        await client.post("/tools/register", json=guarded_order(upstream), headers=ADMIN)
+        approval_id = (await ask(client, "guarded_order", ORDER)).json()["approval_id"]
+        answers = [
+            await client.post(f"/approvals/{approval_id}/approve", content=body, headers=raw)
+            for body in (
+                '{"comment": "ok\\u0000"}',
+                '{"arguments": {"sku": "SKU\\ud800", "quantity": 1}}',
+            )
+        ]
+        batch = await client.post(
+            "/approvals/approve", content='{"approval_ids": ["a\\u0000"]}', headers=raw
+        )
+        read = await client.get(f"/approvals/{approval_id}", headers=BOSS)
+    for answer in [*answers, batch]:
+        assert_error(answer, 422, "invalid_request")
+    assert read.json()["state"] == "pending"
+    assert upstream.hits("/api/orders") == 0

@@ -126,3 +126,21 @@ async def test_outputs_with_nul_or_surrogates_are_not_a_500(
     else:
         answer = assert_error(response, 422, "invalid_handle_input")
         assert "surrogate" in answer["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "reason"),
+    [
+        ("/ingest", '{"source": "m.md", "text": "hi", "metadata": {"n": NaN}}', "invalid_text"),
+        ("/ingest", '{"source": "m.md", "text": "hi", "metadata": {"n": 1e400}}', "invalid_text"),
+        ("/handles", '{"output": {"a": 1}, "metadata": {"n": [Infinity]}}', "invalid_handle_input"),
+    ],
+)
+async def test_metadata_with_a_number_postgres_cannot_store_is_422(
+    client: httpx.AsyncClient, path: str, body: str, reason: str
+) -> None:
+    # JSONB refused these inside the INSERT, and the retriever answered 500.
+    answer = assert_error(await post_raw(client, path, body), 422, reason)
+    assert "metadata" in answer["message"]
+    listed = await client.get("/sources")
+    assert "m.md" not in listed.text

@@ -5,11 +5,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from gateway.approvals.journal import status_url
 from gateway.approvals.service import ApprovalView
 from gateway.executor.callbacks import CallbackAttemptRead
+from reach_common.storable import storable_json
 
 State = Literal["pending", "approved", "running", "succeeded", "failed", "denied", "expired"]
 
@@ -17,13 +18,13 @@ State = Literal["pending", "approved", "running", "succeeded", "failed", "denied
 class ApprovalDecision(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    comment: str | None = Field(
+    comment: Annotated[str | None, AfterValidator(storable_json)] = Field(
         None, max_length=2000, description="Why; kept with the decision and shown to the caller."
     )
 
 
 class ApprovalEdit(ApprovalDecision):
-    arguments: dict[str, Any] | None = Field(
+    arguments: Annotated[dict[str, Any] | None, AfterValidator(storable_json)] = Field(
         None,
         description=(
             "Approve different arguments instead: this request is denied as replaced and a new "
@@ -92,7 +93,9 @@ class ApprovalList(BaseModel):
 
 
 class BatchApproval(ApprovalDecision):
-    approval_ids: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+    approval_ids: list[
+        Annotated[str, Field(min_length=1, max_length=64), AfterValidator(storable_json)]
+    ] = Field(
         min_length=1,
         max_length=20,
         description="Requests to approve together (e.g. the parallel calls of one agent turn).",

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reach_common.errors import ReachError
-from reach_common.storable import is_storable
+from reach_common.storable import unstorable_at
 from retriever.ingest.errors import (
     EmptyText,
     InvalidSource,
@@ -60,20 +60,10 @@ def check_metadata(
     size = len(json.dumps(metadata).encode())
     if size > settings.metadata_max_bytes:
         raise MetadataTooLarge(size, settings.metadata_max_bytes)
-    if not storable_json(metadata):
-        raise invalid("the metadata contains NUL or unpaired surrogate characters")
-
-
-def storable_json(value: Any) -> bool:
-    """Whether every string in ``value`` (keys too) is UTF-8 encodable and free of NUL."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, dict):
-            pending.extend(item.keys())
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-        elif isinstance(item, str) and not is_storable(item):
-            return False
-    return True
+    where = unstorable_at(metadata)
+    if where is not None:
+        at = f" (at {where})" if where else ""
+        raise invalid(
+            f"the metadata contains NUL or unpaired surrogate characters, or a number that "
+            f"is not finite{at}"
+        )

@@ -58,3 +58,15 @@ def unstorable_at(value: Any) -> str | None:
         elif isinstance(item, list | tuple):
             stack.extend((f"{path}/{i}" if path else str(i), inner) for i, inner in enumerate(item))
     return None
+
+
+def storable_json(value: Any) -> Any:
+    """``value`` when Postgres can store it (``unstorable_at``), else ValueError naming
+    where: for a schema field's ``AfterValidator``, so the request gets a 422."""
+    where = unstorable_at(value)
+    if where is not None:
+        raise ValueError(
+            f"{where or 'the value'} holds a NUL, half a surrogate pair or a number that is "
+            "not finite"
+        )
+    return value
