@@ -305,3 +305,18 @@ def test_mcp_structured_output_with_nan_is_a_tool_error() -> None:
     result = CallToolResult(content=[], structuredContent={"v": math.nan})
     with pytest.raises(ToolFailed, match="cannot be sent as JSON"):
         _output(_spec(), result)
+
+
+@pytest.mark.parametrize("field", ["approval_id", "callback_url"])
+@pytest.mark.parametrize("text", ["a\\u0000b", "a\\ud800"])
+async def test_call_options_postgres_cannot_store_are_refused(
+    make_gateway: GatewayFactory, upstream: Upstream, field: str, text: str
+) -> None:
+    """An approval id or callback URL holding NUL or half a surrogate pair reached the
+    approvals query: a 500."""
+    app = make_gateway(egress_allowlist=["127.0.0.1"])
+    async with app_client(app) as client:
+        await app.state.runtime.registry_service.register(http_tool("t1", upstream.url + "/x"))
+        r = await post_raw(client, "t1", f'{{"arguments": {{}}, "{field}": "{text}"}}')
+    assert_error(r, 422, "invalid_request")
+    assert upstream.hits("/x") == 0

@@ -33,6 +33,7 @@ from gateway.invoke.service import SYNC, CallOptions
 from reach_common.auth.caller import UserContext
 from reach_common.errors import ReachError, error_response
 from reach_common.middleware import replaying
+from reach_common.storable import is_storable
 
 PREFIX = "/tools/"
 SUFFIX = "/invoke"
@@ -140,8 +141,10 @@ def _parse(headers: Headers, body: bytes) -> Call | None:
         return None
     for name, limit in _TEXT_FIELDS.items():
         value = fields.get(name)
-        if value is not None and not (isinstance(value, str) and len(value) <= limit):
-            return None
+        if value is not None and not (
+            isinstance(value, str) and len(value) <= limit and is_storable(value)
+        ):
+            return None  # the route refuses it (a NUL or half a surrogate pair: 422)
     user_context = None
     if fields.get("user_context") is not None:
         try:

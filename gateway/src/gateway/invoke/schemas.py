@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field
 
 from reach_common.auth.caller import UserContext
+from reach_common.storable import storable_json
 
 
 class InvokeRequest(BaseModel):
@@ -25,7 +26,7 @@ class InvokeRequest(BaseModel):
             "read the result at GET /tasks/{task_id}."
         ),
     )
-    callback_url: str | None = Field(
+    callback_url: Annotated[str | None, AfterValidator(storable_json)] = Field(
         None,
         max_length=2000,
         description=(
@@ -33,7 +34,7 @@ class InvokeRequest(BaseModel):
             "with HMAC-SHA256 (docs/approvals.md); implies `async`. Obeys the egress rules."
         ),
     )
-    approval_id: str | None = Field(
+    approval_id: Annotated[str | None, AfterValidator(storable_json)] = Field(
         None,
         max_length=64,
         description=(
