@@ -289,3 +289,26 @@ async def test_an_odd_if_match_is_a_400(
         fits = await client.put("/tools/t1", json=tool, headers={**ADMIN, "If-Match": '"1"'})
     assert_error(response, 400, "invalid_if_match")
     assert fits.status_code == 200, fits.text
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        (
+            "/mcp/servers",
+            '{"server_id": "ok", "transport": "http", "url": "http://127.0.0.1:9/m\\u0000"}',
+        ),
+        ("/mcp/virtual-servers", '{"name": "sales", "description": "x\\u0000"}'),
+        ("/mcp/virtual-servers", '{"name": "sales", "tags": ["a\\ud800"]}'),
+        ("/tools/import/openapi", '{"document": "openapi: 3.0.0\\ud800"}'),
+    ],
+)
+async def test_registrations_postgres_cannot_store_are_refused_with_422(
+    make_gateway: GatewayFactory, path: str, body: str
+) -> None:
+    """A NUL or half a surrogate pair in a federated server, a virtual server or an
+    OpenAPI document reached the INSERT or the encoder: 500."""
+    headers = {"Content-Type": "application/json", **ADMIN}
+    async with app_client(make_gateway()) as client:
+        answer = await client.post(path, content=body, headers=headers)
+    assert_error(answer, 422, "invalid_request")

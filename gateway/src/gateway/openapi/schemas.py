@@ -6,11 +6,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from reach_common.storable import refuse_unstorable
+
 Method = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE"]
 
 
 class OpenApiImportRequest(BaseModel):
     """Where the document is, and how its operations become tools."""
+
+    @model_validator(mode="after")
+    def _storable(self) -> OpenApiImportRequest:
+        return refuse_unstorable(self)  # a NUL or half a surrogate pair: 422, not a 500
 
     model_config = ConfigDict(extra="forbid")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 REPLACEMENT = "\ufffd"
 # Half of a UTF-16 surrogate pair, alone: Python strings can hold one, UTF-8 cannot.
@@ -70,3 +70,13 @@ def storable_json(value: Any) -> Any:
             "not finite"
         )
     return value
+
+
+Model = TypeVar("Model")
+
+
+def refuse_unstorable(model: Model) -> Model:
+    """A pydantic model's ``model_validator(mode="after")`` body: the model, unless a
+    field holds what Postgres cannot store (``storable_json`` says where)."""
+    storable_json({name: getattr(model, name) for name in type(model).model_fields})  # type: ignore[attr-defined]
+    return model

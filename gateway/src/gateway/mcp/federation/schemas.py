@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gateway.catalog.spec import MCP_SERVER_ID_PATTERN
 from gateway.registry.manifest_model import BearerAuth, NoAuth, OAuth2Auth, Roles
+from reach_common.storable import refuse_unstorable
 
 ServerAuth = Annotated[
     NoAuth | BearerAuth | OAuth2Auth,
@@ -25,6 +26,10 @@ ServerAuth = Annotated[
 
 class McpServerCreate(BaseModel):
     """An MCP server to federate: its tools become Reach tools named `<server_id>__<tool>`."""
+
+    @model_validator(mode="after")
+    def _storable(self) -> McpServerCreate:
+        return refuse_unstorable(self)  # a NUL or half a surrogate pair: 422, not a 500
 
     model_config = ConfigDict(extra="forbid", strict=True)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from gateway.mcp.surface import RESERVED_NAMES
+from reach_common.storable import refuse_unstorable
 
 Name = Annotated[str, Field(max_length=200, min_length=1)]
 
@@ -16,6 +17,10 @@ class VirtualServerWrite(BaseModel):
     """What a virtual server offers. A tool belongs when it is in one of ``namespaces``,
     carries one of ``tags`` or is named in ``tool_ids``; all three empty: every tool.
     Callers still see only the tools they may call."""
+
+    @model_validator(mode="after")
+    def _storable(self) -> VirtualServerWrite:
+        return refuse_unstorable(self)  # a NUL or half a surrogate pair: 422, not a 500
 
     model_config = ConfigDict(extra="forbid")
 
