@@ -144,3 +144,15 @@ async def test_metadata_with_a_number_postgres_cannot_store_is_422(
     assert "metadata" in answer["message"]
     listed = await client.get("/sources")
     assert "m.md" not in listed.text
+
+
+@pytest.mark.parametrize("field", ["mode", "rewrite"])
+async def test_an_error_quoting_half_a_surrogate_pair_still_encodes(
+    client: httpx.AsyncClient, field: str
+) -> None:
+    """The error named the bad value, and the answer could not be encoded: a 500."""
+    body = f'{{"query": "tokens", "{field}": "\\ud800"}}'
+    response = await post_raw(client, "/retrieve", body)
+    assert response.status_code == 422, response.text
+    assert response.json()["reason"] == f"unknown_{field}"
+    assert "\ufffd" in response.text or "\\ufffd" in response.text  # the half, replaced
