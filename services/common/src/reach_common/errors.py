@@ -188,7 +188,7 @@ from fastapi.responses import JSONResponse
 from opentelemetry import trace
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from reach_common.storable import LONE_SURROGATE, REPLACEMENT
+from reach_common.storable import encodable
 
 
 class ReachError(Exception):
@@ -338,20 +338,9 @@ def error_body(
     else:
         body = {**summary, **exc.details, **extra}
     body["trace_id"] = trace_id or current_trace_id()
-    encodable: dict[str, Any] = _encodable(body)
-    return encodable
-
-
-def _encodable(value: Any) -> Any:
-    """``value`` with every half of a surrogate pair in its strings replaced (U+FFFD): an
-    error that quotes a bad input must still encode as UTF-8 (it answered 500)."""
-    if isinstance(value, str):
-        return LONE_SURROGATE.sub(REPLACEMENT, value) if not value.isascii() else value
-    if isinstance(value, dict):
-        return {_encodable(key): _encodable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_encodable(item) for item in value]
-    return value
+    # An error quoting a bad input must still encode as UTF-8 (half a surrogate pair: 500).
+    quoted: dict[str, Any] = encodable(body)
+    return quoted
 
 
 def error_response(exc: ReachError) -> JSONResponse:

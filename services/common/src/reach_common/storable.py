@@ -1,5 +1,6 @@
-"""Text as Postgres can store it: NUL characters, which ``text`` and ``jsonb`` refuse, as
-U+FFFD. For what arrives after work was done (a model's reply, a span of a request whose
+"""Text as Postgres can store it: NUL characters, which ``text`` and ``jsonb`` refuse, and
+halves of surrogate pairs, which UTF-8 cannot encode, as U+FFFD. For what arrives after
+work was done (a model's reply, a span of a request whose
 path held NUL), where refusing would lose the record of that work; input that can still
 be refused is refused instead (``reach_common.middleware``, each service's schemas)."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 REPLACEMENT = "\ufffd"
@@ -19,20 +21,35 @@ def is_storable(text: str) -> bool:
     return "\x00" not in text and (text.isascii() or LONE_SURROGATE.search(text) is None)
 
 
+def encodable_text(text: str) -> str:
+    """``text`` with every half of a surrogate pair replaced by U+FFFD: UTF-8 encodes it."""
+    return text if text.isascii() else LONE_SURROGATE.sub(REPLACEMENT, text)
+
+
 def storable_text(text: str) -> str:
-    return text.replace("\x00", REPLACEMENT) if "\x00" in text else text
+    """``text`` with NUL and every half of a surrogate pair replaced by U+FFFD."""
+    return encodable_text(text.replace("\x00", REPLACEMENT) if "\x00" in text else text)
+
+
+def _mapped(value: Any, text: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, list | tuple):
+        return [_mapped(item, text) for item in value]
+    if isinstance(value, dict):
+        return {text(str(key)): _mapped(item, text) for key, item in value.items()}
+    return value
 
 
 def storable(value: Any) -> Any:
-    """``value`` with NUL replaced in every string, and in the keys and items of nested
-    dicts, lists and tuples (a tuple comes back a list, as JSON would have it)."""
-    if isinstance(value, str):
-        return storable_text(value)
-    if isinstance(value, list | tuple):
-        return [storable(item) for item in value]
-    if isinstance(value, dict):
-        return {storable_text(str(key)): storable(item) for key, item in value.items()}
-    return value
+    """``value`` with ``storable_text`` applied to every string, and to the keys and items
+    of nested dicts, lists and tuples (a tuple comes back a list, as JSON would have it)."""
+    return _mapped(value, storable_text)
+
+
+def encodable(value: Any) -> Any:
+    """``value`` with ``encodable_text`` applied the same way (NUL kept: JSON carries it)."""
+    return _mapped(value, encodable_text)
 
 
 def unstorable_at(value: Any) -> str | None:
