@@ -181,3 +181,23 @@ def test_a_piece_of_a_date_is_no_identifier_of_the_example_s_shape() -> None:
     assert result.arguments == {"date": "2026-12-23", "room_number": "1208"}  # not "2026"
     alone = extractor.extract("订一间套房，2026-12-23 入住", tool)
     assert alone.arguments == {"date": "2026-12-23"}
+
+
+DINING = schema(
+    ["outlet", "party_size"],
+    outlet={"type": "string", "enum": ["jade_garden", "harbour_grill"]},
+    date={"type": "string", "format": "date"},
+    party_size={"type": "integer", "minimum": 1, "maximum": 20},
+    guest_name={"type": "string"},
+    room_number={"type": "string", "description": "e.g. 1208 (optional)"},
+)
+
+
+def test_a_chinese_date_s_numbers_are_no_count_and_an_option_is_no_name() -> None:
+    """ "2026年5月20日 19:00，8人" gave party size 5, room 2026 and guest "Harbour Grill"."""
+    result = extractor.extract("订位：Harbour Grill，2026年5月20日 19:00，8人", DINING)
+    assert result.arguments == {"outlet": "harbour_grill", "date": "2026-05-20", "party_size": 8}
+    clock = extractor.extract("明天中午12点 Jade Garden，三个人", DINING)
+    assert "party_size" not in clock.arguments  # not 12: asked for, not guessed
+    month = schema(["month"], month={"type": "integer", "minimum": 1, "maximum": 12})
+    assert extractor.extract("5月的报表", month).arguments == {"month": 5}  # its own unit

@@ -1032,6 +1032,10 @@ def _duration(
     return value
 
 
+_CJK_DATE = frozenset("年月日号点點")  # a number before one is part of a date or a clock
+_CALENDAR_NAME = re.compile(r"year|month|day|date|hour|time|clock", re.IGNORECASE)
+
+
 def _number(
     query: str, name: str, spec: dict[str, Any], kind: str, used: set[int]
 ) -> int | float | None:
@@ -1042,13 +1046,18 @@ def _number(
     span = _duration(query, name, spec, kind, used)
     if span is not None:
         return span
-    number = _number_near(query, _mentions(name, spec), used)
+    skip = used
+    if not _CALENDAR_NAME.search(name):  # "5月20日 19:00，8人": 5 and 20 are no party size
+        skip = used | {
+            n.start() for n in _numbers(query) if query[n.end() : n.end() + 1] in _CJK_DATE
+        }
+    number = _number_near(query, _mentions(name, spec), skip)
     if number is None:
         number = next(
             (
                 n
                 for n in _numbers(query)
-                if n.start() not in used and _within(_amount(query, n), spec)
+                if n.start() not in skip and _within(_amount(query, n), spec)
             ),
             None,
         )
@@ -1075,6 +1084,11 @@ def _within(value: float, spec: dict[str, Any]) -> bool:
         and (above is None or value > above)
         and (below is None or value < below)
     )
+
+
+def _spelled(value: object) -> str:
+    """``value`` lower-cased with underscores and dashes as spaces: "jade_garden"."""
+    return re.sub(r"[\s_-]+", " ", str(value).lower()).strip()
 
 
 def _string(
@@ -1120,6 +1134,9 @@ def _string(
         labelled = _labelled_name(query, lowered)
         if labelled is not None:
             return labelled
+        chosen = {_spelled(value) for value in taken}
+        while names and _spelled(names[0]) in chosen:
+            names.pop(0)  # "Jade Garden" is the outlet another parameter holds, no guest
         if names:
             return names.pop(0)
     called = _CALLED.search(query)
@@ -1265,7 +1282,10 @@ def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -
     return "".join(out)
 
 
-_GLUED_DIGITS = re.compile(r"\d[-/:.]$|[-/:.]\d")  # before (searched up to its end) or after
+# A piece of a date, a time or a version: glued to digits before it (searched up to its
+# end) or after it, or a Chinese date's ("2026年5月20日").
+_GLUED_BEFORE = re.compile(r"(?:\d[-/:.]|[年月])$")
+_GLUED_AFTER = re.compile(r"[-/:.]\d|[年月日号点點]")
 
 
 def _find_shape(query: str, shape: str, used: set[int]) -> str | None:
@@ -1284,7 +1304,7 @@ def _find_shape(query: str, shape: str, used: set[int]) -> str | None:
             return None
         start, end = match.start(1), match.end(1)
         # not a piece of a date, a time or a version ("2026" of 2026-12-23 for "e.g. 1208")
-        piece = _GLUED_DIGITS.search(query, max(0, start - 2), start) or _GLUED_DIGITS.match(
+        piece = _GLUED_BEFORE.search(query, max(0, start - 2), start) or _GLUED_AFTER.match(
             query, end
         )
         if start not in used and not piece:
