@@ -198,6 +198,10 @@ def test_a_chinese_date_s_numbers_are_no_count_and_an_option_is_no_name() -> Non
     result = extractor.extract("订位：Harbour Grill，2026年5月20日 19:00，8人", DINING)
     assert result.arguments == {"outlet": "harbour_grill", "date": "2026-05-20", "party_size": 8}
     clock = extractor.extract("明天中午12点 Jade Garden，三个人", DINING)
-    assert "party_size" not in clock.arguments  # not 12: asked for, not guessed
+    assert clock.arguments["party_size"] == 3  # 三个人, not the 12 of 12点
+    two = extractor.extract("Jade Garden 晚上7点，两位", DINING)
+    assert two.arguments["party_size"] == 2
+    none = extractor.extract("Jade Garden 五月三号", DINING)
+    assert "party_size" not in none.arguments  # no measure word: no count
     month = schema(["month"], month={"type": "integer", "minimum": 1, "maximum": 12})
     assert extractor.extract("5月的报表", month).arguments == {"month": 5}  # its own unit

@@ -1062,11 +1062,31 @@ def _number(
             None,
         )
     if number is None:
-        return None
+        return _chinese_count(query, spec, kind, used)
     value = _convert(_amount(query, number), kind)
     if value is not None:
         used.add(number.start())
     return value
+
+
+# A count written in Chinese numerals before its measure word: "三个人", "两位", "五件".
+_CN_COUNT = re.compile(
+    r"(?<![零一二两三四五六七八九十百])([零一二两三四五六七八九十百]{1,4})\s?(?:个|位|人|件|张|台|间|晚|份|瓶|双|条|次|本|只|盒|箱|名|套|杯|桌)"
+)
+
+
+def _chinese_count(query: str, spec: dict[str, Any], kind: str, used: set[int]) -> int | None:
+    """The first count the request writes in Chinese numerals that the schema's bounds
+    allow, when it writes none in digits (the measure word keeps 五月 and 三点 out)."""
+    if not has_han(query):
+        return None
+    for match in _CN_COUNT.finditer(query):
+        value = temporal.cn_number(match.group(1))
+        if match.start() in used or value is None or not _within(float(value), spec):
+            continue
+        used.add(match.start())
+        return value if kind in ("integer", "number") else None
+    return None
 
 
 def _within(value: float, spec: dict[str, Any]) -> bool:
