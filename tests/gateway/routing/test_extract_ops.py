@@ -288,3 +288,52 @@ def test_a_currency_written_in_words_or_a_sign_is_its_code(
     query: str, currency: str | None
 ) -> None:
     assert extractor.extract(query, TRIP).arguments.get("currency") == currency
+
+
+ROSTER = schema(
+    [],
+    department={"type": "string", "enum": ["儿科", "心内科", "皮肤科", "骨科", "眼科", "内科"]},
+    shift={"type": "string", "enum": ["上午", "下午", "夜班"]},
+)
+
+
+def test_a_chinese_option_is_read_inside_a_chinese_sentence() -> None:
+    # Chinese writes words without spaces: the option is found wherever it stands, the
+    # longest first (心内科, not 内科).
+    result = extractor.extract("眼科下午有大夫吗", ROSTER)
+    assert result.arguments == {"department": "眼科", "shift": "下午"}
+    assert extractor.extract("明天心内科谁值班", ROSTER).arguments == {"department": "心内科"}
+
+
+def test_an_english_request_names_a_chinese_option_by_its_sense() -> None:
+    dictionary()
+    result = extractor.extract("which dermatologist is in this afternoon?", ROSTER)
+    assert result.arguments == {"department": "皮肤科", "shift": "下午"}
+    assert extractor.extract("who covers night shift", ROSTER).arguments == {"shift": "夜班"}
+    # A word no option's sense holds names none.
+    assert extractor.extract("who is the doctor on duty", ROSTER).arguments == {}
+
+
+DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
+
+@pytest.mark.parametrize(
+    ("query", "arguments"),
+    [
+        ("what's 10B's timetable on friday", {"day": "fri"}),
+        ("list all my finals please", {"kind": "final"}),
+        ("周五有什么课", {"day": "fri"}),
+        ("the final on tuesday", {"day": "tue", "kind": "final"}),
+        ("may I see the quizzes", {}),  # "may" is no month here, and no option is a month
+    ],
+)
+def test_an_option_written_inflected_or_as_a_calendar_abbreviates_it(
+    query: str, arguments: dict[str, str]
+) -> None:
+    dictionary()
+    tool = schema(
+        [],
+        day={"type": "string", "enum": DAYS},
+        kind={"type": "string", "enum": ["midterm", "final", "resit"]},
+    )
+    assert extractor.extract(query, tool).arguments == arguments

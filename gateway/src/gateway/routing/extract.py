@@ -56,6 +56,7 @@ import bisect
 import functools
 import itertools
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
@@ -63,8 +64,8 @@ from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
 from gateway.routing import temporal
-from gateway.routing.gloss import every_sense, gloss_ready, has_han
-from gateway.routing.text import stem
+from gateway.routing.gloss import every_sense, gloss, gloss_ready, has_han
+from gateway.routing.text import STOPWORDS, stem
 from reach_common.references import names_an_identifier, refers_back
 
 # "6cm" and "数量100" count, "SKU2024001" does not (CJK characters are \w to ``re``).
@@ -769,8 +770,11 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
             return named
     for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
         for option in by_length:
-            if option not in numeric and _names(lowered, spelled(option).lower()):
+            if option not in numeric and _written(lowered, spelled(option).lower()):
                 return option
+    inflected = _inflected_option(lowered, by_length)
+    if inflected is not None:
+        return inflected
     firsts: dict[str, list[Any]] = {}
     for option in options:
         first = re.split(r"[_\-\s]+", str(option).lower())[0]
@@ -787,7 +791,80 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         for word in _paired_words(description, str(option)):
             if word in query:
                 return option
-    return _currency(query, options) or _glossed_option(query, firsts)
+    return (
+        _currency(query, options)
+        or _glossed_option(query, firsts)
+        or _sensed_option(lowered, options)
+    )
+
+
+def _written(lowered: str, option: str) -> bool:
+    """Whether the query writes ``option``: as a whole word, or for a Chinese option
+    (two characters or more) anywhere, as Chinese writes words without spaces (眼科 of
+    "眼科下午有大夫吗")."""
+    if _names(lowered, option):
+        return True
+    return len(option) >= 2 and _ALL_HAN.fullmatch(option) is not None and option in lowered
+
+
+_ALL_HAN = re.compile(r"[\u3400-\u9fff]+")
+_LATIN_WORD = re.compile(r"[a-z]+")
+# Weekdays and months as an enum abbreviates them: "friday" names ``fri``, "sept" ``sep``.
+_CALENDAR_WORDS = frozenset((
+    "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
+    "january", "february", "march", "april", "may", "june", "july", "august",
+    "september", "october", "november", "december",
+))  # fmt: skip
+
+
+_INFLECTIONS = ("s", "es", "ed", "d", "ing")
+
+
+def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
+    """The one word option the query writes inflected ("finals" for ``final``, "mailed"
+    for ``mail``: an ending added to an option of three letters or more; not "product"
+    for ``production``, as a stemmer would have it), or abbreviated as
+    calendars do ("friday" for ``fri``, "tues" for ``tue``; "周五" read as Friday)."""
+    words = set(_LATIN_WORD.findall(lowered))
+    if has_han(lowered) and gloss_ready():
+        words |= set(_LATIN_WORD.findall(gloss(lowered).lower()))
+    calendar = {w for w in words if w in _CALENDAR_WORDS}
+    found = []
+    for option in options:
+        text = str(option).lower()
+        if not (isinstance(option, str) and text.isascii() and text.isalpha() and len(text) >= 3):
+            continue
+        if any(w.startswith(text) for w in calendar) or any(
+            text + ending in words for ending in _INFLECTIONS
+        ):
+            found.append(option)
+    return found[0] if len(found) == 1 else None
+
+
+def _sensed_option(lowered: str, options: Sequence[Any]) -> Any:
+    """The one Chinese option whose English sense the query writes (``gloss``): 下午
+    "afternoon", 皮肤科 "dermatology" for "dermatologist" (one stem begins the other, five
+    letters or more), 夜班 "night shift" for "nights". A sense word two options share names
+    neither."""
+    if not gloss_ready() or not _LATIN_WORD.search(lowered):
+        return None
+    asked = {stem(w) for w in _LATIN_WORD.findall(lowered) if w not in STOPWORDS and len(w) >= 4}
+    senses: dict[Any, set[str]] = {}
+    for option in options:
+        if isinstance(option, str) and has_han(option):
+            words = _LATIN_WORD.findall(every_sense(option).lower())
+            senses[option] = {stem(w) for w in words if w not in STOPWORDS and len(w) >= 4}
+    shared = Counter(s for found in senses.values() for s in found)
+
+    def said(sense: str) -> bool:
+        return any(
+            a == sense
+            or (min(len(a), len(sense)) >= 5 and (a.startswith(sense) or sense.startswith(a)))
+            for a in asked
+        )
+
+    named = [o for o, found in senses.items() if any(shared[s] == 1 and said(s) for s in found)]
+    return named[0] if len(named) == 1 else None
 
 
 # Currencies as people write them, for an enum of ISO codes: "86 元", "650 块", "20 欧元".
