@@ -98,8 +98,23 @@ def test_what_a_tool_will_not_do_in_chinese_is_not_what_it_is_found_by(
             "Rolls a build out. Use it for a new version; Canary optional.",
         ),
         ("重启服务的全部实例；要上新版本请走发布。", "重启服务的全部实例；"),
+        # A clause anywhere that names the other tool to use, or the one that does it.
+        (
+            "Finds appointments by number. Changes nothing: use appointment_cancel to "
+            "cancel and appointment_reschedule to move.",
+            "Finds appointments by number.",
+        ),
+        (
+            "Lists loans with due dates. Look-up only; renewing is library_renew.",
+            "Lists loans with due dates. Look-up only;",
+        ),
+        (
+            "Cancels a booking. This does not move it (that is booking_move) and does not refund.",
+            "Cancels a booking.",
+        ),
         # A parameter named mid-sentence is no redirect.
         ("Looks up orders. Use order_id from order_create.", None),
+        ("Cancels a booking. The guest is told unless notify_guest is false.", None),
     ],
 )
 def test_a_clause_that_sends_requests_elsewhere_is_not_what_a_tool_is_found_by(

@@ -208,6 +208,28 @@ def test_a_tool_does_a_verb_its_words_or_their_action_class_name() -> None:
     assert not does(lookup, "cancel", strict=True)
 
 
+def test_moving_renewing_and_dropping_are_actions_in_either_language() -> None:
+    """ "Renew book 31002004567812 on card L0099812" went to the loans lookup whose card
+    number it named ("renewing is library_renew" had counted as the lookup's own words),
+    and "reschedule booking …" to a lookup: each verb now names its action class."""
+    assert order_verb("Renew book 31002004567812 on card L0099812") == "renew"
+    assert order_verb("reschedule booking 72819304 to 2026-05-01 please") == "reschedule"
+    assert order_verb("I want to withdraw from BIO-1100") == "withdraw"
+    assert order_verb("drop MATH-1102 for S20218843 please") == "drop"
+    loans = tool(
+        "library_loans",
+        "GET",
+        "Lists the items a patron has on loan with due dates. Look-up only; renewing is "
+        "library_renew.",
+    )
+    assert not does(loans, "renew", strict=True)
+    assert does(tool("library_renew", "POST", "为已借出的图书办理续借，顺延应还日期。"), "renew")
+    moves = tool("stay_change", "POST", "Changes the arrival or departure date of a booking.")
+    assert does(moves, "reschedule", strict=True)  # moving a date changes it
+    assert does(moves, "改期", strict=True)
+    assert does(tool("course_drop", "DELETE", "为学生办理退课。"), "withdraw", strict=True)
+
+
 def candidate(tool_id: str, score: float, confidence: float) -> Candidate:
     return Candidate(tool_id, score, dense=0.0, lexical=0.0, confidence=confidence)
 

@@ -106,7 +106,8 @@ _WRITE_VERBS = frozenset(
         *("register", "save", "store", "upload", "update", "change", "modify", "edit"),
         *("rename", "adjust", "replace", "delete", "remove", "erase", "purge", "cancel"),
         *("abort", "refund", "book", "schedule", "reserve", "pay", "mark", "restock"),
-        "replenish",
+        *("replenish", "reschedule", "postpone", "rebook", "extend", "withdraw", "drop"),
+        *("unenroll", "unenrol"),
         # and of changing a running system ("trigger a backup" is not a backup-status
         # lookup, "renew the cert" not an expiry check)
         *("trigger", "initiate", "launch", "rotate", "renew", "provision", "revert"),

@@ -70,7 +70,7 @@ def cjk_share(text: str) -> float:
 _NEGATIVE_SENTENCE = re.compile(
     r"^\s*(?:not\s+(?:for|to\s+be\s+used|suitable|intended|meant)|do\s+not\s+use|"
     r"don'?t\s+use|never\s+use|cannot\s+be\s+used|"
-    r"(?:(?:it|this\s+tool)\s+)?(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|will\s+not|won'?t)\s|"
+    r"(?:(?:it|this(?:\s+tool)?)\s+)?(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|will\s+not|won'?t)\s|"
     r"不适用|不支持|不用于|不能用于|请勿|勿用|"
     r"不可用于|并非用于|(?:也|并|但)?(?:不会|不能|不可以|不负责|不做|不提供))",
     re.IGNORECASE,
@@ -79,7 +79,19 @@ _NEGATIVE_SENTENCE = re.compile(
 # rollback_deployment", "要上新版本请走发布". Its words are the other tool's requests.
 _REDIRECT = re.compile(
     r"(?:\b(?:use|try|call)\s+(?:the\s+)?`?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+`?"
-    r"(?:\s+(?:instead|tool))?|(?:请|可)(?:走|改用|使用|调用)\S{1,12})\s?[.;。；)）]?$",
+    r"(?:\s+(?:instead|tool))?|(?:请|可)(?:走|改用|使用|调用|用)\S{1,12})\s?[.;。；)）]?$",
+    re.IGNORECASE,
+)
+# A clause anywhere in a sentence that names another tool by its id as the one to use or
+# the one that does something: "Changes nothing: use appointment_cancel to cancel",
+# "renewing is library_renew", "(that is appointment_reschedule)". Its words are the other
+# tool's requests. An id with an underscore only, and ending the clause or followed by what
+# it is for: "unless notify_patient is false" and "use order_id from order_create" name
+# parameters.
+_SENT_ELSEWHERE = re.compile(
+    r"\b(?:use|try|call|see|is|are|goes\s+to|go\s+to|handled\s+by|belongs\s+to)\s+"
+    r"(?:the\s+)?`?[a-z][a-z0-9]*(?:_[a-z0-9]+)+`?"
+    r"(?:\s+(?:tool\s+)?(?:to|for|instead|and|or)\b|\s*(?:[.;:,)]|$))",
     re.IGNORECASE,
 )
 # Sentences, and Chinese clauses ("…，也不能用来升级或降级套餐": a clause may say what the
@@ -95,7 +107,11 @@ def negative_sentences(description: str) -> list[str]:
 
 def _not_for(sentence: str) -> bool:
     # Trailing space stripped first: "\s*$" after a search start would rescan it each time.
-    return bool(_NEGATIVE_SENTENCE.match(sentence) or _REDIRECT.search(sentence.rstrip()))
+    return bool(
+        _NEGATIVE_SENTENCE.match(sentence)
+        or _REDIRECT.search(sentence.rstrip())
+        or _SENT_ELSEWHERE.search(sentence)
+    )
 
 
 def positive_description(description: str) -> str:

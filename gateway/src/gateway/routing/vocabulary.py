@@ -140,9 +140,15 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         frozenset({"save", "store", "upload", "import"}),
         ("保存", "存到", "存进", "存入", "上传", "导入"),
     ),
+    # (moving something in time is changing it: "reschedule", "postpone", 改期; not "move",
+    # which transfers stock as often)
     "update": (
-        frozenset({"update", "change", "modify", "edit", "rename", "adjust", "set", "replace"}),
-        ("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换", "调成", "调为", "调到"),
+        frozenset({"update", "change", "modify", "edit", "rename", "adjust", "set", "replace"})
+        | {"reschedule", "postpone", "rebook", "delay", "extend"},
+        (
+            *("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换", "调成", "调为"),
+            *("调到", "改期", "改约", "改到", "推迟", "延后", "延期", "挪到", "换个时间"),
+        ),
     ),
     "delete": (
         frozenset({"delete", "remove", "erase", "purge", "forget"}),
@@ -152,6 +158,11 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
     "notify": (frozenset({"send", "notify", "remind", "forward"}), ("发送", "通知", "提醒")),
     "book": (frozenset({"book", "schedule", "reserve"}), ("预订", "预约")),
+    "renew": (frozenset({"renew"}), ("续借", "续期", "续订", "续约", "续费")),
+    "withdraw": (
+        frozenset({"withdraw", "drop", "unenroll", "unenrol", "quit"}),
+        ("退课", "退选", "退出"),
+    ),
     "pay": (frozenset({"pay", "transfer"}), ("支付", "付款", "转账")),
     # and of running systems and staff, which operators' tools name in either language
     "close": (frozenset({"close", "shut"}), ("关闭", "关掉", "结案")),
