@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from gateway.routing.extract import ArgumentExtractor, examples_of, shape_of
+from gateway.routing.gloss import dictionary
 
 SKU_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -417,3 +418,67 @@ def test_a_document_is_named_after_as_when_the_name_looks_like_one() -> None:
     assert saved.arguments == {"source": "faq-shipping", "text": "we ship in 2 days"}
     # "as a note", "as annual leave": no name.
     assert "source" in extractor.extract("add this as a note: free gift wrapping", schema).missing
+
+
+def test_a_parameter_named_as_its_identifiers_begin_takes_one() -> None:
+    """``mrn`` is no id-like name, but "MRN-066241" begins with it."""
+    schema = {"type": "object", "properties": {"mrn": {"type": "string"}}}
+    assert extractor.extract("MRN-066241 还欠多少钱", schema).arguments == {"mrn": "MRN-066241"}
+    assert extractor.extract("how much do I owe? mrn-004512", schema).arguments == {
+        "mrn": "mrn-004512"
+    }
+    # The name alone, or a longer word that begins with it, is no identifier.
+    assert extractor.extract("what is my mrn", schema).arguments == {}
+    assert extractor.extract("the mrnx 12 thing", schema).arguments == {}
+
+
+TERM = {"type": "string", "pattern": "^\\d{4}-(spring|summer|fall)$"}
+
+
+@pytest.mark.parametrize(
+    ("query", "term"),
+    [
+        ("grades for S20195531, fall 2024", "2024-fall"),
+        ("S20236650 2024年秋季学期各科分数", "2024-fall"),  # 秋季: "autumn, fall"
+        ("in the Summer of 2023", "2023-summer"),
+        ("2025-spring", "2025-spring"),  # written whole
+        ("fall 2024 or spring 2025", None),  # two years: which is meant is not known
+        ("this fall", None),  # no year: none is made up
+    ],
+)
+def test_a_value_written_in_pieces_is_joined_as_its_pattern_wants(
+    query: str, term: str | None
+) -> None:
+    dictionary()
+    schema = {"type": "object", "properties": {"term": TERM}}
+    assert extractor.extract(query, schema).arguments.get("term") == term
+
+
+def test_a_code_like_its_example_is_that_parameters_and_no_plain_ones() -> None:
+    """ "like MATH-1102" is any department's code: "CS-2041" is one, and a plain
+    ``student_id`` listed first does not take it."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "student_id": {"type": "string"},
+            "course_code": {"type": "string", "description": "Course, like MATH-1102"},
+        },
+    }
+    assert extractor.extract("where do I sit for the CS-2041 resit", schema).arguments == {
+        "course_code": "CS-2041"
+    }
+    both = extractor.extract("S20231234 exams for CS-2041", schema)
+    assert both.arguments == {"student_id": "S20231234", "course_code": "CS-2041"}
+
+
+def test_a_prefix_glued_to_its_digits_is_matched_as_written() -> None:
+    """ "e.g. RSV46573829" names a fixed prefix: a member number M5510293 is no booking."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "reservation_id": {"type": "string", "description": "Booking, e.g. RSV46573829"}
+        },
+    }
+    assert extractor.extract("member M5510293 wants a room", schema).arguments == {}
+    found = extractor.extract("move RSV12345678 please", schema)
+    assert found.arguments == {"reservation_id": "RSV12345678"}

@@ -697,9 +697,12 @@ def _specific(pattern: str) -> bool:
 
 
 def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]:
-    """Per parameter with a specific pattern (``_specific``), the query's identifier-looking
-    tokens it accepts; worked out once per query, for at most ``_MAX_CLAIMS`` patterns."""
+    """Per parameter with a specific pattern (``_specific``), or an example of letters and
+    digits ("like MATH-1102": any capitals, a dash, about four digits), the query's
+    identifier-looking tokens it accepts; worked out once per query, for at most
+    ``_MAX_CLAIMS`` patterns."""
     specific = ((n, p) for n, p in _patterns(props).items() if _specific(p))
+    specific = itertools.chain(specific, _example_shapes(props))
     patterns = list(itertools.islice(specific, _MAX_CLAIMS))
     if not patterns:
         return {}
@@ -707,8 +710,24 @@ def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]
     claims: dict[str, set[str]] = {}
     for name, pattern in patterns:
         program = compile_pattern(pattern)
-        claims[name] = {t for t in tokens if search(program, t)}
+        claims.setdefault(name, set()).update(t for t in tokens if search(program, t))
     return claims
+
+
+# Letters a separator ends, as a code that varies does ("MATH-1102", "CS-Y2-G1"); a fixed
+# prefix is glued to its digits ("RSV46573829", "APT0031245") and is matched literally.
+_LOOSE_LETTERS = re.compile(r"[A-Za-z][-_ ]")
+
+
+def _example_shapes(props: dict[str, dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """``(name, whole-token shape)`` of each example, with letters and digits, of a
+    parameter that has no pattern."""
+    for name, spec in props.items():
+        if "pattern" in spec or "enum" in spec:
+            continue
+        for example in examples_of(spec):
+            if any(c.isdigit() for c in example) and _LOOSE_LETTERS.search(example):
+                yield name, f"^{shape_of(example, digits='near', letters='loose')}$"
 
 
 def _takes_time(spec: dict[str, Any]) -> bool:
@@ -746,7 +765,8 @@ def _constrained(query: str, spec: dict[str, Any], taken: Collection[object] = (
     if "pattern" in spec:
         pattern = str(spec["pattern"])
         anchored = pattern.startswith("^") and pattern.endswith("$")
-        return _pattern_value(query, _unanchored(pattern), taken, anchored=anchored)
+        found = _pattern_value(query, _unanchored(pattern), taken, anchored=anchored)
+        return found if found is not None else _assembled(query, pattern, taken)
     if "enum" in spec:
         return _enum_option(query, spec)
     found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))
@@ -1041,6 +1061,41 @@ def _pattern_value(
         whole = search(program, value)
         if whole and whole.group(0) == value:
             return value
+    return None
+
+
+_ALTERNATIVES = re.compile(r"\((?:\?:)?([A-Za-z]{2,}(?:\|[A-Za-z]{2,})+)\)")
+_LONE_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_JOINS = ("-", "_", " ", "", "/", ".")
+
+
+def _assembled(query: str, pattern: str, taken: Collection[object] = ()) -> str | None:
+    """A value the query writes in pieces, for a pattern that joins a year and one of its
+    own words ("fall 2024" and 2024年秋季 for ``^\\d{4}-(spring|summer|fall)$``): the
+    word the query names (in English, or in a Chinese word's sense) and its year, joined
+    either way round as the pattern accepts. Only the pattern's words and the query's
+    year are used: nothing is made up."""
+    words = {w for group in _ALTERNATIVES.findall(pattern) for w in group.split("|")}
+    years = _LONE_YEAR.findall(query)
+    if not words or len(set(years)) != 1:
+        return None
+    lowered = query.lower()
+    senses = every_sense(query) + " " + gloss(query) if has_han(query) and gloss_ready() else ""
+    written = [
+        w for w in sorted(words) if _names(lowered, w.lower()) or _names(senses.lower(), w.lower())
+    ]
+    if len(written) != 1:
+        return None
+    try:
+        program = compile_pattern(pattern)
+    except PatternError:
+        return None
+    word, year = written[0], years[0]
+    for join in _JOINS:
+        for value in (f"{year}{join}{word}", f"{word}{join}{year}"):
+            match = search(program, value)
+            if match is not None and match.group(0) == value and value not in taken:
+                return value
     return None
 
 
@@ -1361,7 +1416,9 @@ def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -
     """The RE2 shape of an example identifier: ``SKU2024001`` → ``SKU\\d{7}``.
 
     ``digits``: ``exact`` (``\\d{n}``) or ``near`` (about the example's length);
-    ``letters``: ``literal`` or ``class`` (``[A-Z]{n}`` / ``[a-z]{n}`` / ``[A-Za-z]{n}``).
+    ``letters``: ``literal``, ``class`` (``[A-Z]{n}`` / ``[a-z]{n}`` / ``[A-Za-z]{n}``) or
+    ``loose`` (the class, one letter to twice as many: "CS-2041" for "MATH-1102"), used
+    only for examples whose letters a separator ends (``_LOOSE_LETTERS``).
     """
     out: list[str] = []
     for run in _RUNS.findall(example):
@@ -1373,7 +1430,8 @@ def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -
                 out.append(re.escape(run))
             else:
                 chars = "A-Z" if run.isupper() else "a-z" if run.islower() else "A-Za-z"
-                out.append(f"[{chars}]{{{len(run)}}}")
+                count = f"1,{2 * len(run)}" if letters == "loose" else str(len(run))
+                out.append(f"[{chars}]{{{count}}}")
         else:
             out.append(re.escape(run))
     return "".join(out)
@@ -1484,9 +1542,12 @@ def _identifier(
         ("near", "literal"),
         ("exact", "class"),
         ("near", "class"),
+        ("near", "loose"),
     ):
         for example in examples:
-            if letters == "class" and not any(c.isalpha() for c in example):
+            if letters != "literal" and not any(c.isalpha() for c in example):
+                continue
+            if letters == "loose" and not _LOOSE_LETTERS.search(example):
                 continue
             if digits == "near" and not any(c.isalpha() for c in example):
                 continue  # a bare number of another length is not this identifier
@@ -1496,6 +1557,18 @@ def _identifier(
     return None  # the examples say what it looks like, and nothing in the query does
 
 
+def _begins_a_token(query: str, name: str) -> bool:
+    """Whether an identifier of the query (with a digit) starts with ``name``, a word of
+    three letters or more."""
+    if not (name.isascii() and name.isalpha() and len(name) >= 3):
+        return False
+    lowered = name.lower()
+    return any(
+        text.lower().startswith(lowered) and any(c.isdigit() for c in text[len(name) :])
+        for _, text in _id_tokens(query)
+    )
+
+
 def _identifier_by_name(
     query: str, name: str, used: set[int], taken: Collection[object] = ()
 ) -> str | None:
@@ -1503,8 +1576,9 @@ def _identifier_by_name(
     machine's thing (``service``, ``host``), an identifier-looking token (letters and
     digits, or words joined like ``payments-api``) that starts with the name ("sku" →
     SKU2024001), else one the name introduces ("order SO20240715001"), else the only
-    such token in the query that no other parameter took."""
-    if not _is_id_name(name):
+    such token in the query that no other parameter took. Any other name counts as id-like
+    when a token of the query starts with it whole ("mrn" → MRN-066241)."""
+    if not (_is_id_name(name) or _begins_a_token(query, name)):
         return None
     tokens = [
         (start, text)
