@@ -482,3 +482,57 @@ def test_a_prefix_glued_to_its_digits_is_matched_as_written() -> None:
     assert extractor.extract("member M5510293 wants a room", schema).arguments == {}
     found = extractor.extract("move RSV12345678 please", schema)
     assert found.arguments == {"reservation_id": "RSV12345678"}
+
+
+NOTICE = {
+    "type": "object",
+    "properties": {
+        "class_group": {"type": "string"},
+        "message": {"type": "string"},
+        "urgent": {"type": "boolean"},
+    },
+    "required": ["message"],
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        (
+            "email the parents of S20240417 that she left her coat at school",
+            "she left her coat at school",
+        ),
+        ("ping S20218843's guardians about the missing homework", "the missing homework"),
+        ("text the 7A parents: school is closed tomorrow", "school is closed tomorrow"),
+        ("给高一(3)班的家长发短信，下周一开家长会", "下周一开家长会"),
+        ("send his parents a text", None),  # says nothing it should say: still asked for
+    ],
+)
+def test_a_required_message_is_what_the_request_says_to_say(
+    query: str, message: str | None
+) -> None:
+    result = extractor.extract(query, NOTICE)
+    assert result.arguments.get("message") == message
+    assert result.missing == ([] if message else ["message"])
+
+
+@pytest.mark.parametrize(
+    ("query", "flags"),
+    [
+        ("renew all my library books pls, card L0077301", {"renew_all": True}),
+        ("any abnormal labs for P20230941?", {"abnormal_only": True}),
+        ("只看异常的就行", {"abnormal_only": True}),  # 异常: "abnormal"
+        ("cancel APT0340018 but don't notify the patient", {"notify_patient": False}),
+        ("cancel APT0340018", {}),  # nothing said of either
+        ("renew my books", {}),  # not all of renew_all's words
+    ],
+)
+def test_a_flag_is_set_by_the_words_of_its_name(query: str, flags: dict[str, bool]) -> None:
+    dictionary()
+    schema = {
+        "type": "object",
+        "properties": {
+            name: {"type": "boolean"} for name in ("renew_all", "abnormal_only", "notify_patient")
+        },
+    }
+    assert extractor.extract(query, schema).arguments == flags

@@ -401,6 +401,41 @@ def _headline(query: str) -> str | None:
     return query.strip() if words >= _HEADLINE_WORDS else None
 
 
+# What a message says: the words after "that", "saying", "about" ("text all parents in 7A
+# that school is closed tomorrow"), after 说 / 内容, or the clause after a Chinese request's
+# first comma ("给高一(3)班的家长发短信，下周一开家长会").
+_MESSAGE_NAMES = frozenset(
+    (
+        *("message", "msg", "text", "body", "content", "note", "notes", "comment"),
+        *("notice", "remark", "remarks", "memo"),
+    )
+)
+_SAYING = re.compile(
+    r"\b(?:that|saying|to\s+say|telling\s+(?:them|him|her|everyone)|about)\s+(.+)$"
+    r"|(?:说|内容是|内容为|内容：|告诉(?:他们|她们|他|她|大家))\s*(.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+_CLAUSE_AFTER = re.compile(r"^[^，,]{2,60}[，,]\s*(.{2,})$", re.DOTALL)
+
+
+def _is_message_name(name: str) -> bool:
+    return name in _MESSAGE_NAMES or name.rsplit("_", 1)[-1] in _MESSAGE_NAMES
+
+
+def _said(query: str) -> str | None:
+    """The text of a required message: after a colon, else what the request says it
+    says (``_SAYING``), else a Chinese request's second clause; None when the request
+    does not word one."""
+    body = _after_colon(query)
+    if body is not None:
+        return body
+    match = _SAYING.search(query)
+    if match is not None:
+        return (match.group(1) or match.group(2)).strip().rstrip(".!?。！") or None
+    clause = _CLAUSE_AFTER.match(query.strip()) if has_han(query) else None
+    return clause.group(1).strip().rstrip("。！") if clause else None
+
+
 _ELLIPTICAL_CHARS = 80  # "ok and how many are in stock", "快递单号呢": a short follow-up
 
 
@@ -520,7 +555,14 @@ class ArgumentExtractor:
                 result.arguments[name] = previous[name]
                 result.from_context.append(name)
                 continue
-            headline = _headline(query) if name.lower() in _HEADLINE_NAMES else None
+            lowered = name.lower()
+            headline = (
+                _headline(query)
+                if lowered in _HEADLINE_NAMES
+                else _said(query)
+                if _is_message_name(lowered)
+                else None
+            )
             if headline is not None:  # "file an incident, checkout returns 500"
                 result.arguments[name] = headline
                 continue
@@ -659,7 +701,41 @@ def _boolean(query: str, name: str) -> bool | None:
                 return None
             word = (switched.group("particle") or switched.group("after") or "").lower()
             return word == "on" or bool(switched.group("on") or switched.group("zh_on"))
+    named = _named_flag(query, name)
+    if named is not None:
+        return named
     return True if _TRUE.search(query) else False if _FALSE.search(query) else None
+
+
+# Words of a flag's name that say nothing of what it is about ("include_history": history).
+_FLAG_FILLER = frozenset(
+    (
+        *("is", "has", "if", "include", "includes", "only", "with", "should", "do", "flag"),
+        *("enabled", "enable", "the", "to", "of", "when", "use", "allow", "want"),
+    )
+)
+_CJK_NEGATED = re.compile(r"不用|无需|不必|不要|别|勿|不需要")
+
+
+def _named_flag(query: str, name: str) -> bool | None:
+    """A flag whose name's own words the request says ("renew all my books" for
+    ``renew_all``, "any abnormal labs" for ``abnormal_only``, 只看异常的 read as "abnormal"):
+    true, or false when negated ("don't notify the patient", 不用通知病人); None when the
+    request does not say them all."""
+    parts = [p.lower() for p in re.split(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])", name) if p]
+    content = [p for p in parts if p not in _FLAG_FILLER and len(p) >= 3 and p.isalpha()]
+    if not content or len(content) > 3:
+        return None
+    lowered = query.lower()
+    chinese = has_han(query) and gloss_ready()
+    text = f"{lowered} {gloss(query).lower()}" if chinese else lowered
+    stems = {stem(w) for w in _LATIN_WORD.findall(text)}
+    if not all(stem(p) in stems for p in content):
+        return None
+    first = re.search(rf"\b{re.escape(content[0])}", lowered)
+    if first is not None and _NEGATED.search(lowered[max(0, first.start() - 12) : first.start()]):
+        return False
+    return not (chinese and _CJK_NEGATED.search(query))
 
 
 _TIME_SAMPLES = ("2026-01", "2026-01-31", "10:30")
