@@ -228,6 +228,12 @@ def test_moving_renewing_and_dropping_are_actions_in_either_language() -> None:
     assert does(moves, "reschedule", strict=True)  # moving a date changes it
     assert does(moves, "改期", strict=True)
     assert does(tool("course_drop", "DELETE", "为学生办理退课。"), "withdraw", strict=True)
+    # Enrolling is creating a registration; a reminder is sent.
+    assert order_verb("帮我选一下 ECON-2010，学号 S20221107") == "选一下"
+    assert order_verb("remind mrs wong about tmrw's appt APT0311457") == "remind"
+    enrol = tool("course_enroll", "POST", "Registers a student in a course section.")
+    assert does(enrol, "选一下", strict=True)
+    assert not does(tool("course_drop", "DELETE", "为学生办理退课。"), "选一下", strict=True)
 
 
 def candidate(tool_id: str, score: float, confidence: float) -> Candidate:

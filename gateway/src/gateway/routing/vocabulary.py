@@ -133,8 +133,8 @@ def penalty(
 ACTION_PENALTY = 0.35
 _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "create": (
-        frozenset({"create", "add", "insert", "register"}),
-        ("创建", "新建", "新增", "添加", "下单"),
+        frozenset({"create", "add", "insert", "register", "enroll", "enrol"}),
+        ("创建", "新建", "新增", "添加", "下单", "选课", "加选", "选一下", "报名"),
     ),
     "store": (
         frozenset({"save", "store", "upload", "import"}),
@@ -157,7 +157,10 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "cancel": (frozenset({"cancel", "revoke", "abort", "void"}), ("取消", "撤销", "作废")),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
     "notify": (frozenset({"send", "notify", "remind", "forward"}), ("发送", "通知", "提醒")),
-    "book": (frozenset({"book", "schedule", "reserve"}), ("预订", "预约")),
+    "book": (
+        frozenset({"book", "schedule", "reserve"}),
+        ("预订", "预约", "挂号", "约一下", "约个", "约一个"),
+    ),
     "renew": (frozenset({"renew"}), ("续借", "续期", "续订", "续约", "续费")),
     "withdraw": (
         frozenset({"withdraw", "drop", "unenroll", "unenrol", "quit"}),
