@@ -115,6 +115,12 @@ def test_what_a_tool_will_not_do_in_chinese_is_not_what_it_is_found_by(
         # A parameter named mid-sentence is no redirect.
         ("Looks up orders. Use order_id from order_create.", None),
         ("Cancels a booking. The guest is told unless notify_guest is false.", None),
+        # A kept sentence up to where it turns to what the tool does not do.
+        (
+            "Returns a student's marks for a term. This is not an official transcript and "
+            "it cannot change or appeal a grade.",
+            "Returns a student's marks for a term. This",
+        ),
     ],
 )
 def test_a_clause_that_sends_requests_elsewhere_is_not_what_a_tool_is_found_by(

@@ -114,10 +114,26 @@ def _not_for(sentence: str) -> bool:
     )
 
 
+# Where a kept sentence turns to what the tool does not do: "… and it cannot change,
+# appeal or comment on a grade", "This is not an official transcript". The rest of the
+# sentence is left out as a negative sentence is.
+_TURNS_NEGATIVE = re.compile(
+    r"\b(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|do\s+not|don'?t|will\s+not|won'?t"
+    r"|is\s+not|isn'?t|never|not\s+for|nor)\b",
+    re.IGNORECASE,
+)
+
+
 def positive_description(description: str) -> str:
     """The description without its sentences about what the tool is not for, or that
-    send a request to another tool."""
-    kept = [s for s in _SENTENCES.findall(description) if not _not_for(s)]
+    send a request to another tool, and each kept sentence only up to where it turns to
+    what the tool does not do."""
+    kept = []
+    for sentence in _SENTENCES.findall(description):
+        if _not_for(sentence):
+            continue
+        turn = _TURNS_NEGATIVE.search(sentence)
+        kept.append(sentence if turn is None else sentence[: turn.start()])
     return "".join(kept).strip() or description
 
 
