@@ -337,3 +337,18 @@ def test_an_option_written_inflected_or_as_a_calendar_abbreviates_it(
         kind={"type": "string", "enum": ["midterm", "final", "resit"]},
     )
     assert extractor.extract(query, tool).arguments == arguments
+
+
+@pytest.mark.parametrize(
+    ("query", "language"),
+    [
+        ("can you ping him by sms so he doesnt forget? APT1022564, spanish", "es"),
+        ("提醒病人明天来复诊，发中文的", "zh"),
+        ("order 4 sealed transcripts in English", "en-US"),
+        ("remind her about tomorrow", None),
+        ("in klingon please", None),
+    ],
+)
+def test_a_language_named_in_words_is_its_code(query: str, language: str | None) -> None:
+    tool = schema([], language={"type": "string", "enum": ["en-US", "zh", "es"]})
+    assert extractor.extract(query, tool).arguments.get("language") == language

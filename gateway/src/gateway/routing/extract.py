@@ -889,6 +889,7 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
                 return option
     return (
         _currency(query, options)
+        or _language(lowered, options)
         or _glossed_option(query, firsts)
         or _sensed_option(lowered, options)
     )
@@ -987,6 +988,38 @@ def _currency(query: str, options: list[Any]) -> Any:
         if code in codes:
             named.append((start, code))
         lowered = lowered.replace(word, " " * len(word))  # 元 of 美元 is read no more
+    return codes[min(named)[1]] if named else None
+
+
+# Languages as people name them, for an enum of ISO 639-1 codes ("en", "zh-CN").
+_LANGUAGE_WORDS = (
+    ("english", "en"), ("英文", "en"), ("英语", "en"), ("chinese", "zh"), ("mandarin", "zh"),
+    ("中文", "zh"), ("汉语", "zh"), ("普通话", "zh"), ("spanish", "es"), ("西班牙语", "es"),
+    ("french", "fr"), ("法语", "fr"), ("法文", "fr"), ("german", "de"), ("德语", "de"),
+    ("德文", "de"), ("japanese", "ja"), ("日语", "ja"), ("日文", "ja"), ("korean", "ko"),
+    ("韩语", "ko"), ("韩文", "ko"), ("portuguese", "pt"), ("葡萄牙语", "pt"),
+    ("russian", "ru"), ("俄语", "ru"), ("arabic", "ar"), ("阿拉伯语", "ar"),
+    ("italian", "it"), ("意大利语", "it"), ("vietnamese", "vi"), ("越南语", "vi"),
+    ("thai", "th"), ("泰语", "th"), ("dutch", "nl"), ("荷兰语", "nl"), ("hindi", "hi"),
+    ("turkish", "tr"), ("土耳其语", "tr"), ("indonesian", "id"), ("印尼语", "id"),
+)  # fmt: skip
+
+
+def _language(lowered: str, options: list[Any]) -> Any:
+    """The option coding the language the query names ("in spanish" for ``es``, 英文 for
+    ``en``, "chinese" for ``zh-CN``), the first named, if the enum has a code for it."""
+    codes: dict[str, Any] = {}
+    for option in options:
+        text = str(option).lower()
+        if isinstance(option, str) and re.fullmatch(r"[a-z]{2}(?:[-_][a-z]{2,4})?", text):
+            codes.setdefault(text[:2], option)
+    if not codes:
+        return None
+    named = [
+        (lowered.find(word), code)
+        for word, code in _LANGUAGE_WORDS
+        if code in codes and word in lowered and (not word.isascii() or _names(lowered, word))
+    ]
     return codes[min(named)[1]] if named else None
 
 
