@@ -56,7 +56,13 @@ def test_a_month_named_in_words_fills_a_month_pattern(
 
 @pytest.mark.parametrize(
     "query",
-    ["monthly report", "may I see the monthly report", "3个月的月报", "SKU2024001 的月报"],
+    [
+        "monthly report",
+        "may I see the monthly report",
+        "3个月的月报",
+        "SKU2024001 的月报",
+        "I have 2 may options",  # a number before "may" is no day of May
+    ],
 )
 def test_no_month_is_invented(extractor: ArgumentExtractor, query: str) -> None:
     """ "may" alone is a verb, "3个月" a length, an id's digits are not a date."""
@@ -80,6 +86,12 @@ def test_no_month_is_invented(extractor: ArgumentExtractor, query: str) -> None:
         ("12月22号", "2026-12-22"),
         ("2026年11月30日", "2026-11-30"),
         ("2025/03/15", "2025-03-15"),
+        # The day first, as much of the world writes it.
+        ("an ortho consult 12 May 2025, bad knee", "2025-05-12"),
+        ("on the 9th of June 2025", "2025-06-09"),
+        ("3rd March", "2027-03-03"),
+        # An ISO date inside Chinese (a Chinese character is a word character to \\b).
+        ("从2024-11-01到现在的", "2024-11-01"),
     ],
 )
 def test_a_day_named_in_words_fills_a_date_format(

@@ -83,10 +83,11 @@ _MAGNITUDES = {"k": 1e3, "K": 1e3, "万": 1e4, "亿": 1e8, "千": 1e3}
 _QUOTED = re.compile(
     r"\"([^\"]+)\"|(?<![A-Za-z])'([^']+)'(?![A-Za-z])|“([^”]+)”|「([^」]+)」|‘([^’]+)’"
 )
+# ASCII edges, not \b: a Chinese character is a word character ("从2024-11-01到现在").
 _FORMATS = {
-    "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
+    "date": re.compile(r"(?<![A-Za-z0-9])\d{4}-\d{2}-\d{2}(?![A-Za-z0-9])"),
     "date-time": re.compile(
-        r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?"
+        r"(?<![A-Za-z0-9])\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?"
     ),
     "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
     "uri": re.compile(r"https?://\S+"),

@@ -325,6 +325,20 @@ _REWRITES: list[Rewrite] = [
         re.compile(_EDGE + r"(\d{4})[/.-](\d{1,2})" + r"(?![\d/.-])"),
         lambda m, t: _month(int(m[1]), int(m[2]), t),
     ),
+    (  # 12 May 2025, 3rd March, the 9th of June 2025: the day first ("may" with a year)
+        re.compile(
+            r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?:(" + _MONTH_WORD + r")\.?"
+            r"(?:,?\s+(\d{4}))?|(may),?\s+(\d{4}))\b(?!\s*(?:am|pm)\b)",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _day(
+            int(m[3] or m[5]) if m[3] or m[5] else None,
+            _MONTHS[(m[2] or m[4]).lower()],
+            int(m[1]),
+            t,
+            _after(m),
+        ),
+    ),
     (  # March 5, March 5th 2025, March 2025, Dec; "may" only with a day or year
         re.compile(
             r"\b(?:(" + _MONTH_WORD + r")\.?|(may))(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?"
