@@ -352,3 +352,43 @@ def test_an_option_written_inflected_or_as_a_calendar_abbreviates_it(
 def test_a_language_named_in_words_is_its_code(query: str, language: str | None) -> None:
     tool = schema([], language={"type": "string", "enum": ["en-US", "zh", "es"]})
     assert extractor.extract(query, tool).arguments.get("language") == language
+
+
+LAB = schema(
+    ["patient"],
+    patient={"type": "string"},
+    test={
+        "type": "string",
+        "enum": ["cbc", "hba1c", "liver_function", "kidney_function"],
+        "description": "检验项目：cbc 血常规，hba1c 糖化血红蛋白，liver_function 肝功能，"
+        "kidney_function 肾功能",
+    },
+    delivery={
+        "type": "string",
+        "enum": ["pdf", "mail", "pickup"],
+        "description": "交付方式：pdf 电子版发到邮箱；mail 邮寄纸质版；pickup 本人到教务处领取",
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "arguments"),
+    [
+        ("P20240562 糖化，只看不正常的", {"test": "hba1c"}),  # the start of 糖化血红蛋白
+        ("肝功出来了吗", {"test": "liver_function"}),  # 肝功 is 肝功能's alone, not 肾功能's
+        ("我自己去教务处拿", {"delivery": "pickup"}),  # 教务处 is pickup's words
+        ("交付方式随便", {}),  # the parameter's label names no option
+        ("功能怎么样", {}),  # a pair both liver and kidney words have names neither
+    ],
+)
+def test_an_option_is_named_by_part_of_the_words_paired_with_it(
+    query: str, arguments: dict[str, str]
+) -> None:
+    found = extractor.extract(query, LAB).arguments
+    assert {k: v for k, v in found.items() if k != "patient"} == arguments
+
+
+def test_a_noun_made_from_an_option_names_it() -> None:
+    tool = schema(["action"], action={"type": "string", "enum": ["pay", "refund"]})
+    found = extractor.extract("make a bank transfer payment of 8000", tool)
+    assert found.arguments["action"] == "pay"

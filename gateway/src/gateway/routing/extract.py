@@ -884,10 +884,13 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
     if shortened is not None:
         return shortened
     description = str(spec.get("description") or "")
-    for option in by_length[:_MAX_PAIRED_OPTIONS]:  # a long enum is not read this way
-        for word in _paired_words(description, str(option)):
-            if word in query:
-                return option
+    paired = {o: _paired_words(description, str(o)) for o in by_length[:_MAX_PAIRED_OPTIONS]}
+    for option, words in paired.items():  # a long enum is not read this way
+        if any(word in query for word in words):
+            return option
+    shared = _sharing_pairs(query, paired)
+    if shared is not None:
+        return shared
     return (
         _currency(query, options)
         or _language(lowered, options)
@@ -915,7 +918,7 @@ _CALENDAR_WORDS = frozenset((
 ))  # fmt: skip
 
 
-_INFLECTIONS = ("s", "es", "ed", "d", "ing")
+_INFLECTIONS = ("s", "es", "ed", "d", "ing", "ment", "ments")
 
 
 def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
@@ -1097,14 +1100,37 @@ _MAX_PAIRED_OPTIONS = 64
 
 def _paired_words(description: str, option: str) -> list[str]:
     """Chinese words the description pairs with an enum option: "年假 annual",
-    "annual（年假）", "annual=年假"."""
+    "annual（年假）", "annual=年假"; not a word a colon ends before the option
+    ("交付方式：pdf …" labels the parameter, not the option)."""
     if not option or len(description) > 2000:
         return []
     name = re.escape(option)
     edge_l, edge_r = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
-    before = re.findall(rf"({_CJK_WORD})\s*[:：=]?\s*{edge_l}{name}{edge_r}", description)
+    before = re.findall(rf"({_CJK_WORD})\s*=?\s*{edge_l}{name}{edge_r}", description)
     after = re.findall(rf"{edge_l}{name}{edge_r}\s*[:：=(（]?\s*({_CJK_WORD})", description)
     return [w for w in before + after if len(w) >= 2]
+
+
+def _bigrams(text: str) -> set[str]:
+    return {a + b for a, b in itertools.pairwise(text) if has_han(a) and has_han(b)}
+
+
+def _sharing_pairs(query: str, paired: dict[Any, list[str]]) -> Any:
+    """The one option whose paired Chinese words share the most character pairs with the
+    query that no other option's words have: "本人到教务处领取" for "我自己去教务处拿",
+    "糖化血红蛋白" for "糖化", "时间冲突" for "时间撞了"."""
+    if not has_han(query):
+        return None
+    pairs = {o: set().union(*map(_bigrams, words)) for o, words in paired.items() if words}
+    asked = _bigrams(query)
+    scores = []
+    for option, own in pairs.items():
+        others = set().union(*(p for o, p in pairs.items() if o != option))
+        scores.append((len((own - others) & asked), option))
+    scores.sort(key=lambda s: -s[0])
+    if not scores or scores[0][0] == 0 or (len(scores) > 1 and scores[1][0] == scores[0][0]):
+        return None
+    return scores[0][1]
 
 
 _JOINING = _TOKEN_CHARS - {".", "/", ":"}  # what continues an identifier around a match
