@@ -95,6 +95,10 @@ NOTES_SEARCH = tool(
         ("do it now", False),
         ("能帮我下个单吗", False),
         ("帮我下个寄件单，3 kg，寄到杭州西湖区文三路 90 号", False),
+        # An action word used as a noun asks for no action: 预约 is the appointment here.
+        ("我的预约是几点来着？编号APT0061522", True),
+        ("预约号APT0305519是哪天", True),
+        ("能帮我预约明天上午吗", False),
     ],
 )
 def test_a_request_asks_to_read_when_it_questions_or_begins_with_reading(
@@ -132,6 +136,14 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         # Changing a running system: no lookup of its state does that.
         ("trigger a backup of pg-main now", "trigger"),
         ("please rotate the api key of mailer-api", "rotate"),
+        # Moving something in time is rescheduling it; moving stock is not.
+        ("switch APT0203390 to the 9th of June 2025, 4:30pm", "reschedule"),
+        ("can I move APT0451177 to 2025-03-28 at 11:00?", "reschedule"),
+        ("need to push my appointment back a week", None),  # "need to" is not an order's start
+        ("push my appointment back a week, APT0918834", "reschedule"),
+        ("move 200 units of SKU2024001 from WH01 to WH03", None),
+        ("发条提醒到13912345678，预约号APT0637712", "发条提醒"),
+        ("提醒病人明天来复诊，APT0840021", "提醒"),
         # Not orders: reading first, a verb that also reads, a noun first, a question.
         ("open the October report", None),
         ("show me contract CT-2026-0042", None),

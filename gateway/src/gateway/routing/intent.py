@@ -70,7 +70,7 @@ _LEAD = re.compile(
     re.IGNORECASE,
 )
 _ASK = re.compile(
-    r"^(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+)?"
+    r"^(?:(?:can|could|would|will)\s+(?:you|u|i|we)\s+(?:please\s+|pls\s+|just\s+)?"
     r"|(?:i\s+(?:want|need|would\s+like)|i'd\s+like|help\s+me|let\s+me)\s+(?:to\s+)?)",
     re.IGNORECASE,
 )
@@ -125,7 +125,8 @@ _CJK_WRITE = re.compile(
     _CJK_PLEASE + r"(?:[A-Za-z][\w-]{0,40}\d[\w-]{0,40}\s*)?"
     r"(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
     r"|关闭|升级|预订|发起|下单|重置|作废|撤销|取消|删除"
-    r"|选课|加选|选一下|报名|续借|续期|退课|退选|改期|改约)"
+    r"|选课|加选|选一下|报名|续借|续期|退课|退选|改期|改约"
+    r"|提醒|通知|发(?:个|条|一条)?(?:提醒|通知|短信))"
 )
 # 把 puts the object first and the action after it ("把 INC0055555 的优先级调成 P2"): the
 # construction always asks for something to be done to the object, whichever clause it
@@ -155,6 +156,17 @@ def asks_to_read(text: str) -> bool:
     return bool(_CJK_QUESTION.search(stripped) or _CJK_READ.match(stripped))
 
 
+# Moving something in time: "switch APT… to the 9th of June", "push my appointment back a
+# week", "move it to friday" (not "move 200 units to WH03": no day or time follows).
+_MOVED_IN_TIME = re.compile(
+    r"^(?:move|switch|shift|push|bump|change)\b[^.?!]{0,60}?"
+    r"(?:\b(?:back|forward|later|earlier)\b|\bto\s+(?:the\s+)?(?:\d|next\b|tomorrow\b"
+    r"|tonight\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))",
+    re.IGNORECASE,
+)
+
+
 def order_verb(text: str) -> str | None:
     """The verb of ``text`` when it is an order and not a request to read: its first verb
     when that is one of writing ("submit…", "can you close…", "I want to cancel…"), or
@@ -163,6 +175,8 @@ def order_verb(text: str) -> str | None:
     if asks_to_read(text):
         return None
     head = _head(text)
+    if _MOVED_IN_TIME.match(head):
+        return "reschedule"
     first = _FIRST_WORD.match(head)
     if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
         return first.group(0)

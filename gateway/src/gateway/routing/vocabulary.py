@@ -189,14 +189,30 @@ def imperatives(text: str) -> list[str]:
     return [m.group(1).lower() for m in _IMPERATIVE.finditer(text)]
 
 
+# A Chinese action word used as a noun: "我的预约是几点", "预约号 APT…", "这个预约".
+_NOUN_AFTER = re.compile(r"号|单|编号|记录|信息|是|的")
+_NOUN_BEFORE = ("的", "个", "这", "那")
+
+
+def _acts(text: str, word: str) -> bool:
+    """Whether ``text`` uses the Chinese action word ``word`` as a verb somewhere."""
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        if not (_NOUN_AFTER.match(text, end) or text[max(0, start - 1) : start] in _NOUN_BEFORE):
+            return True
+        start = text.find(word, end)
+    return False
+
+
 def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
-    imperative stands (``_IMPERATIVE``), or a Chinese action word."""
+    imperative stands (``_IMPERATIVE``), or a Chinese action word used as a verb."""
     words = set(imperatives(text))
     return frozenset(
         action
         for action, (english, chinese) in _ACTIONS.items()
-        if not words.isdisjoint(english) or any(w in text for w in chinese)
+        if not words.isdisjoint(english) or any(_acts(text, w) for w in chinese)
     )
 
 
