@@ -144,6 +144,13 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("move 200 units of SKU2024001 from WH01 to WH03", None),
         ("发条提醒到13912345678，预约号APT0637712", "发条提醒"),
         ("提醒病人明天来复诊，APT0840021", "提醒"),
+        # Orders no lookup carries out: a reader is not given them, and a writer only if
+        # its words name them.
+        ("can you waive the late payment fee on my account", "waive"),
+        ("I want to appeal my ECON-2010 grade, the marking was unfair", "appeal"),
+        ("charge the card on file for whatever she owes", "charge"),
+        ("帮我补签一下昨天的考勤", "补签"),
+        ("明天想请假一天", None),  # not at the start: no order by its first word
         # Not orders: reading first, a verb that also reads, a noun first, a question.
         ("open the October report", None),
         ("show me contract CT-2026-0042", None),
