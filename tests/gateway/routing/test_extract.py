@@ -400,11 +400,11 @@ def test_a_free_text_parameter_takes_what_follows_the_colon(
     schema = {"type": "object", "properties": {name: {"type": "string"}}, "required": [name]}
     assert extractor.extract(query, schema).arguments == {name: value}
     # Without a colon nothing says which words are the text: the value stays missing
-    # (a problem's summary is the request itself once it has six words or more); the
-    # colon of a time introduces nothing.
+    # (a problem's summary or description is the request itself once it has six words
+    # or more); the colon of a time introduces nothing.
     assert extractor.extract("my outlook keeps crashing", schema).missing == [name]
     timed = "book a room at 3:30 pm for 2 hours"
-    if name == "summary":
+    if name in ("summary", "description"):
         assert extractor.extract(timed, schema).arguments == {name: timed}
     else:
         assert extractor.extract(timed, schema).missing == [name]
@@ -536,3 +536,38 @@ def test_a_flag_is_set_by_the_words_of_its_name(query: str, flags: dict[str, boo
         },
     }
     assert extractor.extract(query, schema).arguments == flags
+
+
+GUEST = {
+    "type": "object",
+    "properties": {"guest_name": {"type": "string"}, "room_type": {"type": "string"}},
+    "required": ["guest_name"],
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("帮客人王芳订一间标准双床房，2026年10月1日入住", "王芳"),
+        ("订一间套房给张敏，2026-12-23 入住", "张敏"),
+        ("麻烦开个新预订：赵磊 13800138000，豪华房", "赵磊"),
+        ("新订单：李建国，行政房，明晚入住", "李建国"),
+        ("王医生明天上午在不在", None),  # a surname and a title is no name
+        ("林先生要订房", None),
+        ("我想订个房，下周五", None),
+    ],
+)
+def test_a_chinese_name_fills_a_name_parameter(query: str, name: str | None) -> None:
+    assert extractor.extract(query, GUEST).arguments.get("guest_name") == name
+
+
+def test_a_required_description_is_the_request() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"room": {"type": "string"}, "description": {"type": "string"}},
+        "required": ["description"],
+    }
+    found = extractor.extract("door lock on 1716 not reading keycards, guest locked out", schema)
+    assert found.arguments["description"] == (
+        "door lock on 1716 not reading keycards, guest locked out"
+    )

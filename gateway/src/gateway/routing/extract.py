@@ -108,7 +108,9 @@ _TEXT_NAMES = frozenset(
 # itself if it says more than an order would ("file an incident, user-profile returns 500
 # for everyone", not "open an incident"). A summary or a description stays the user's to
 # write (``_TEXT_NAMES``: the text after a colon only).
-_HEADLINE_NAMES = frozenset({"title", "headline", "summary", "subject", "problem", "issue"})
+_HEADLINE_NAMES = frozenset(
+    {"title", "headline", "summary", "subject", "problem", "issue", "description", "details"}
+)
 _HEADLINE_WORDS = 6
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")  # about two to a word
 # Search parameters: the text after a colon, else the whole request.
@@ -293,6 +295,34 @@ def _capitalised_names(query: str) -> list[str]:
                 names.append(name)
             words, sentence_start = [], True
     return names
+
+
+# A Chinese person's name: a common surname and one or two more characters, standing
+# where a name stands (after 客人, 给, 为, 叫, a colon or a comma, or first) and ending
+# where the name does (punctuation, a space, a digit, or the verb or title after it).
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶"
+    "程苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾"
+    "毛郝龚邵万钱严覃武戴莫孔向汤"
+)
+_CJK_NAME = re.compile(
+    r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士)|(?<=[给为叫帮替让请那]))"
+    rf"([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
+    r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员)"
+)
+# Words that begin like a name and are not one ("高铁", "万元"), and titles ("王医生").
+_NOT_NAMES = re.compile(
+    r"^.(?:医生|大夫|老师|经理|总|院长|主任|师傅|先生|女士|小姐|元|块|件|个|天|号|点|月|年)"
+)
+
+
+def _chinese_names(query: str) -> list[str]:
+    """Chinese persons' names in ``query`` (``_CJK_NAME``), in order: 王芳 of
+    "帮客人王芳订一间…", 赵磊 of "：赵磊 13800138000"."""
+    if not has_han(query):
+        return []
+    found = [m.group(1) for m in _CJK_NAME.finditer(query)]
+    return [name for name in found if not _NOT_NAMES.match(name)]
 
 
 # Chinese labels of name-like parameters: "客户是华强贸易", "收件人：王芳".
@@ -494,7 +524,7 @@ class ArgumentExtractor:
         used_numbers: set[int] = set()
         used_ids: set[int] = set()  # where the identifiers other parameters took start
         quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
-        names = _capitalised_names(query)
+        names = _capitalised_names(query) + _chinese_names(query)
 
         resolved: str | None = None
 
