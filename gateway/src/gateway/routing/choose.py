@@ -55,7 +55,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gateway.routing.extract import ArgumentExtractor, examples_of, shape_of
+from gateway.routing.extract import ArgumentExtractor, examples_of, names_a_party, shape_of
 from gateway.routing.index import Candidate
 from gateway.routing.intent import READ_REQUEST_PENALTY
 
@@ -208,14 +208,16 @@ def carries_identifiers(extractor: ArgumentExtractor, query: str, schema: dict[s
 
 def typed_parameters(schema: dict[str, Any]) -> list[str]:
     """Parameters whose values can be told from free text: numbers, enums, formats,
-    patterns and identifier examples (a month "e.g. 2024-07")."""
+    patterns, identifier examples (a month "e.g. 2024-07"), and names ("company",
+    "owner"), which only a capitalised or Chinese person's name fills."""
     typed = []
     for name, spec in (schema.get("properties") or {}).items():
         if not isinstance(spec, dict):
             continue
         numeric = spec.get("type") in ("integer", "number")
         shaped = any(spec.get(key) for key in ("enum", "format", "pattern"))
-        if numeric or shaped or (spec.get("type", "string") == "string" and examples_of(spec)):
+        text = spec.get("type", "string") == "string"
+        if numeric or shaped or (text and (examples_of(spec) or names_a_party(name))):
             typed.append(name)
     return typed
 

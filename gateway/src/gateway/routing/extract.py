@@ -316,6 +316,16 @@ _NOT_NAMES = re.compile(
 )
 
 
+def names_a_party(name: str) -> bool:
+    """Whether a parameter called ``name`` takes a person's or an organisation's name
+    ("guest_name", "company", "owner")."""
+    lowered = name.lower()
+    return any(hint in lowered for hint in _PARTY_NAMES)
+
+
+_PARTY_NAMES = ("name", "customer", "company", "person", "contact", "owner", "recipient")
+
+
 def _chinese_names(query: str) -> list[str]:
     """Chinese persons' names in ``query`` (``_CJK_NAME``), in order: 王芳 of
     "帮客人王芳订一间…", 赵磊 of "：赵磊 13800138000"."""
@@ -470,7 +480,7 @@ def _said(query: str) -> str | None:
 _ELLIPTICAL_CHARS = 80  # "ok and how many are in stock", "快递单号呢": a short follow-up
 
 
-def _elliptical(query: str) -> bool:
+def is_elliptical(query: str) -> bool:
     """A short request naming no identifier of its own: a follow-up to the previous call."""
     return len(query.strip()) <= _ELLIPTICAL_CHARS and not names_an_identifier(query)
 
@@ -578,7 +588,7 @@ class ArgumentExtractor:
         query refers back (or is elliptical), a title from the request itself, else from
         what the user told the agent before; what is still missing is listed."""
         refers = refers_back(query)
-        carries = refers or (elliptical and _elliptical(query))
+        carries = refers or (elliptical and is_elliptical(query))
         for name in required:
             if name in result.arguments:
                 continue

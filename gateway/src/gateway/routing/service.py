@@ -64,7 +64,7 @@ from gateway.routing.choose import (
 )
 from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
-from gateway.routing.extract import ArgumentExtractor, Extraction
+from gateway.routing.extract import ArgumentExtractor, Extraction, is_elliptical
 from gateway.routing.gloss import dictionary, gloss, gloss_ready
 from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, VectorCache, example_texts
 from gateway.routing.rerank import rerank
@@ -326,9 +326,12 @@ class Router:
         # The coarse stage runs on every request: a cache hit is checked against it.
         named = self._named_writer(text, allowed)
         english = await self._english(text, index, allowed)
+        # A short follow-up ("and for Pied Piper?") keeps the tool just used among the
+        # candidates wherever its words rank it: choose decides whether it continues.
+        last = recent[0].tool_id if recent and is_elliptical(text) else None
         candidates = index.search(
             text, vector, allowed=allowed, k=self.settings.top_k, shape_vector=shape_vector,
-            include=named, english=english,
+            include=named | {last} if last else named, english=english,
         )  # fmt: skip
         note = ""
         if cached is not None:
