@@ -151,6 +151,11 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("charge the card on file for whatever she owes", "charge"),
         ("帮我补签一下昨天的考勤", "补签"),
         ("明天想请假一天", None),  # not at the start: no order by its first word
+        # Orders in two words, named by their action class.
+        ("roll back payments-api in prod, error rate went through the roof", "rollback"),
+        ("go back to the previous build of ledger-api, production", "rollback"),
+        ("add more pods to orders-svc, we're getting hammered", "scale"),
+        ("kick search-indexer, it hung again", "kick"),
         # Not orders: reading first, a verb that also reads, a noun first, a question.
         ("open the October report", None),
         ("show me contract CT-2026-0042", None),
@@ -250,6 +255,9 @@ def test_moving_renewing_and_dropping_are_actions_in_either_language() -> None:
     # Enrolling is creating a registration; a reminder is sent.
     assert order_verb("帮我选一下 ECON-2010，学号 S20221107") == "选一下"
     assert order_verb("remind mrs wong about tmrw's appt APT0311457") == "remind"
+    flags = tool("feature_flag_set", "POST", "Turn a feature flag on or off.")
+    assert does(flags, "disable", strict=True)  # turning off is disabling
+    assert does(tool("app_restart", "POST", "Restarts a service."), "kick", strict=True)
     enrol = tool("course_enroll", "POST", "Registers a student in a course section.")
     assert does(enrol, "选一下", strict=True)
     assert not does(tool("course_drop", "DELETE", "为学生办理退课。"), "选一下", strict=True)

@@ -108,6 +108,7 @@ _WRITE_VERBS = frozenset(
         *("abort", "refund", "book", "schedule", "reserve", "pay", "mark", "restock"),
         *("replenish", "reschedule", "postpone", "rebook", "extend", "withdraw", "drop"),
         *("enroll", "enrol", "remind", "notify", "waive", "appeal", "dispute", "charge"),
+        "kick",
         *("refer", "merge", "flag", "reopen", "resend", "reissue", "upgrade", "downgrade"),
         *("unenroll", "unenrol"),
         # and of changing a running system ("trigger a backup" is not a backup-status
@@ -168,6 +169,20 @@ _MOVED_IN_TIME = re.compile(
 )
 
 
+# Orders in two words, named by their action class: "roll back payments-api", "go back
+# to the previous build", "scale up", "add more pods to orders-svc".
+_PHRASAL = (
+    (re.compile(r"^(?:roll\s*back|go\s+back\s+to|revert\s+to)\b", re.IGNORECASE), "rollback"),
+    (
+        re.compile(
+            r"^(?:scale\s+(?:up|down|out|in)|add\s+more\s+(?:pods|replicas|instances|nodes))\b",
+            re.IGNORECASE,
+        ),
+        "scale",
+    ),
+)
+
+
 def order_verb(text: str) -> str | None:
     """The verb of ``text`` when it is an order and not a request to read: its first verb
     when that is one of writing ("submit…", "can you close…", "I want to cancel…"), or
@@ -178,6 +193,9 @@ def order_verb(text: str) -> str | None:
     head = _head(text)
     if _MOVED_IN_TIME.match(head):
         return "reschedule"
+    for phrase, verb in _PHRASAL:
+        if phrase.match(head):
+            return verb
     first = _FIRST_WORD.match(head)
     if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
         return first.group(0)

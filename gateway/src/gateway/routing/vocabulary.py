@@ -169,9 +169,13 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "pay": (frozenset({"pay", "transfer"}), ("支付", "付款", "转账", "缴费", "交费")),
     # and of running systems and staff, which operators' tools name in either language
     "close": (frozenset({"close", "shut"}), ("关闭", "关掉", "结案")),
-    "restart": (frozenset({"restart", "reboot", "bounce"}), ("重启",)),
-    "rollback": (frozenset({"rollback", "revert"}), ("回滚", "回退")),
-    "scale": (frozenset({"scale", "resize"}), ("扩容", "缩容")),
+    "restart": (frozenset({"restart", "reboot", "bounce", "kick"}), ("重启",)),
+    "rollback": (frozenset({"rollback", "revert"}), ("回滚", "回退", "退回")),
+    "scale": (frozenset({"scale", "resize"}), ("扩容", "缩容", "扩到", "缩到")),
+    "toggle": (
+        frozenset({"enable", "disable", "toggle", "flip", "turn"}),
+        ("开启", "启用", "停用"),
+    ),
     "dismiss": (frozenset({"fire", "dismiss"}), ("辞退", "解雇", "开除")),
 }
 # An English verb asks for an action when it begins a clause ("cancel order …", "…, then
