@@ -818,8 +818,9 @@ def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]
     digits ("like MATH-1102": any capitals, a dash, about four digits), the query's
     identifier-looking tokens it accepts; worked out once per query, for at most
     ``_MAX_CLAIMS`` patterns."""
-    specific = ((n, p) for n, p in _patterns(props).items() if _specific(p))
-    specific = itertools.chain(specific, _example_shapes(props))
+    specific = itertools.chain(
+        ((n, p) for n, p in _patterns(props).items() if _specific(p)), _example_shapes(props)
+    )
     patterns = list(itertools.islice(specific, _MAX_CLAIMS))
     if not patterns:
         return {}
@@ -882,8 +883,8 @@ def _constrained(query: str, spec: dict[str, Any], taken: Collection[object] = (
     if "pattern" in spec:
         pattern = str(spec["pattern"])
         anchored = pattern.startswith("^") and pattern.endswith("$")
-        found = _pattern_value(query, _unanchored(pattern), taken, anchored=anchored)
-        return found if found is not None else _assembled(query, pattern, taken)
+        whole = _pattern_value(query, _unanchored(pattern), taken, anchored=anchored)
+        return whole if whole is not None else _assembled(query, pattern, taken)
     if "enum" in spec:
         return _enum_option(query, spec)
     found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))

@@ -326,12 +326,9 @@ class Router:
         # The coarse stage runs on every request: a cache hit is checked against it.
         named = self._named_writer(text, allowed)
         english = await self._english(text, index, allowed)
-        # A short follow-up ("and for Pied Piper?") keeps the tool just used among the
-        # candidates wherever its words rank it: choose decides whether it continues.
-        last = recent[0].tool_id if recent and is_elliptical(text) else None
         candidates = index.search(
             text, vector, allowed=allowed, k=self.settings.top_k, shape_vector=shape_vector,
-            include=named | {last} if last else named, english=english,
+            include=named | _followed(text, recent), english=english,
         )  # fmt: skip
         note = ""
         if cached is not None:
@@ -842,3 +839,10 @@ def _describe(span: trace.Span, decision: RouteDecision) -> None:
         "route.candidates",
         [f"{c.tool_id}:{c.score:.3f}:{c.confidence:.3f}" for c in decision.candidates],
     )
+
+
+def _followed(text: str, recent: Sequence[PastCall]) -> frozenset[str]:
+    """The tool just used, for a short follow-up ("and for Pied Piper?"): it stays among
+    the candidates wherever its words rank it, and ``choose`` decides whether it
+    continues."""
+    return frozenset({recent[0].tool_id}) if recent and is_elliptical(text) else frozenset()
