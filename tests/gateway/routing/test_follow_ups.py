@@ -74,8 +74,12 @@ async def run(gateway: httpx.AsyncClient, query: str, session: str) -> httpx.Res
     return await gateway.post("/run", json=body)
 
 
-async def called(app: FastAPI, session: str, routed: dict[str, object]) -> None:
-    """Record the routed call in the session, as running it would have."""
+async def looked_up(gateway: httpx.AsyncClient, app: FastAPI, session: str) -> None:
+    """ "who's the account manager on Hooli?", routed and recorded in the session as
+    running it would have (a dry run leaves nothing there)."""
+    first = await run(gateway, "who's the account manager on Hooli?", session)
+    routed = first.json()
+    assert routed["tool_id"] == "account_lookup", first.text
     context = app.state.runtime.run.context
     await context.remember("rep", session, routed["tool_id"], routed["arguments"], "ok")
 
@@ -83,9 +87,7 @@ async def called(app: FastAPI, session: str, routed: dict[str, object]) -> None:
 async def test_a_short_follow_up_with_a_new_name_continues_the_last_tool(
     gateway: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    first = await run(gateway, "who's the account manager on Hooli?", "s-follow")
-    assert first.json()["tool_id"] == "account_lookup", first.text
-    await called(app, "s-follow", first.json())
+    await looked_up(gateway, app, "s-follow")
     again = await run(gateway, "and for Pied Piper?", "s-follow")
     assert again.status_code == 200, again.text
     assert again.json()["tool_id"] == "account_lookup"
@@ -95,9 +97,7 @@ async def test_a_short_follow_up_with_a_new_name_continues_the_last_tool(
 async def test_a_follow_up_that_gives_nothing_new_is_still_refused(
     gateway: httpx.AsyncClient, app: FastAPI
 ) -> None:
-    first = await run(gateway, "who's the account manager on Hooli?", "s-thanks")
-    assert first.json()["tool_id"] == "account_lookup", first.text
-    await called(app, "s-thanks", first.json())
+    await looked_up(gateway, app, "s-thanks")
     done = await run(gateway, "thanks, that's all", "s-thanks")
     assert done.status_code == 404, done.text
     assert done.json()["reason"] == "no_matching_tool"

@@ -769,8 +769,8 @@ def _named_flag(query: str, name: str) -> bool | None:
         return None
     lowered = query.lower()
     chinese = has_han(query) and gloss_ready()
-    text = f"{lowered} {gloss(query).lower()}" if chinese else lowered
-    stems = {stem(w) for w in _LATIN_WORD.findall(text)}
+    words = set(_LATIN_WORD.findall(lowered)) | (_glossed_words(query) if chinese else set())
+    stems = {stem(w) for w in words}
     if not all(stem(p) in stems for p in content):
         return None
     first = re.search(rf"\b{re.escape(content[0])}", lowered)
@@ -969,7 +969,7 @@ def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
     calendars do ("friday" for ``fri``, "tues" for ``tue``; "周五" read as Friday)."""
     words = set(_LATIN_WORD.findall(lowered))
     if has_han(lowered) and gloss_ready():
-        words |= set(_LATIN_WORD.findall(gloss(lowered).lower()))
+        words |= _glossed_words(lowered)
     calendar = {w for w in words if w in _CALENDAR_WORDS}
     found = []
     for option in options:
@@ -983,6 +983,20 @@ def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
     return found[0] if len(found) == 1 else None
 
 
+@functools.lru_cache(maxsize=256)
+def _glossed_words(query: str) -> frozenset[str]:
+    """The English words of the query's reading (``gloss``), read once per query (each
+    candidate tool's enums and flags ask again)."""
+    return frozenset(_LATIN_WORD.findall(gloss(query).lower()))
+
+
+@functools.lru_cache(maxsize=4096)
+def _sense_stems(option: str) -> frozenset[str]:
+    """The stems of a Chinese option's English senses (``every_sense``), content words."""
+    words = _LATIN_WORD.findall(every_sense(option).lower())
+    return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) >= 4)
+
+
 def _sensed_option(lowered: str, options: Sequence[Any]) -> Any:
     """The one Chinese option whose English sense the query writes (``gloss``): 下午
     "afternoon", 皮肤科 "dermatology" for "dermatologist" (one stem begins the other, five
@@ -991,11 +1005,7 @@ def _sensed_option(lowered: str, options: Sequence[Any]) -> Any:
     if not gloss_ready() or not _LATIN_WORD.search(lowered):
         return None
     asked = {stem(w) for w in _LATIN_WORD.findall(lowered) if w not in STOPWORDS and len(w) >= 4}
-    senses: dict[Any, set[str]] = {}
-    for option in options:
-        if isinstance(option, str) and has_han(option):
-            words = _LATIN_WORD.findall(every_sense(option).lower())
-            senses[option] = {stem(w) for w in words if w not in STOPWORDS and len(w) >= 4}
+    senses = {o: _sense_stems(o) for o in options if isinstance(o, str) and has_han(o)}
     shared = Counter(s for found in senses.values() for s in found)
 
     def said(sense: str) -> bool:
