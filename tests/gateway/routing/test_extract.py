@@ -571,3 +571,16 @@ def test_a_required_description_is_the_request() -> None:
     assert found.arguments["description"] == (
         "door lock on 1716 not reading keycards, guest locked out"
     )
+
+
+@pytest.mark.parametrize(
+    ("query", "user"),
+    [
+        ("show Marcus's meetings for next week", "Marcus"),
+        ("查一下王芳下周的会议安排", "王芳"),
+        ("show my meetings for next week", None),
+    ],
+)
+def test_a_person_parameter_takes_a_persons_name(query: str, user: str | None) -> None:
+    schema = {"type": "object", "properties": {"user": {"type": "string"}}}
+    assert extractor.extract(query, schema).arguments.get("user") == user

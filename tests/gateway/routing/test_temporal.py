@@ -62,6 +62,8 @@ def test_a_month_named_in_words_fills_a_month_pattern(
         "3个月的月报",
         "SKU2024001 的月报",
         "I have 2 may options",  # a number before "may" is no day of May
+        "on 5/6",  # May 6 or June 5: not known
+        "24/7 support",
     ],
 )
 def test_no_month_is_invented(extractor: ArgumentExtractor, query: str) -> None:
@@ -90,6 +92,9 @@ def test_no_month_is_invented(extractor: ArgumentExtractor, query: str) -> None:
         ("an ortho consult 12 May 2025, bad knee", "2025-05-12"),
         ("on the 9th of June 2025", "2025-06-09"),
         ("3rd March", "2027-03-03"),
+        # A month and day with a slash, when one of the two cannot be a month.
+        ("a discovery call 3/14 4pm", "2027-03-14"),
+        ("on 14/3", "2027-03-14"),
         # An ISO date inside Chinese (a Chinese character is a word character to \\b).
         ("从2024-11-01到现在的", "2024-11-01"),
     ],

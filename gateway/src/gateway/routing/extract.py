@@ -93,6 +93,9 @@ _FORMATS = {
     "uri": re.compile(r"https?://\S+"),
     "url": re.compile(r"https?://\S+"),
 }
+# Parameters that hold a person, named as people are ("show Marcus's meetings"); not
+# ``user_id``, which an identifier fills.
+_PEOPLE_NAMES = frozenset({"user", "username", "assignee", "employee", "member", "rep", "staff"})
 _NAME_LIKE = (
     "name", "city", "location", "company", "country", "place", "person", "team", "brand",
     "customer", "recipient", "owner", "author", "contact",
@@ -306,9 +309,10 @@ _SURNAMES = (
     "毛郝龚邵万钱严覃武戴莫孔向汤"
 )
 _CJK_NAME = re.compile(
-    r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士)|(?<=[给为叫帮替让请那]))"
+    r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士|一下)|(?<=[给为叫帮替让请那]))"
     rf"([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
-    r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员)"
+    r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员"
+    r"|[上下这本]周|[今明昨后]天)"
 )
 # Words that begin like a name and are not one ("高铁", "万元"), and titles ("王医生").
 _NOT_NAMES = re.compile(
@@ -1469,7 +1473,7 @@ def _string(
             return body
         if lowered in _QUERY_NAMES:  # "grep the logs for 'connection reset'": the quoted text
             return quoted.pop(0) if quoted else query.strip()
-    if any(hint in lowered for hint in _NAME_LIKE):
+    if any(hint in lowered for hint in _NAME_LIKE) or lowered in _PEOPLE_NAMES:
         labelled = _labelled_name(query, lowered)
         if labelled is not None:
             return labelled

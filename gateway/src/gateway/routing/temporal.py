@@ -321,6 +321,16 @@ _REWRITES: list[Rewrite] = [
         re.compile(_EDGE + r"(\d{4})[/.](\d{1,2})[/.](\d{1,2})" + _END),
         lambda m, t: _day(int(m[1]), int(m[2]), int(m[3]), t),
     ),
+    (  # 3/14 (a month first when the second number cannot be one), 14/3 (the day first)
+        re.compile(r"(?<![\d/.:-])(?!24/7)(\d{1,2})/(\d{1,2})(?![\d/.:-])"),  # not 24/7
+        lambda m, t: (
+            _day(None, int(m[1]), int(m[2]), t, _after(m))
+            if int(m[2]) > 12 >= int(m[1])
+            else _day(None, int(m[2]), int(m[1]), t, _after(m))
+            if int(m[1]) > 12 >= int(m[2])
+            else None
+        ),
+    ),
     (  # 2025/03, 2025-3
         re.compile(_EDGE + r"(\d{4})[/.-](\d{1,2})" + r"(?![\d/.-])"),
         lambda m, t: _month(int(m[1]), int(m[2]), t),
