@@ -584,3 +584,20 @@ def test_a_required_description_is_the_request() -> None:
 def test_a_person_parameter_takes_a_persons_name(query: str, user: str | None) -> None:
     schema = {"type": "object", "properties": {"user": {"type": "string"}}}
     assert extractor.extract(query, schema).arguments.get("user") == user
+
+
+@pytest.mark.parametrize(
+    ("query", "arguments"),
+    [
+        ("退款：INV-205600，1,500 人民币，原因是重复扣费", {"reason": "重复扣费"}),
+        ("安排一个内部会议，标题 pipeline review，拉上 sales-team", {"title": "pipeline review"}),
+        ("cancel it, reason: duplicate booking", {"reason": "duplicate booking"}),
+        ("book the Title Room", {}),  # an English label needs a colon or "is"
+    ],
+)
+def test_a_free_text_value_follows_its_label(query: str, arguments: dict[str, str]) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "reason": {"type": "string"}},
+    }
+    assert extractor.extract(query, schema).arguments == arguments

@@ -399,6 +399,34 @@ def _where_to(query: str, parameter: str) -> str | None:
     return place or None
 
 
+# Labels a request writes before a free-text value: "原因是重复扣费", "备注：已发报价单",
+# "标题 pipeline review", "reason: duplicate".
+_TEXT_LABELS = {
+    "reason": ("原因", "理由"), "note": ("备注",), "notes": ("备注",), "remark": ("备注",),
+    "remarks": ("备注",), "comment": ("备注", "评论"), "comments": ("备注", "评论"),
+    "title": ("标题",), "subject": ("主题", "标题"), "description": ("描述", "说明"),
+}  # fmt: skip
+# After a Chinese label: 是, 为, a colon or a space; after an English one: a colon or "is".
+_TEXT_AFTER_LABEL = r"\s*(?:是|为|[:：]|\s)\s*([^，,。;；!?！？\n]{1,200})"
+_TEXT_AFTER_NAME = r"\s*(?:[:：=]|\s+is\s)\s*([^，,。;；!?！？\n]{1,200})"
+
+
+def _labelled_text(query: str, parameter: str) -> str | None:
+    """The text after the parameter's label in the request, to the clause's end: its
+    Chinese label ("原因是重复扣费" for ``reason``) or its own name ("reason: duplicate")."""
+    labels = [*_TEXT_LABELS.get(parameter, ()), parameter]
+    for label in labels:
+        pattern = (
+            rf"(?<![A-Za-z]){re.escape(label)}\b{_TEXT_AFTER_NAME}"
+            if label.isascii()
+            else re.escape(label) + _TEXT_AFTER_LABEL
+        )
+        match = re.search(pattern, query, re.IGNORECASE if label.isascii() else 0)
+        if match is not None and match.group(1).strip():
+            return match.group(1).strip()
+    return None
+
+
 def _labelled_name(query: str, parameter: str) -> str | None:
     """The value after a Chinese label of the parameter ("客户是华强贸易" for ``customer``),
     or for a customer or recipient, whom the request is for ("给张三下单")."""
@@ -1467,6 +1495,10 @@ def _string(
     where = _where_to(query, lowered)
     if where is not None:
         return where
+    if lowered in _TEXT_NAMES or lowered in _TEXT_LABELS:
+        labelled = _labelled_text(query, lowered)
+        if labelled is not None:
+            return labelled
     if lowered in _TEXT_NAMES or lowered in _QUERY_NAMES:
         body = _after_colon(query)
         if body is not None:
