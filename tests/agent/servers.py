@@ -7,6 +7,7 @@ process or as a subprocess.
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from types import TracebackType
@@ -14,12 +15,17 @@ from typing import Any
 
 import uvicorn
 
-from tests.e2e.processes import free_port
-
 
 class ServerThread:
     def __init__(self, app: Any, port: int | None = None) -> None:
-        self.port = port or free_port()
+        # Without a port asked for, the socket is bound here and handed to uvicorn: a port
+        # picked free and bound later may be taken meanwhile by another test worker.
+        self._socket: socket.socket | None = None
+        if port is None:
+            self._socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self._socket.bind(("127.0.0.1", 0))
+            port = int(self._socket.getsockname()[1])
+        self.port = port
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
             app,
@@ -32,7 +38,10 @@ class ServerThread:
             timeout_graceful_shutdown=1,
         )
         self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        sockets = [self._socket] if self._socket is not None else None
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": sockets}, daemon=True
+        )
 
     def __enter__(self) -> ServerThread:
         self._thread.start()
@@ -51,3 +60,5 @@ class ServerThread:
     ) -> None:
         self._server.should_exit = True
         self._thread.join(timeout=15)
+        if self._socket is not None:
+            self._socket.close()
