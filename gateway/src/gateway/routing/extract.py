@@ -1066,16 +1066,25 @@ def _currency(query: str, options: list[Any]) -> Any:
     codes = {str(o).upper(): o for o in options if isinstance(o, str) and len(o) == 3}
     if not codes:
         return None
-    lowered = query.lower()
+    code = _first_named(query.lower(), _CURRENCY_WORDS, codes)
+    return codes[code] if code is not None else None
+
+
+def _first_named(
+    lowered: str, table: Sequence[tuple[str, str]], known: Collection[str]
+) -> str | None:
+    """The code, among ``known``, of the ``table`` word that ``lowered`` names first (a
+    Latin word as a whole word; words in table order, each blanked once read: 元 of 美元
+    is read no more)."""
     named: list[tuple[int, str]] = []
-    for word, code in _CURRENCY_WORDS:
+    for word, code in table:
         start = lowered.find(word)
         if start < 0 or (word.isascii() and word.isalpha() and not _names(lowered, word)):
             continue
-        if code in codes:
+        if code in known:
             named.append((start, code))
-        lowered = lowered.replace(word, " " * len(word))  # 元 of 美元 is read no more
-    return codes[min(named)[1]] if named else None
+        lowered = lowered.replace(word, " " * len(word))
+    return min(named)[1] if named else None
 
 
 # Languages as people name them, for an enum of ISO 639-1 codes ("en", "zh-CN").
@@ -1102,12 +1111,8 @@ def _language(lowered: str, options: list[Any]) -> Any:
             codes.setdefault(text[:2], option)
     if not codes:
         return None
-    named = [
-        (lowered.find(word), code)
-        for word, code in _LANGUAGE_WORDS
-        if code in codes and word in lowered and (not word.isascii() or _names(lowered, word))
-    ]
-    return codes[min(named)[1]] if named else None
+    code = _first_named(lowered, _LANGUAGE_WORDS, codes)
+    return codes[code] if code is not None else None
 
 
 @functools.lru_cache(maxsize=256)
@@ -1205,11 +1210,11 @@ def _sharing_pairs(query: str, paired: dict[Any, list[str]]) -> Any:
     if not has_han(query):
         return None
     pairs = {o: set().union(*map(_bigrams, words)) for o, words in paired.items() if words}
+    owners = Counter(pair for own in pairs.values() for pair in own)
     asked = _bigrams(query)
-    scores = []
-    for option, own in pairs.items():
-        others = set().union(*(p for o, p in pairs.items() if o != option))
-        scores.append((len((own - others) & asked), option))
+    scores = [
+        (sum(owners[pair] == 1 for pair in own & asked), option) for option, own in pairs.items()
+    ]
     scores.sort(key=lambda s: -s[0])
     if not scores or scores[0][0] == 0 or (len(scores) > 1 and scores[1][0] == scores[0][0]):
         return None
