@@ -601,3 +601,57 @@ def test_a_free_text_value_follows_its_label(query: str, arguments: dict[str, st
         "properties": {"title": {"type": "string"}, "reason": {"type": "string"}},
     }
     assert extractor.extract(query, schema).arguments == arguments
+
+
+BOOKING = {
+    "type": "object",
+    "properties": {
+        "booking_ref": {"type": "string", "description": "Booking reference, e.g. K7QX2M"},
+        "flight": {"type": "string", "pattern": "^[A-Z0-9]{2}[0-9]{1,4}$"},
+        "last_name": {"type": "string"},
+        "guest_name": {"type": "string"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "ref"),
+    [
+        ("move booking BN5T2X to flight CA982", "BN5T2X"),
+        ("cancel 3FQ8ZL please", "3FQ8ZL"),
+        ("ref 7YTR2K, flight MU588", "7YTR2K"),
+    ],
+)
+def test_a_scrambled_code_example_stands_for_any_code_of_its_length(query: str, ref: str) -> None:
+    """ "e.g. K7QX2M" is a random code: its letters and digits fall anywhere in another."""
+    assert extractor.extract(query, BOOKING).arguments["booking_ref"] == ref
+
+
+def test_a_scrambled_example_takes_no_word_or_number_of_its_length() -> None:
+    arguments = extractor.extract("please cancel 123456 SIMPLE", BOOKING).arguments
+    assert "booking_ref" not in arguments
+
+
+def test_a_pattern_read_case_blind_still_takes_only_a_whole_token() -> None:
+    """ "FQ8" inside 3FQ8ZL is no flight number, in either case."""
+    assert "flight" not in extractor.extract("cancel booking 3FQ8ZL", BOOKING).arguments
+    assert extractor.extract("move me to mu588", BOOKING).arguments["flight"] == "MU588"
+
+
+@pytest.mark.parametrize(
+    ("query", "last_name"),
+    [
+        ("Hi, can I check in? Ref V9QM2L, surname Kowalski.", "Kowalski"),
+        ("booking 6JSN3F lastname O'Brien", "O'Brien"),
+        ("值机 订单号B3NV9Q 姓HUANG 只给我一个人办", "HUANG"),
+        ("How much did I pay for TQ8N2B? Name: Lindqvist", "Lindqvist"),
+    ],
+)
+def test_a_family_name_follows_its_label(query: str, last_name: str) -> None:
+    assert extractor.extract(query, BOOKING).arguments["last_name"] == last_name
+
+
+def test_i_and_a_month_are_no_ones_name() -> None:
+    arguments = extractor.extract("Can I book 2 rooms from May 3 for ref J2KR8W", BOOKING)
+    assert "guest_name" not in arguments.arguments
+    assert "last_name" not in arguments.arguments

@@ -53,6 +53,7 @@ tells the caller exactly what to add.
 from __future__ import annotations
 
 import bisect
+import calendar
 import functools
 import itertools
 import re
@@ -278,6 +279,14 @@ _ABBREVIATIONS = frozenset({"inc", "ltd", "co", "corp", "jr", "sr", "st", "dr", 
 _POSSESSIVE = re.compile(r"['’]s$")
 
 
+# Capitalised words that name no one: "I", a month or a weekday ("from May 3").
+_NOT_NAME_WORDS = frozenset(
+    {"i", "is", "on", "the", "and", "for", "please", "pls"}
+    | {m.lower() for m in calendar.month_name[1:]}
+    | {d.lower() for d in calendar.day_name}
+)
+
+
 def _capitalised_names(query: str) -> list[str]:
     """Runs of capitalised words, each cut where a sentence ends ("Kestrel Analytics. She
     came…" names Kestrel Analytics) and without a possessive ("Priya's pipeline"); not a
@@ -288,15 +297,18 @@ def _capitalised_names(query: str) -> list[str]:
         sentence_start = match.start() in starts
         words: list[str] = []
         for word in [*match.group(0).split(), ""]:
-            words.append(word)
+            # "I" or a month ends a name and is none ("Can I", "Priya May 3")
+            breaks = word.strip(".,").lower() in _NOT_NAME_WORDS
+            if not breaks:
+                words.append(word)
             ends = word.endswith(".") and word[:-1].lower() not in _ABBREVIATIONS
-            if not (ends or not word):
+            if not (ends or breaks or not word):
                 continue
             name = _POSSESSIVE.sub("", " ".join(words).strip(" .,"))
             alone = sentence_start and " " not in name  # a sentence's first word
             if name and not alone and not any(c.isdigit() for c in name):  # not SKU2024001
                 names.append(name)
-            words, sentence_start = [], True
+            words, sentence_start = [], not breaks
     return names
 
 
@@ -427,9 +439,38 @@ def _labelled_text(query: str, parameter: str) -> str | None:
     return None
 
 
+# A person's family or given name after its label: "surname Kowalski", "last name: Smith",
+# "lastname O'Brien", "姓HUANG", "Name: Lindqvist" (a bare "name" only before a colon or
+# "is": "the name on the booking" labels nothing).
+_NAME_LABELS = (
+    (("last", "surname", "family"), r"sur\s?name|last\s?name|family\s?name|姓"),
+    (("first", "given"), r"first\s?name|given\s?name|名"),
+    (("name",), r"(?<![\w\s])\s*name(?=\s*(?:[:：=]|\bis\b))"),
+)
+_NAME_AFTER_LABEL = re.compile(
+    r"\s*(?:[:：=]|\bis\b|是|叫)?\s*([A-Za-z][A-Za-z'’-]*(?:\s+[A-Z][A-Za-z'’-]*)?)"
+)
+
+
+def _named_by_label(query: str, parameter: str) -> str | None:
+    """A person's name after a label of the parameter's kind (``_NAME_LABELS``)."""
+    for hints, label in _NAME_LABELS:
+        if not any(hint in parameter for hint in hints):
+            continue
+        for found in re.finditer(rf"(?:^|(?<![A-Za-z]))(?:{label})", query, re.IGNORECASE):
+            value = _NAME_AFTER_LABEL.match(query, found.end())
+            if value is not None and value.group(1).lower() not in _NOT_NAME_WORDS:
+                return value.group(1)
+    return None
+
+
 def _labelled_name(query: str, parameter: str) -> str | None:
-    """The value after a Chinese label of the parameter ("客户是华强贸易" for ``customer``),
-    or for a customer or recipient, whom the request is for ("给张三下单")."""
+    """The value after a label of the parameter: a person's name after its English label
+    ("surname Kowalski") or a Chinese one ("客户是华强贸易" for ``customer``), or for a
+    customer or recipient, whom the request is for ("给张三下单")."""
+    named = _named_by_label(query, parameter)
+    if named is not None:
+        return named
     for hint, label in _CJK_LABELS.items():
         if hint in parameter:
             match = re.search(re.escape(label) + _LABEL_VALUE, query)
@@ -1275,16 +1316,32 @@ def _pattern_value(
             position = max(match.end(), position + 1)
         if piece or word:
             return piece or word
-        folded = search(compile_pattern(f"(?i:{pattern})"), query)
+        folded = _folded_match(query, compile_pattern(f"(?i:{pattern})"), anchored)
     except (PatternError, UnicodeEncodeError):  # a lone surrogate: RE2 reads nothing
         return None
-    if not folded or not any(c.isdigit() for c in str(folded.group(0))):
+    if not folded or not any(c.isdigit() for c in folded):
         return None  # only an identifier's case is corrected: "and" is no currency "AND"
-    text = str(folded.group(0))
+    text = folded
     for value in (text.upper(), text.lower()):
         whole = search(program, value)
         if whole and whole.group(0) == value:
             return value
+    return None
+
+
+def _folded_match(query: str, program: Any, anchored: bool) -> str | None:
+    """The first match of a case-blind ``program`` (with ``anchored``, a whole token: not
+    "FQ8" of "3FQ8ZL")."""
+    position = 0
+    for _ in range(_MAX_MATCHES):
+        if position > len(query):
+            break
+        match = program.search(query, position)
+        if match is None:
+            break
+        if not anchored or _whole(query, match.start(), match.end()):
+            return str(match.group(0))
+        position = max(match.end(), position + 1)
     return None
 
 
@@ -1782,7 +1839,32 @@ def _identifier(
             found = _find_shape(query, shape_of(example, digits=digits, letters=letters), used)
             if found is not None:
                 return found
+    for example in examples:
+        found = _scrambled(query, example, used)
+        if found is not None:
+            return found
     return None  # the examples say what it looks like, and nothing in the query does
+
+
+# A code whose letters and digits alternate in four runs or more ("K7QX2M", "3FQ8ZL"):
+# a random code, where only its length and its letters' case say what another looks like.
+_SCRAMBLED = re.compile(r"(?:[A-Za-z]+\d+|\d+[A-Za-z]+){2,}[A-Za-z0-9]*")
+
+
+def _scrambled(query: str, example: str, used: set[int]) -> str | None:
+    """For a scrambled example, the query's first token of its length and case, of
+    letters and digits both ("BN5T2X" for "e.g. K7QX2M"), that no other parameter took."""
+    if not _SCRAMBLED.fullmatch(example) or len(example) > 64:
+        return None
+    letters = "A-Z" if example.isupper() else "a-z" if example.islower() else "A-Za-z"
+    shape = re.compile(rf"(?<![A-Za-z0-9_])[{letters}0-9]{{{len(example)}}}(?![A-Za-z0-9_])")
+    for match in shape.finditer(query):
+        token = match.group(0)
+        if match.start() in used or token.isdigit() or token.isalpha():
+            continue
+        used.add(match.start())
+        return token
+    return None
 
 
 def _begins_a_token(query: str, name: str) -> bool:
