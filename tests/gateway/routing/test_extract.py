@@ -655,3 +655,69 @@ def test_i_and_a_month_are_no_ones_name() -> None:
     arguments = extractor.extract("Can I book 2 rooms from May 3 for ref J2KR8W", BOOKING)
     assert "guest_name" not in arguments.arguments
     assert "last_name" not in arguments.arguments
+
+
+WORK_ORDER = {
+    "type": "object",
+    "properties": {
+        "machine_id": {"type": "string"},
+        "stage": {"type": "string", "enum": ["incoming", "in_process", "final"]},
+        "storeroom": {"type": "string", "enum": ["main", "line_side", "all"]},
+        "team": {"type": "string", "description": "班组名称，例如 维修班、装配一组、质检组。"},
+        "problem_description": {"type": "string"},
+        "reason": {"type": "string"},
+        "requested_by": {"type": "string"},
+    },
+    "required": ["machine_id", "problem_description", "reason"],
+}
+
+
+def test_an_option_written_with_a_hyphen_is_named() -> None:
+    arguments = extractor.extract("QC on CNC-0412 during in-process checks", WORK_ORDER).arguments
+    assert arguments["stage"] == "in_process"
+
+
+def test_a_chinese_words_stray_sense_names_no_vague_option() -> None:
+    """一下 reads "all at once": no ``all`` storeroom."""
+    dictionary()
+    arguments = extractor.extract("查一下 CNC-0412 的库存", WORK_ORDER).arguments
+    assert "storeroom" not in arguments
+
+
+def test_a_chinese_example_the_request_names_is_taken() -> None:
+    arguments = extractor.extract("下周维修班谁上夜班 CNC-0412", WORK_ORDER).arguments
+    assert arguments["team"] == "维修班"
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("cancel CNC-0412's order, opened it by mistake", "opened it by mistake"),
+        ("stop CNC-0412 because the coolant pump leaks", "the coolant pump leaks"),
+        ("CNC-0412 取消掉，重复报修了", "重复报修了"),
+    ],
+)
+def test_a_required_reason_is_the_clause_that_gives_it(query: str, reason: str) -> None:
+    assert extractor.extract(query, WORK_ORDER).arguments["reason"] == reason
+
+
+def test_a_required_compound_description_is_the_request_and_a_label_is_a_person() -> None:
+    query = "PRS-07 液压油漏了一地，麻烦报修一下，急！报修人：王建国"
+    result = extractor.extract(query, WORK_ORDER)
+    assert result.arguments["problem_description"] == query  # not 王建国, the label's value
+    assert result.arguments["requested_by"] == "王建国"
+    assert result.arguments["machine_id"] == "PRS-07"
+
+
+def test_a_required_enum_reason_takes_no_free_text() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"reason": {"type": "string", "enum": ["breakdown", "changeover"]}},
+        "required": ["reason"],
+    }
+    assert extractor.extract("CNV-22 停了 30 分钟，登记一下停机", schema).missing == ["reason"]
+
+
+def test_a_time_of_day_is_no_identifier() -> None:
+    arguments = extractor.extract("2 hrs changeover on CNC-0418 starting 6am", WORK_ORDER)
+    assert arguments.arguments["machine_id"] == "CNC-0418"

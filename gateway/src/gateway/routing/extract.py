@@ -97,6 +97,14 @@ _FORMATS = {
 # Parameters that hold a person, named as people are ("show Marcus's meetings"); not
 # ``user_id``, which an identifier fills.
 _PEOPLE_NAMES = frozenset({"user", "username", "assignee", "employee", "member", "rep", "staff"})
+# A person's parameter: "assignee", "user", or whoever did something ("reported_by").
+_BY_SOMEONE = re.compile(r"^[a-z]+_by$")
+
+
+def _names_a_person(name: str) -> bool:
+    return name in _PEOPLE_NAMES or _BY_SOMEONE.match(name) is not None
+
+
 _NAME_LIKE = (
     "name", "city", "location", "company", "country", "place", "person", "team", "brand",
     "customer", "recipient", "owner", "author", "contact",
@@ -452,6 +460,13 @@ _NAME_AFTER_LABEL = re.compile(
 )
 
 
+# A Chinese label of who did something (报修人, 发现人, 申请人) and the name after it.
+_PERSON_LABEL = re.compile(
+    r"[\u4e00-\u9fff]{1,3}人\s*(?:是|为|[:：])?\s*"
+    r"([\u4e00-\u9fff]{2,3}(?=$|[\s,，。;；!?！？])|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
+)
+
+
 def _named_by_label(query: str, parameter: str) -> str | None:
     """A person's name after a label of the parameter's kind (``_NAME_LABELS``)."""
     for hints, label in _NAME_LABELS:
@@ -471,6 +486,10 @@ def _labelled_name(query: str, parameter: str) -> str | None:
     named = _named_by_label(query, parameter)
     if named is not None:
         return named
+    if _BY_SOMEONE.match(parameter):  # "报修人：王建国", "发现人李娜"
+        match = _PERSON_LABEL.search(query)
+        if match is not None:
+            return match.group(1)
     for hint, label in _CJK_LABELS.items():
         if hint in parameter:
             match = re.search(re.escape(label) + _LABEL_VALUE, query)
@@ -508,11 +527,17 @@ def _after_colon(query: str) -> str | None:
 
 
 def _headline(query: str) -> str | None:
+    """The text after a colon, unless it is a label's short value ("报修人：王建国"), else the
+    request itself when it says enough (``_HEADLINE_WORDS``)."""
     body = _after_colon(query)
-    if body is not None:
+    if body is not None and _word_count(body) >= 3:
         return body
-    words = len(re.findall(r"[^\W_]+", query)) + len(_CJK_CHAR.findall(query)) // 2
-    return query.strip() if words >= _HEADLINE_WORDS else None
+    return query.strip() if _word_count(query) >= _HEADLINE_WORDS else None
+
+
+def _word_count(text: str) -> int:
+    """Words, a Chinese word being about two characters."""
+    return len(re.findall(r"[^\W_]+", text)) + len(_CJK_CHAR.findall(text)) // 2
 
 
 # What a message says: the words after "that", "saying", "about" ("text all parents in 7A
@@ -548,6 +573,41 @@ def _said(query: str) -> str | None:
         return (match.group(1) or match.group(2)).strip().rstrip(".!?。！") or None
     clause = _CLAUSE_AFTER.match(query.strip()) if has_han(query) else None
     return clause.group(1).strip().rstrip("。！") if clause else None
+
+
+# Why something is asked: "because …", "since …", "due to …", 因为 / 由于 …
+_REASON_NAMES = frozenset({"reason", "cause", "justification", "rationale"})
+_BECAUSE = re.compile(
+    r"\b(?:because|since|due\s+to|as\s+the|coz|cuz)\s+(.+)$|(?:因为|由于)\s*(.+)$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _worded(query: str, name: str) -> str | None:
+    """A required free-text value the request words itself: a title or description
+    (``_headline``; ``problem_description`` is a description), a message (``_said``), or a
+    reason (``_reason``); None for any other parameter."""
+    last = name.rsplit("_", 1)[-1]
+    if name in _HEADLINE_NAMES or last in _HEADLINE_NAMES:
+        return _headline(query)
+    if _is_message_name(name):
+        return _said(query)
+    if name in _REASON_NAMES or last in _REASON_NAMES:
+        return _reason(query)
+    return None
+
+
+def _reason(query: str) -> str | None:
+    """Why, as the request says it: after a colon, after "because" (因为), else the clause
+    after the order ("cancel WO-101872, opened it by mistake")."""
+    body = _after_colon(query)
+    if body is not None:
+        return body
+    match = _BECAUSE.search(query)
+    if match is not None:
+        return (match.group(1) or match.group(2)).strip().rstrip(".!?。！") or None
+    clause = _CLAUSE_AFTER.match(query.strip())
+    return clause.group(1).strip().rstrip(".!?。！") if clause else None
 
 
 _ELLIPTICAL_CHARS = 80  # "ok and how many are in stock", "快递单号呢": a short follow-up
@@ -669,18 +729,13 @@ class ArgumentExtractor:
                 result.arguments[name] = previous[name]
                 result.from_context.append(name)
                 continue
-            lowered = name.lower()
-            headline = (
-                _headline(query)
-                if lowered in _HEADLINE_NAMES
-                else _said(query)
-                if _is_message_name(lowered)
-                else None
-            )
+            spec = props.get(name) or {}
+            plain = spec.get("type", "string") == "string" and not _constrains(spec)
+            headline = _worded(query, name.lower()) if plain else None
             if headline is not None:  # "file an incident, checkout returns 500"
                 result.arguments[name] = headline
                 continue
-            value = self._recall(name, props.get(name) or {}, remembered) if refers else None
+            value = self._recall(name, spec, remembered) if refers else None
             if value is not None:
                 result.arguments[name] = value
                 result.from_memory.append(name)
@@ -979,9 +1034,13 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         named = next((o for o in numeric if float(o) in written), None)
         if named is not None:
             return named
+    spaced = re.sub(r"(?<=[a-z])[_-]+(?=[a-z])", " ", lowered)  # "in-process", "in_process"
     for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
         for option in by_length:
-            if option not in numeric and _written(lowered, spelled(option).lower()):
+            if option in numeric:
+                continue
+            written = spelled(option).lower()
+            if _written(lowered, written) or (written != str(option) and _names(spaced, written)):
                 return option
     inflected = _inflected_option(lowered, by_length)
     if inflected is not None:
@@ -1179,8 +1238,20 @@ def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
             len(sense) >= 5 and first.startswith(sense) for sense in senses
         )
 
-    named = [owners[0] for first, owners in firsts.items() if len(owners) == 1 and means(first)]
+    def vouched(option: Any) -> bool:  # "all" alone is no option; 所有客户 names all_customers
+        words = re.split(r"[_\-\s]+", str(option).lower())
+        return words[0] not in _VAGUE_OPTIONS or any(means(w) for w in words[1:] if len(w) > 2)
+
+    named = [
+        owners[0]
+        for first, owners in firsts.items()
+        if len(owners) == 1 and means(first) and vouched(owners[0])
+    ]
     return named[0] if len(named) == 1 else None
+
+
+# Words a Chinese word's many senses name by chance (一下 "all at once" is no ``all``).
+_VAGUE_OPTIONS = frozenset({"all", "any", "both", "none", "other", "others", "each", "every"})
 
 
 _SHORT_WORD = re.compile(r"(?<![a-z])[a-z]{4,}(?![a-z])")  # "prod", "auto"; not "pro" or "in"
@@ -1567,7 +1638,7 @@ def _string(
             return body
         if lowered in _QUERY_NAMES:  # "grep the logs for 'connection reset'": the quoted text
             return quoted.pop(0) if quoted else query.strip()
-    if any(hint in lowered for hint in _NAME_LIKE) or lowered in _PEOPLE_NAMES:
+    if any(hint in lowered for hint in _NAME_LIKE) or _names_a_person(lowered):
         labelled = _labelled_name(query, lowered)
         if labelled is not None:
             return labelled
@@ -1636,7 +1707,7 @@ def _mentioned_example(query: str, spec: dict[str, Any], taken: Collection[objec
     (an open list of values, read the way an enum's options are)."""
     lowered = query.lower()
     seen = 0
-    for value in _example_values(spec, defaults=False):
+    for value in itertools.chain(_example_values(spec, defaults=False), _chinese_examples(spec)):
         if not isinstance(value, str) or value in taken or not 1 < len(value) <= 64:
             continue
         seen += 1
@@ -1649,6 +1720,20 @@ def _mentioned_example(query: str, spec: dict[str, Any], taken: Collection[objec
                 return value
             start = lowered.find(text, start + 1)
     return None
+
+
+# Chinese example values a description lists: "班组名称，例如 维修班、装配一组、质检组".
+_CJK_EXAMPLES = re.compile(
+    r"(?:例如|比如|譬如|如)\s*[:：]?\s*([\u4e00-\u9fff]{2,8}(?:\s*[、,，/或和]\s*[\u4e00-\u9fff]{2,8})*)"
+)
+
+
+def _chinese_examples(spec: dict[str, Any]) -> Iterator[str]:
+    description = spec.get("description")
+    if not isinstance(description, str) or not has_han(description):
+        return
+    for match in _CJK_EXAMPLES.finditer(description):
+        yield from re.split(r"\s*[、,，/或和]\s*", match.group(1))
 
 
 def _example_values(spec: dict[str, Any], *, defaults: bool = True) -> Iterator[object]:
@@ -1678,8 +1763,17 @@ _LISTED = re.compile(
 _JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[._-][A-Za-z]+)+")
 
 
+# A time of day or a quantity with its unit is no identifier: "6am", "10pm", "2hrs", "30min".
+_NOT_AN_ID = re.compile(
+    r"\d{1,2}(?::\d\d)?(?:am|pm)|\d+(?:\.\d+)?(?:hrs?|hours?|mins?|secs?|days?|kg|gb|mb|tb|ms)",
+    re.IGNORECASE,
+)
+
+
 def _is_identifier(value: str) -> bool:
     if not 2 < len(value) <= 64 or _ID_TOKEN.fullmatch(value) is None:
+        return False
+    if _NOT_AN_ID.fullmatch(value):
         return False
     return any(c.isdigit() for c in value) or _JOINED_WORDS.fullmatch(value) is not None
 
