@@ -721,3 +721,52 @@ def test_a_required_enum_reason_takes_no_free_text() -> None:
 def test_a_time_of_day_is_no_identifier() -> None:
     arguments = extractor.extract("2 hrs changeover on CNC-0418 starting 6am", WORK_ORDER)
     assert arguments.arguments["machine_id"] == "CNC-0418"
+
+
+VISIT = {
+    "type": "object",
+    "properties": {
+        "account": {"type": "string", "pattern": "^ACC-[0-9]{7}$"},
+        "visit_date": {"type": "string", "format": "date"},
+        "time_slot": {"type": "string", "enum": ["08:00-12:00", "12:00-16:00", "16:00-20:00"]},
+        "job_type": {"type": "string", "enum": ["new_installation", "fault_repair", "relocation"]},
+        "contact_name": {"type": "string"},
+        "contact_phone": {"type": "string"},
+        "phone_number": {"type": "string", "description": "需要停机的手机号码"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "slot"),
+    [
+        ("a visit on 2025-03-28 between 12 and 4", "12:00-16:00"),
+        ("install on 2025-04-02, 4pm-8pm slot", "16:00-20:00"),
+        ("师傅上门，2025年7月1日，8点到12点", "08:00-12:00"),
+        ("5月3号下午两点左右上门", "12:00-16:00"),
+        ("come on 2025-04-08 in the morning", "08:00-12:00"),
+    ],
+)
+def test_a_window_of_the_day_takes_the_time_the_request_gives(query: str, slot: str) -> None:
+    assert extractor.extract(query, VISIT).arguments["time_slot"] == slot
+
+
+def test_a_phone_parameter_takes_a_number_and_never_a_name_or_a_date() -> None:
+    query = "visit ACC-4455667 on 2025-04-02, 联系人王伟，联系电话 0422 334 455"
+    arguments = extractor.extract(query, VISIT).arguments
+    assert arguments["contact_phone"] == "0422334455"
+    assert arguments["contact_name"] == "王伟"
+    assert "phone_number" not in arguments  # one number, taken once
+    sim = {"type": "object", "properties": {"phone_number": VISIT["properties"]["phone_number"]}}
+    assert extractor.extract("我手机丢了，号码 0433876512", sim).arguments == {
+        "phone_number": "0433876512"
+    }
+    assert "contact_phone" not in extractor.extract("联系人王伟 2025-04-02", VISIT).arguments
+
+
+@pytest.mark.parametrize(
+    ("query", "job"),
+    [("Book an install for ACC-2233118", "new_installation"), ("need a repair", "fault_repair")],
+)
+def test_a_later_word_no_other_option_has_names_its_option(query: str, job: str) -> None:
+    assert extractor.extract(query, VISIT).arguments["job_type"] == job

@@ -1056,6 +1056,9 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
     shortened = _shortened_option(lowered, firsts)
     if shortened is not None:
         return shortened
+    partial = _partial_option(lowered, options)
+    if partial is not None:
+        return partial
     description = str(spec.get("description") or "")
     paired = {o: _paired_words(description, str(o)) for o in by_length[:_MAX_PAIRED_OPTIONS]}
     for option, words in paired.items():  # a long enum is not read this way
@@ -1069,7 +1072,68 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         or _language(lowered, options)
         or _glossed_option(query, firsts)
         or _sensed_option(lowered, options)
+        or _window_option(query, options)
     )
+
+
+# An option that is a window of the day ("08:00-12:00", "8-12"), and the query's own.
+_WINDOW = re.compile(r"(\d{1,2})(?::([0-5]\d))?\s*(?:-|–|~|to|至|到)\s*(\d{1,2})(?::([0-5]\d))?")
+_CLOCK_RANGE = re.compile(
+    r"(?<![\d:])(\d\d):(\d\d)\s*(?:-|–|~|to|and|until|till|至|到)\s*(\d\d):(\d\d)(?![\d:])"
+    r"|\bbetween\s+(\d{1,2})\s+and\s+(\d{1,2})\b",
+    re.IGNORECASE,
+)
+_CLOCK = re.compile(r"(?<![\d:])(\d\d):(\d\d)(?![\d:])")
+# A part of the day, at the hour it stands for.
+_DAY_PARTS = (
+    (re.compile(r"\bmorning\b|上午|早上", re.IGNORECASE), 9 * 60),
+    (re.compile(r"\bnoon\b|\blunch\s?time\b|中午", re.IGNORECASE), 12 * 60),
+    (re.compile(r"\bafternoon\b|下午", re.IGNORECASE), 14 * 60),
+    (re.compile(r"\bevening\b|\btonight\b|\bafter work\b|晚上|傍晚", re.IGNORECASE), 18 * 60),
+)
+
+
+def _window_option(query: str, options: Sequence[Any]) -> Any:
+    """For options that are windows of the day, the one the request's time falls in: a
+    range ("4pm-8pm", "between 12 and 4", 8点到12点), a time ("下午两点左右"), or a part
+    of the day ("in the morning", 上午)."""
+    windows = {}
+    for option in options:
+        match = _WINDOW.fullmatch(str(option).strip())
+        if match is None:
+            return None
+        start = int(match[1]) * 60 + int(match[2] or 0)
+        windows[option] = (start, int(match[3]) * 60 + int(match[4] or 0))
+    if len(windows) < 2:
+        return None
+    times = _times_of_day(temporal.resolve(query, datetime.now(UTC).date()))
+    if times is None:
+        return None
+    begin, end = times
+    for option, (start, stop) in windows.items():
+        if start <= begin < stop and (end is None or end <= stop):
+            return option
+    return None
+
+
+def _times_of_day(resolved: str) -> tuple[int, int | None] | None:
+    """The request's time of day in minutes, as a range (start, end) or a moment (start,
+    None), from its text with times written as HH:MM (``temporal.resolve``)."""
+    ranged = _CLOCK_RANGE.search(resolved)
+    if ranged is not None and ranged[1]:
+        return int(ranged[1]) * 60 + int(ranged[2]), int(ranged[3]) * 60 + int(ranged[4])
+    if ranged is not None:  # "between 12 and 4": working hours, so 4 is 16:00
+        first, second = int(ranged[5]), int(ranged[6])
+        first += 12 if first < 7 else 0
+        second += 12 if second <= first % 12 or second < 7 else 0
+        return first * 60, second * 60
+    clock = _CLOCK.search(resolved)
+    if clock is not None:
+        return int(clock[1]) * 60 + int(clock[2]), None
+    for part, minutes in _DAY_PARTS:
+        if part.search(resolved):
+            return minutes, None
+    return None
 
 
 def _written(lowered: str, option: str) -> bool:
@@ -1252,6 +1316,26 @@ def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
 
 # Words a Chinese word's many senses name by chance (一下 "all at once" is no ``all``).
 _VAGUE_OPTIONS = frozenset({"all", "any", "both", "none", "other", "others", "each", "every"})
+
+
+def _partial_option(lowered: str, options: Sequence[Any]) -> Any:
+    """The one option a later word of which, four letters or more and no other option's,
+    the query writes ("repair" for ``fault_repair``), or begins with a word of five letters
+    or more ("install" for ``new_installation``)."""
+    owners: dict[str, list[Any]] = {}
+    for option in options:
+        words = re.split(r"[_\-\s]+", str(option).lower())
+        for word in dict.fromkeys(words[1:]):
+            if len(word) >= 4 and word.isalpha():
+                owners.setdefault(word, []).append(option)
+    query_words = set(_LATIN_WORD.findall(lowered))
+    named = {
+        found[0]
+        for word, found in owners.items()
+        if len(found) == 1
+        and any(w == word or (len(w) >= 5 and word.startswith(w)) for w in query_words)
+    }
+    return named.pop() if len(named) == 1 else None
 
 
 _SHORT_WORD = re.compile(r"(?<![a-z])[a-z]{4,}(?![a-z])")  # "prod", "auto"; not "pro" or "in"
@@ -1608,6 +1692,8 @@ def _string(
     name, the text after a colon (or the whole query) for a text or query parameter, a
     capitalised name, a quoted string, or an example the description gives that the
     query repeats: the first that applies."""
+    if _is_phone_parameter(name, spec):  # a number or nothing: never a name or an id
+        return _phone_number(query, used_ids, taken)
     identifier = _identifier(query, name, spec, used_ids, taken)
     if identifier is not None:
         return identifier
@@ -1659,6 +1745,36 @@ def _string(
         text = str(example).strip()
         if text and text.lower() in query.lower():
             return text
+    return None
+
+
+# A telephone number's parameter, by its name or its description, and a number: 8 to 15
+# digits, a "+" before them, spaces or dashes between ("0412 345 678", "+61 412-345-678").
+_PHONE_WORDS = re.compile(
+    r"phone|mobile|\btel\b|telephone|cell|msisdn|手机|电话|号码", re.IGNORECASE
+)
+_A_DATE = re.compile(r"\d{4}[ -]\d{1,2}[ -]\d{1,2}|\d{1,2}[ -]\d{1,2}[ -]\d{4}")
+_PHONE = re.compile(r"(?<![\w+-])\+?\d(?:[ -]?\d){7,14}(?![\w-])")
+
+
+def _is_phone_parameter(name: str, spec: dict[str, Any]) -> bool:
+    if _PHONE_WORDS.search(name):
+        return True
+    words = re.split(r"[_\W]+", name.lower())
+    described = str(spec.get("description") or "")
+    return "number" in words and _PHONE_WORDS.search(described) is not None
+
+
+def _phone_number(query: str, used: set[int], taken: Collection[object]) -> str | None:
+    """The request's first telephone number no other parameter took, without its spaces
+    and dashes."""
+    for match in _PHONE.finditer(query):
+        number = re.sub(r"[ -]", "", match.group(0))
+        if _A_DATE.fullmatch(match.group(0)):
+            continue  # 2025-04-02
+        if match.start() not in used and number not in taken:
+            used.add(match.start())
+            return number
     return None
 
 
