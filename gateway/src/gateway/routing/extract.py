@@ -64,7 +64,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
-from gateway.routing import temporal
+from gateway.routing import countries, temporal
 from gateway.routing.gloss import every_sense, gloss, gloss_ready, has_han
 from gateway.routing.text import STOPWORDS, stem
 from reach_common.references import names_an_identifier, refers_back
@@ -771,6 +771,10 @@ class ArgumentExtractor:
                 return span
         if kind == "array":
             return _array(query, name, spec, taken)
+        if kind == "string" and countries.takes_a_country(name, spec):
+            country = countries.country_value(query, name, spec, taken)
+            if country is not None:  # "UK passport" → GB for ^[A-Z]{2}$, 去泰国 → TH
+                return country
         if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
             value = _constrained(query, spec, taken)
             if value is None and "pattern" in spec:
@@ -1039,8 +1043,8 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         for option in by_length:
             if option in numeric:
                 continue
-            written = spelled(option).lower()
-            if _written(lowered, written) or (written != str(option) and _names(spaced, written)):
+            text = spelled(option).lower()
+            if _written(lowered, text) or (text != str(option) and _names(spaced, text)):
                 return option
     inflected = _inflected_option(lowered, by_length)
     if inflected is not None:
