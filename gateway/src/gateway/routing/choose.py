@@ -55,7 +55,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from gateway.routing.extract import ArgumentExtractor, examples_of, names_a_party, shape_of
+from gateway.routing.extract import (
+    ArgumentExtractor,
+    examples_of,
+    is_id_name,
+    names_a_party,
+    shape_of,
+)
 from gateway.routing.index import Candidate
 from gateway.routing.intent import READ_REQUEST_PENALTY
 
@@ -249,6 +255,55 @@ def identifier_values(extractor: ArgumentExtractor, query: str, schema: dict[str
         for name in keyed
         if name in arguments and _shaped(str(arguments[name]), properties[name])
     }
+
+
+def named_identifier_values(
+    extractor: ArgumentExtractor, query: str, schema: dict[str, Any]
+) -> set[str]:
+    """The identifiers the request names by kind for the tool's identifier parameters of
+    no known shape: "claim CLM-611940" for a required ``claim_id`` (with letters: a bare
+    number may be another tool's identifier typed without its prefix)."""
+    named = _named_identifiers(schema)
+    if not named:
+        return set()
+    arguments = extractor.extract(query, schema).arguments
+    return {
+        value
+        for name, words in named.items()
+        if isinstance(value := arguments.get(name), str)
+        and any(c.isalpha() for c in value)
+        and _introduced(query, words, value)
+    }
+
+
+def _named_identifiers(schema: dict[str, Any]) -> dict[str, list[str]]:
+    """Required identifier parameters of no known shape (``claim_id``: no pattern, no
+    example), with the words their names introduce a value by ("claim")."""
+    properties = schema.get("properties") or {}
+    named = {}
+    for name in schema.get("required") or []:
+        spec = properties.get(name)
+        if not isinstance(spec, dict) or spec.get("type", "string") != "string":
+            continue
+        if spec.get("pattern") or spec.get("enum") or examples_of(spec) or not is_id_name(name):
+            continue
+        words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2 and w not in _ID_WORDS]
+        if words:
+            named[name] = words
+    return named
+
+
+_ID_WORDS = frozenset({"id", "ids", "no", "num", "number", "ref", "code", "key"})
+
+
+def _introduced(query: str, words: list[str], value: str) -> bool:
+    """Whether the request writes ``value`` right after a word of the parameter's name
+    ("claim CLM-611940", "claim number: CLM-290375"): an identifier of that kind."""
+    for word in words:
+        pattern = rf"(?<![a-z]){re.escape(word)}s?(?:\s+(?:number|no\.?|id|ref|#))?\s*[:#]?\s*"
+        if re.search(pattern + re.escape(value), query, re.IGNORECASE):
+            return True
+    return False
 
 
 def _shaped(value: str, spec: dict[str, Any]) -> bool:

@@ -2010,7 +2010,7 @@ def _id_tokens(query: str) -> Iterator[tuple[int, str]]:
             yield run.start() + match.start(), match.group(0)
 
 
-def _is_id_name(name: str) -> bool:
+def is_id_name(name: str) -> bool:
     parts = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)  # order_id, orderId, sku
     return any(part.lower() in _ID_NAMES or part.lower() in _MACHINE_NAMES for part in parts)
 
@@ -2102,7 +2102,7 @@ def _identifier_by_name(
     SKU2024001), else one the name introduces ("order SO20240715001"), else the only
     such token in the query that no other parameter took. Any other name counts as id-like
     when a token of the query starts with it whole ("mrn" → MRN-066241)."""
-    if not (_is_id_name(name) or _begins_a_token(query, name)):
+    if not (is_id_name(name) or _begins_a_token(query, name)):
         return None
     tokens = [
         (start, text)

@@ -60,6 +60,7 @@ from gateway.routing.choose import (
     gives_new_values,
     identifier_parameters,
     identifier_values,
+    named_identifier_values,
     takes_none_of,
 )
 from gateway.routing.context import Known, PastCall, previous_arguments
@@ -523,7 +524,7 @@ class Router:
         or identifiers another candidate takes and it takes in no parameter. Evaluated
         only for the candidates ``choose`` considers accepting."""
         requested = vocabulary.requested_actions(text)
-        identifiers: set[str] | None = None
+        identifiers: tuple[set[str], set[str]] | None = None
         head = _PAYLOAD.split(text, maxsplit=1)[0]  # ids in a payload say what it holds
         # an identifier with letters (a bare number may be one typed without its prefix),
         # in a request that does not refer to something it does not name ("how is my usual
@@ -538,15 +539,19 @@ class Router:
             if names_one and self._needs_another(head, spec.input_schema):
                 return FOREIGN_ID_PENALTY
             offered = self._offered_actions(spec.manifest)
-            if offered is None:  # a manifest that does not describe its requests: as before
-                return 0.0
             lost = vocabulary.action_gap(requested, offered)
             if identifiers is None:
-                identifiers = set()
+                identifiers, named = set(), set()
                 for c in candidates:
                     schema = self.registry.tools[c.tool_id].spec.input_schema
                     identifiers |= identifier_values(self.extractor, head, schema)
-            if takes_none_of(self.extractor, head, spec.input_schema, identifiers):
+                    named |= named_identifier_values(self.extractor, head, schema)
+                identifiers = (identifiers, named)
+            shaped, named = identifiers
+            # A manifest that does not describe its requests (``offered`` None) answers
+            # only for identifiers the request names by kind ("claim CLM-611940").
+            carried = named if offered is None else shaped | named
+            if takes_none_of(self.extractor, head, spec.input_schema, carried):
                 lost += FOREIGN_ID_PENALTY
             return lost
 
