@@ -541,12 +541,13 @@ class Router:
             offered = self._offered_actions(spec.manifest)
             lost = vocabulary.action_gap(requested, offered)
             if identifiers is None:
-                identifiers, named = set(), set()
+                shaped: set[str] = set()
+                named: set[str] = set()
                 for c in candidates:
                     schema = self.registry.tools[c.tool_id].spec.input_schema
-                    identifiers |= identifier_values(self.extractor, head, schema)
+                    shaped |= identifier_values(self.extractor, head, schema)
                     named |= named_identifier_values(self.extractor, head, schema)
-                identifiers = (identifiers, named)
+                identifiers = (shaped, named)
             shaped, named = identifiers
             # A manifest that does not describe its requests (``offered`` None) answers
             # only for identifiers the request names by kind ("claim CLM-611940").
