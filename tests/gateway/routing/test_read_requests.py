@@ -252,6 +252,10 @@ def test_moving_renewing_and_dropping_are_actions_in_either_language() -> None:
     assert does(moves, "reschedule", strict=True)  # moving a date changes it
     assert does(moves, "改期", strict=True)
     assert does(tool("course_drop", "DELETE", "为学生办理退课。"), "withdraw", strict=True)
+    # Withdrawing a request cancels it, and still drops a course.
+    cancels = tool("workorder_cancel", "POST", "取消尚未完工的维修工单。")
+    assert does(cancels, "withdraw", strict=True)
+    assert does(cancels, "撤回", strict=True)
     # Enrolling is creating a registration; a reminder is sent.
     assert order_verb("帮我选一下 ECON-2010，学号 S20221107") == "选一下"
     assert order_verb("remind mrs wong about tmrw's appt APT0311457") == "remind"

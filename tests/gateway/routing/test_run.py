@@ -265,7 +265,7 @@ async def test_nothing_fits_answers_no_matching_tool(gateway: httpx.AsyncClient)
     assert listed == sorted(listed, reverse=True)
     assert len(listed) == 3
     assert body["tool_id"] is None
-    assert body["route"]["why"] == "below threshold"
+    assert body["route"]["why"].startswith("below threshold: top-1 confidence")
     assert body["route"]["candidates"]
 
 

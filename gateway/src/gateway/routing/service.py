@@ -584,7 +584,9 @@ class Router:
         text, english_only = english
         tools = frozenset(c.tool_id for c in candidates if english_only(c.tool_id))
         drop_english = self._unoffered(text, candidates)
-        misread_english = self._misread(text, candidates)
+        # A word-by-word reading names a verb as a dictionary does (申请 "apply for"): only a
+        # verb of an action class (取消 "cancel") says what an English tool must do.
+        misread_english = self._misread(text, candidates, classed_only=True)
 
         def dropped(tool_id: str) -> float:
             lost = drop(tool_id)
@@ -595,10 +597,13 @@ class Router:
 
         return dropped, misread_either
 
-    def _misread(self, text: str, candidates: list[Candidate]) -> Callable[[str], bool]:
+    def _misread(
+        self, text: str, candidates: list[Candidate], *, classed_only: bool = False
+    ) -> Callable[[str], bool]:
         """Per candidate, whether it is the wrong kind for the request (``intent``): a
         writer for a question, or for an order a reader or a writer that does not do its
-        verb. Nothing is, unless the candidates hold both readers and writers."""
+        verb (with ``classed_only``, only a verb of an action class). Nothing is, unless
+        the candidates hold both readers and writers."""
         tools = self.registry.tools
         present = [c.tool_id for c in candidates if c.tool_id in tools]
         reading = {t for t in present if _reads_only(tools[t].spec)}
@@ -610,6 +615,8 @@ class Router:
         later = intent.later_order_verb(text) if verb is None else None
         asked = verb or later
         if asked is None or not any(self._writes(t) for t in present):
+            return lambda _: False
+        if classed_only and not vocabulary.synonyms(asked)[1]:
             return lambda _: False
 
         # An order: no tool whose words do not name its verb takes it, and no reader
@@ -781,7 +788,7 @@ class Router:
                     None,
                     confidence=choice.best.confidence if choice.best else 0.0,
                     candidates=candidates,
-                    why="below threshold",
+                    why=f"below threshold: {choice.why}",
                 ),
             )
         top = choice.candidate

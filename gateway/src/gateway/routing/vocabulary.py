@@ -154,7 +154,11 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         frozenset({"delete", "remove", "erase", "purge", "forget"}),
         ("删除", "删掉", "删了", "移除", "去掉"),
     ),
-    "cancel": (frozenset({"cancel", "revoke", "abort", "void"}), ("取消", "撤销", "作废")),
+    # (withdrawing a request is cancelling it: "withdraw work order WO-…", 撤回申请)
+    "cancel": (
+        frozenset({"cancel", "revoke", "abort", "void", "withdraw"}),
+        ("取消", "撤销", "作废", "撤回"),
+    ),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
     "notify": (frozenset({"send", "notify", "remind", "forward"}), ("发送", "通知", "提醒")),
     "book": (
@@ -235,10 +239,11 @@ def last_chinese_action(text: str) -> str | None:
 def synonyms(verb: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """The English verbs and Chinese words of the action class of ``verb`` (English or
     Chinese: "purge" or 删除 gives delete, remove, 删除…); ``verb`` alone when it is in
-    none."""
-    for english, chinese in _ACTIONS.values():
-        if verb in english or verb in chinese:
-            return english, chinese
+    none; of every class it is in ("withdraw": cancel and withdraw)."""
+    classes = [(e, c) for e, c in _ACTIONS.values() if verb in e or verb in c]
+    if classes:
+        english = frozenset().union(*(e for e, _ in classes))
+        return english, tuple(dict.fromkeys(w for _, c in classes for w in c))
     if cjk_share(verb):
         return frozenset(), (verb,)
     return frozenset({verb}), ()
