@@ -707,6 +707,11 @@ class Router:
         (tool_id,) = named
         if not (self._writes(tool_id) and self._other_language(text)(tool_id)):
             return frozenset()
+        # Not when the request names an identifier and none of the ones the tool needs:
+        # "Cancel the Japan roaming pass on 0421654987" is no technician visit's TV-…
+        schema = self.registry.tools[tool_id].spec.input_schema
+        if _names_a_key(text) and self._needs_another(text, schema):
+            return frozenset()
         return named
 
     def _writes_too(self, tool_id: str) -> bool:
@@ -851,6 +856,19 @@ def _describe(span: trace.Span, decision: RouteDecision) -> None:
     span.set_attribute(
         "route.candidates",
         [f"{c.tool_id}:{c.score:.3f}:{c.confidence:.3f}" for c in decision.candidates],
+    )
+
+
+_LATIN_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+_LONG_NUMBER = re.compile(r"(?<![\d.])\d{8,}(?![\d.])")  # a phone or account number
+
+
+def _names_a_key(text: str) -> bool:
+    """Whether ``text`` names an identifier: one with a letter (TV-448120), or a long number
+    (0421654987); not a year, an amount or a count."""
+    return bool(_LONG_NUMBER.search(text)) or any(
+        re.search(r"[A-Za-z]", m.group(0)) and re.search(r"\d", m.group(0))
+        for m in _LATIN_TOKEN.finditer(text)
     )
 
 

@@ -170,7 +170,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         frozenset({"withdraw", "drop", "unenroll", "unenrol", "quit"}),
         ("退课", "退选", "退出"),
     ),
-    "pay": (frozenset({"pay", "transfer"}), ("支付", "付款", "转账", "缴费", "交费")),
+    "pay": (frozenset({"pay", "transfer", "settle"}), ("支付", "付款", "转账", "缴费", "交费")),
     # and of running systems and staff, which operators' tools name in either language
     "close": (frozenset({"close", "shut"}), ("关闭", "关掉", "结案")),
     "restart": (frozenset({"restart", "reboot", "bounce", "kick"}), ("重启",)),
