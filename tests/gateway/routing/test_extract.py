@@ -770,3 +770,31 @@ def test_a_phone_parameter_takes_a_number_and_never_a_name_or_a_date() -> None:
 )
 def test_a_later_word_no_other_option_has_names_its_option(query: str, job: str) -> None:
     assert extractor.extract(query, VISIT).arguments["job_type"] == job
+
+
+FLIGHT = {
+    "type": "object",
+    "properties": {
+        "departure_date": {"type": "string", "format": "date"},
+        "adults": {"type": "integer", "minimum": 1, "maximum": 9},
+        "nights": {"type": "integer", "minimum": 1},
+        "cabin": {"type": "string", "enum": ["economy", "premium_economy", "business"]},
+    },
+}
+
+
+def test_the_day_and_year_of_a_written_date_are_no_counts() -> None:
+    arguments = extractor.extract("LHR to JFK on June 3rd 2025, just one adult", FLIGHT)
+    assert arguments.arguments["adults"] == 1
+    assert "nights" not in arguments.arguments
+    assert extractor.extract("SYD to AKL on 3 June, 2 adults", FLIGHT).arguments["adults"] == 2
+
+
+def test_a_count_in_words_counts_what_it_names_only() -> None:
+    assert extractor.extract("a hotel in Doha for one night", FLIGHT).arguments["nights"] == 1
+    assert "adults" not in extractor.extract("the one I saw yesterday", FLIGHT).arguments
+
+
+def test_the_longest_option_wins_however_it_is_written() -> None:
+    arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
+    assert arguments["cabin"] == "premium_economy"

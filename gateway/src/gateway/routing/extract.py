@@ -224,13 +224,29 @@ _LONGEST_TOKEN = 64  # a number inside a longer run of token characters is none
 _MAX_MATCHES = 64  # matches of one pattern weighed per query: a long query costs no more
 
 
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_MONTHS = re.compile(rf"(?<![a-z]){_MONTH}(?![a-z])", re.IGNORECASE)
+# A date written with its month's name: "June 3rd 2025", "3 June", "the 9th of June".
+_WRITTEN_DATE = re.compile(
+    rf"(?<![a-z]){_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:])(?:,?\s+\d{{4}})?"
+    rf"|(?<![\d.])\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])\.?(?:,?\s+\d{{4}})?",
+    re.IGNORECASE,
+)
+
+
 def _numbers(query: str) -> Iterator[re.Match[str]]:
     """The numbers of the query that stand as numbers: not the digits of an identifier
     ("INV-2026-00042"), a date ("2026-12-05") or a time ("10:30"); "6cm" still counts.
     Each is checked within ``_LONGEST_TOKEN`` characters of it: a run of "1:1:1:…" costs
     its length, not its square."""
+    dates = [m.span() for m in _WRITTEN_DATE.finditer(query)] if _MONTHS.search(query) else []
     for match in _NUMBER.finditer(query):
         start, end = match.start(), match.end()
+        if any(a <= start < b for a, b in dates):
+            continue  # the day or year of "June 3rd 2025", "12 May"
         left = start
         while left > 0 and start - left < _LONGEST_TOKEN and query[left - 1] in _TOKEN_CHARS:
             left -= 1
@@ -1039,8 +1055,8 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         if named is not None:
             return named
     spaced = re.sub(r"(?<=[a-z])[_-]+(?=[a-z])", " ", lowered)  # "in-process", "in_process"
-    for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
-        for option in by_length:
+    for option in by_length:  # the longest first, however written ("premium economy")
+        for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
             if option in numeric:
                 continue
             text = spelled(option).lower()
@@ -1634,11 +1650,29 @@ def _number(
             None,
         )
     if number is None:
-        return _chinese_count(query, spec, kind, used)
+        return _chinese_count(query, spec, kind, used) or _english_count(query, name, spec)
     value = _convert(_amount(query, number), kind)
     if value is not None:
         used.add(number.start())
     return value
+
+
+_COUNT_WORDS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "single": 1, "couple of": 2,
+}  # fmt: skip
+_COUNT_WORD = re.compile(rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+([a-z]+)", re.IGNORECASE)
+
+
+def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
+    """A count written in words before what the parameter counts: "one night" for
+    ``nights``, "two adults" for ``adults`` (not "the one I booked")."""
+    counted = {stem(w) for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2}
+    for match in _COUNT_WORD.finditer(query):
+        value = _COUNT_WORDS[match.group(1).lower()]
+        if stem(match.group(2).lower()) in counted and _within(float(value), spec):
+            return value
+    return None
 
 
 # A count written in Chinese numerals before its measure word: "三个人", "两位", "五件".
