@@ -798,3 +798,29 @@ def test_a_count_in_words_counts_what_it_names_only() -> None:
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"
+
+
+USAGE = {
+    "type": "object",
+    "properties": {
+        "period": {"type": "string", "enum": ["current_cycle", "previous_cycle"]},
+        "device": {"type": "string", "enum": ["router", "ont", "both"]},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "period"),
+    [
+        ("usage for the last billing period", "previous_cycle"),
+        ("used so far this cycle", "current_cycle"),
+    ],
+)
+def test_an_option_is_named_by_the_word_people_use_for_its_word(query: str, period: str) -> None:
+    assert extractor.extract(query, USAGE).arguments["period"] == period
+
+
+def test_an_option_naming_every_other_wins_when_written() -> None:
+    arguments = extractor.extract("please reboot both the NBN box and the router", USAGE)
+    assert arguments.arguments["device"] == "both"
+    assert extractor.extract("reboot the router", USAGE).arguments["device"] == "router"

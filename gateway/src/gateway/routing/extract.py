@@ -1055,6 +1055,9 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         if named is not None:
             return named
     spaced = re.sub(r"(?<=[a-z])[_-]+(?=[a-z])", " ", lowered)  # "in-process", "in_process"
+    for option in options:  # "reboot both the box and the router": both, not router
+        if str(option).lower() in _CHOOSES_ALL and _names(lowered, str(option).lower()):
+            return option
     for option in by_length:  # the longest first, however written ("premium economy")
         for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
             if option in numeric:
@@ -1338,6 +1341,15 @@ def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
 _VAGUE_OPTIONS = frozenset({"all", "any", "both", "none", "other", "others", "each", "every"})
 
 
+# An option that names every other one: written in the request, it is the choice.
+_CHOOSES_ALL = frozenset({"both", "all"})
+# Words people use for an option's word: "last month" for ``previous``, "this cycle"
+# for ``current``.
+_OPTION_WORDS = {
+    "previous": ("last", "prior"), "current": ("this",), "next": ("following", "upcoming"),
+}  # fmt: skip
+
+
 def _partial_option(lowered: str, options: Sequence[Any]) -> Any:
     """The one option a later word of which, four letters or more and no other option's,
     the query writes ("repair" for ``fault_repair``), or begins with a word of five letters
@@ -1348,6 +1360,8 @@ def _partial_option(lowered: str, options: Sequence[Any]) -> Any:
         for word in dict.fromkeys(words[1:]):
             if len(word) >= 4 and word.isalpha():
                 owners.setdefault(word, []).append(option)
+        for said in _OPTION_WORDS.get(words[0], ()):  # "last cycle" for previous_cycle
+            owners.setdefault(said, []).append(option)
     query_words = set(_LATIN_WORD.findall(lowered))
     named = {
         found[0]
