@@ -1777,16 +1777,29 @@ def _string(
         if lowered in _QUERY_NAMES:  # "grep the logs for 'connection reset'": the quoted text
             return quoted.pop(0) if quoted else query.strip()
     if any(hint in lowered for hint in _NAME_LIKE) or _names_a_person(lowered):
-        labelled = _labelled_name(query, lowered)
-        if labelled is not None:
-            return labelled
-        chosen = {_spelled(value) for value in taken}
-        while names and _spelled(names[0]) in chosen:
-            names.pop(0)  # "Jade Garden" is the outlet another parameter holds, no guest
-        if names:
-            return names.pop(0)
+        person = _person(query, lowered, names, taken)
+        if person is not None:
+            return person
+    return _called_or_quoted(query, lowered, spec, quoted)
+
+
+def _person(query: str, name: str, names: list[str], taken: Collection[object]) -> str | None:
+    """For a name parameter: the value after its label, else the request's next name
+    that no other parameter holds ("Jade Garden" is the outlet's, no guest's)."""
+    labelled = _labelled_name(query, name)
+    if labelled is not None:
+        return labelled
+    chosen = {_spelled(value) for value in taken}
+    while names and _spelled(names[0]) in chosen:
+        names.pop(0)
+    return names.pop(0) if names else None
+
+
+def _called_or_quoted(query: str, name: str, spec: dict[str, Any], quoted: list[str]) -> str | None:
+    """What the request calls a file or a name ("called draft-v1", "save this as faq-x:"),
+    else a quoted string, else an example of the description the request repeats."""
     called = _CALLED.search(query)
-    if called is not None and (_is_file_parameter(name, spec) or "name" in lowered):
+    if called is not None and (_is_file_parameter(name, spec) or "name" in name):
         return called.group(1).strip(" .,，。")
     saved_as = _SAVED_AS.search(query) if _is_file_parameter(name, spec) else None
     if saved_as is not None:

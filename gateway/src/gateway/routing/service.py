@@ -303,14 +303,7 @@ class Router:
         within: frozenset[str] | None = None,
     ) -> RouteDecision:
         index = await self.index()
-        allowed = self.visible(caller, namespaces)
-        if within is not None:
-            allowed &= within
-        if not allowed:
-            raise NoMatchingTool(
-                "No tool is available to this caller in the requested namespaces.",
-                decision=RouteDecision(None, why="no visible tools"),
-            )
+        allowed = self._allowed(caller, namespaces, within)
         scope, has_examples = self._scope(index, allowed)
         previous = Known(previous_arguments(list(recent)), tuple(remembered))
 
@@ -354,6 +347,20 @@ class Router:
         if decision.tool_id:
             await self._remember(scope, text, shape_vector, decision)
         return decision
+
+    def _allowed(
+        self, caller: Caller, namespaces: Collection[str] | None, within: frozenset[str] | None
+    ) -> frozenset[str]:
+        """The tools this caller may use in the namespaces (and ``within``, if given)."""
+        allowed = self.visible(caller, namespaces)
+        if within is not None:
+            allowed &= within
+        if not allowed:
+            raise NoMatchingTool(
+                "No tool is available to this caller in the requested namespaces.",
+                decision=RouteDecision(None, why="no visible tools"),
+            )
+        return allowed
 
     # -- route cache -----------------------------------------------------------------
 
