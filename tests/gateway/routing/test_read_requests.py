@@ -256,6 +256,7 @@ def test_moving_renewing_and_dropping_are_actions_in_either_language() -> None:
     cancels = tool("workorder_cancel", "POST", "取消尚未完工的维修工单。")
     assert does(cancels, "withdraw", strict=True)
     assert does(cancels, "撤回", strict=True)
+    assert does(cancels, "kill", strict=True)  # "kill the booking RSV06612834"
     # Enrolling is creating a registration; a reminder is sent.
     assert order_verb("帮我选一下 ECON-2010，学号 S20221107") == "选一下"
     assert order_verb("remind mrs wong about tmrw's appt APT0311457") == "remind"

@@ -154,9 +154,9 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         frozenset({"delete", "remove", "erase", "purge", "forget"}),
         ("删除", "删掉", "删了", "移除", "去掉"),
     ),
-    # (withdrawing a request is cancelling it: "withdraw work order WO-…", 撤回申请)
+    # (withdrawing or killing a request cancels it: "withdraw work order WO-…", 撤回申请)
     "cancel": (
-        frozenset({"cancel", "revoke", "abort", "void", "withdraw"}),
+        frozenset({"cancel", "revoke", "abort", "void", "withdraw", "kill"}),
         ("取消", "撤销", "作废", "撤回"),
     ),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
