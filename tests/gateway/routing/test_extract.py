@@ -824,3 +824,17 @@ def test_an_option_naming_every_other_wins_when_written() -> None:
     arguments = extractor.extract("please reboot both the NBN box and the router", USAGE)
     assert arguments.arguments["device"] == "both"
     assert extractor.extract("reboot the router", USAGE).arguments["device"] == "router"
+
+
+def test_an_organisation_parameter_takes_a_capitalised_name() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "phone_number": {"type": "string", "pattern": "^\\+?[0-9]{8,15}$"},
+            "losing_operator": {"type": "string", "description": "The current provider"},
+        },
+    }
+    query = "I want to bring my number 0412777654 over from Optus"
+    assert extractor.extract(query, schema).arguments["losing_operator"] == "Optus"
+    query = "Port request: 0422456789, current provider Aldi Mobile"
+    assert extractor.extract(query, schema).arguments["losing_operator"] == "Aldi Mobile"

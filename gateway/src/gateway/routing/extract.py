@@ -108,6 +108,8 @@ def _names_a_person(name: str) -> bool:
 _NAME_LIKE = (
     "name", "city", "location", "company", "country", "place", "person", "team", "brand",
     "customer", "recipient", "owner", "author", "contact",
+    # an organisation: "losing_operator", "provider", "carrier", "vendor", "supplier"
+    "operator", "provider", "carrier", "vendor", "supplier",
 )  # fmt: skip
 # Free-text parameters: the text after the query's colon ("add this to the KB: <text>",
 # "open a ticket: outlook crashes when I attach a file").
