@@ -838,3 +838,24 @@ def test_an_organisation_parameter_takes_a_capitalised_name() -> None:
     assert extractor.extract(query, schema).arguments["losing_operator"] == "Optus"
     query = "Port request: 0422456789, current provider Aldi Mobile"
     assert extractor.extract(query, schema).arguments["losing_operator"] == "Aldi Mobile"
+
+
+def test_an_english_request_names_an_option_by_its_paired_chinese_words_sense() -> None:
+    dictionary()
+    schema = {
+        "type": "object",
+        "properties": {
+            "shift": {
+                "type": "string",
+                "enum": ["A", "B", "C"],
+                "description": "班次：A 早班，B 中班，C 夜班",
+            }
+        },
+    }
+    assert extractor.extract("scrap count on L06 night shift", schema).arguments == {"shift": "C"}
+
+
+def test_a_required_reason_may_be_the_next_sentence() -> None:
+    query = "Please withdraw work order CNC-0412. The vendor fixed the chiller under warranty."
+    arguments = extractor.extract(query, WORK_ORDER).arguments
+    assert arguments["reason"] == "The vendor fixed the chiller under warranty"

@@ -624,8 +624,12 @@ def _reason(query: str) -> str | None:
     match = _BECAUSE.search(query)
     if match is not None:
         return (match.group(1) or match.group(2)).strip().rstrip(".!?。！") or None
-    clause = _CLAUSE_AFTER.match(query.strip())
+    clause = _CLAUSE_AFTER.match(query.strip()) or _SENTENCE_AFTER.match(query.strip())
     return clause.group(1).strip().rstrip(".!?。！") if clause else None
+
+
+# The sentences after the first: "Please withdraw WO-100455. The vendor fixed it."
+_SENTENCE_AFTER = re.compile(r"^[^!?。！？]{2,80}?(?:[.!?](?=\s)|[。！？])\s*(.{2,})$", re.DOTALL)
 
 
 _ELLIPTICAL_CHARS = 80  # "ok and how many are in stock", "快递单号呢": a short follow-up
@@ -1092,6 +1096,9 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
     shared = _sharing_pairs(query, paired)
     if shared is not None:
         return shared
+    sensed = _sensed_pairing(lowered, paired)
+    if sensed is not None:  # "night shift" for the C of "C 夜班"
+        return sensed
     return (
         _currency(query, options)
         or _language(lowered, options)
@@ -1216,6 +1223,16 @@ def _sense_stems(option: str) -> frozenset[str]:
     """The stems of a Chinese option's English senses (``every_sense``), content words."""
     words = _LATIN_WORD.findall(every_sense(option).lower())
     return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) >= 4)
+
+
+def _sensed_pairing(lowered: str, paired: dict[Any, list[str]]) -> Any:
+    """For an English request, the option whose paired Chinese words it says in their
+    English sense ("night shift" for the C of "班次：A 早班，B 中班，C 夜班")."""
+    if not gloss_ready() or has_han(lowered) or not any(paired.values()):
+        return None
+    by_words = {word: option for option, words in paired.items() for word in words}
+    word = _sensed_option(lowered, list(by_words))
+    return by_words.get(word) if word is not None else None
 
 
 def _sensed_option(lowered: str, options: Sequence[Any]) -> Any:
