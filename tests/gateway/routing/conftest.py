@@ -4,8 +4,10 @@ with ``catalogue_app`` and ``registered``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -43,6 +45,13 @@ async def gateway(request: pytest.FixtureRequest, app: FastAPI) -> AsyncIterator
     catalogue = getattr(request.module, "CATALOGUE", None)
     async with registered(app, catalogue or ()) as client:
         yield client
+
+
+def blind_set(name: str) -> list[dict[str, Any]]:
+    """The manifests of a request set under ``tests/data`` (written blind to the router):
+    a module's ``CATALOGUE``."""
+    folder = Path(__file__).resolve().parents[2] / "data" / name / "manifests"
+    return [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
 
 
 def manifest(

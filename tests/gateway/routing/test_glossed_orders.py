@@ -5,15 +5,11 @@ was refused by every English writer of a catalogue written blind to the router."
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import httpx
 
-from tests.gateway.routing.conftest import dry_run
+from tests.gateway.routing.conftest import blind_set, dry_run
 
-FACTORY = Path(__file__).resolve().parents[2] / "data" / "factory" / "manifests"
-CATALOGUE = [json.loads(path.read_text()) for path in sorted(FACTORY.glob("*.json"))]
+CATALOGUE = blind_set("factory")
 
 
 async def test_a_verb_a_dictionary_names_does_not_refuse_an_english_writer(

@@ -5,18 +5,14 @@ nothing, though only the Chinese status reader takes a claim's number."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import httpx
 import pytest
 
-from tests.gateway.routing.conftest import dry_run
+from tests.gateway.routing.conftest import blind_set, dry_run
 
 # A catalogue written blind to the router (tests/data/travel): the claim writer is
 # described in English, the status reader only in Chinese, its claim_id with no shape.
-TRAVEL = Path(__file__).resolve().parents[2] / "data" / "travel" / "manifests"
-CATALOGUE = [json.loads(path.read_text()) for path in sorted(TRAVEL.glob("*.json"))]
+CATALOGUE = blind_set("travel")
 
 
 @pytest.mark.parametrize(

@@ -5,16 +5,12 @@ written blind to the router (the technician-visit canceller is described in Chin
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import httpx
 import pytest
 
-from tests.gateway.routing.conftest import dry_run
+from tests.gateway.routing.conftest import blind_set, dry_run
 
-TELECOM = Path(__file__).resolve().parents[2] / "data" / "telecom" / "manifests"
-CATALOGUE = [json.loads(path.read_text()) for path in sorted(TELECOM.glob("*.json"))]
+CATALOGUE = blind_set("telecom")
 
 
 async def test_a_writer_named_by_its_verb_needs_the_identifier_the_request_gives(

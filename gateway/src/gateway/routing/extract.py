@@ -583,13 +583,24 @@ def _said(query: str) -> str | None:
     """The text of a required message: after a colon, else what the request says it
     says (``_SAYING``), else a Chinese request's second clause; None when the request
     does not word one."""
+    return _worded_after(query, _SAYING, any_language=False)
+
+
+def _worded_after(query: str, marker: re.Pattern[str], *, any_language: bool) -> str | None:
+    """Free text the request words: after a colon, else after ``marker`` (its first or
+    second group), else the clause after the order: in any language, or the next
+    sentence, with ``any_language``; a Chinese request's second clause otherwise."""
     body = _after_colon(query)
     if body is not None:
         return body
-    match = _SAYING.search(query)
+    match = marker.search(query)
     if match is not None:
         return (match.group(1) or match.group(2)).strip().rstrip(".!?。！") or None
-    clause = _CLAUSE_AFTER.match(query.strip()) if has_han(query) else None
+    stripped = query.strip()
+    if any_language:
+        clause = _CLAUSE_AFTER.match(stripped) or _SENTENCE_AFTER.match(stripped)
+        return clause.group(1).strip().rstrip(".!?。！") if clause else None
+    clause = _CLAUSE_AFTER.match(stripped) if has_han(query) else None
     return clause.group(1).strip().rstrip("。！") if clause else None
 
 
@@ -617,15 +628,8 @@ def _worded(query: str, name: str) -> str | None:
 
 def _reason(query: str) -> str | None:
     """Why, as the request says it: after a colon, after "because" (因为), else the clause
-    after the order ("cancel WO-101872, opened it by mistake")."""
-    body = _after_colon(query)
-    if body is not None:
-        return body
-    match = _BECAUSE.search(query)
-    if match is not None:
-        return (match.group(1) or match.group(2)).strip().rstrip(".!?。！") or None
-    clause = _CLAUSE_AFTER.match(query.strip()) or _SENTENCE_AFTER.match(query.strip())
-    return clause.group(1).strip().rstrip(".!?。！") if clause else None
+    or the sentence after the order ("cancel WO-101872, opened it by mistake")."""
+    return _worded_after(query, _BECAUSE, any_language=True)
 
 
 # The sentences after the first: "Please withdraw WO-100455. The vendor fixed it."
