@@ -18,6 +18,7 @@ from datetime import date
 import pytest
 
 from gateway.routing import cache, intent, temporal, vocabulary
+from gateway.routing.choose import named_identifier_values
 from gateway.routing.extract import ArgumentExtractor
 
 SCHEMA = {
@@ -28,16 +29,22 @@ SCHEMA = {
         "query": {"type": "string"},
         "team": {"type": "string", "description": "e.g. sre, payments"},
         "day": {"type": "string", "format": "date"},
+        "claim_id": {"type": "string"},
+        "destination": {"type": "string", "description": "Destination country"},
+        "slot": {"type": "string", "enum": ["08:00-12:00", "12:00-16:00"]},
+        "contact_phone": {"type": "string"},
     },
-    "required": ["service", "query"],
+    "required": ["service", "query", "claim_id"],
 }
 EXTRACTOR = ArgumentExtractor(today=lambda: date(2026, 12, 1))
 PIECES = ["1:", "1-", " ", "\t\n", "十", "1点", "SO1", "-", "(a", "a a", "count 1 ", "找a "]
+PIECES += ["claim CLM-1 ", "claim  ", "Japan ", "4pm-", "0412 345 "]
 
 
 def read(text: str) -> None:
     """What the router reads of a request before and beside its embedding."""
     EXTRACTOR.extract(text, SCHEMA)
+    named_identifier_values(EXTRACTOR, text, SCHEMA)
     temporal.resolve(text, date(2026, 12, 1))
     intent.order_verb(text)
     vocabulary.requested_actions(text)
@@ -61,3 +68,17 @@ def test_reading_a_request_grows_with_its_length_not_its_square(piece: str) -> N
     short, long = text(2_000), text(16_000)
     ratio = cost(lambda: read(long)) / max(cost(lambda: read(short)), 1e-4)
     assert ratio < 24, f"{piece!r}: 8x the text cost {ratio:.0f}x the time"
+
+
+def test_a_kind_word_before_a_run_of_blanks_costs_the_run_once() -> None:
+    """ "claim", 4,000 blanks and a word before a claim number: reading whether the word
+    introduces the number once tried each split of the blanks (0.19 s at 4,000)."""
+
+    def text(length: int) -> str:
+        return "claim" + " " * length + "x CLM-611940"
+
+    def work(length: int) -> Callable[[], None]:
+        return lambda: named_identifier_values(EXTRACTOR, text(length), SCHEMA)
+
+    ratio = cost(work(16_000)) / max(cost(work(2_000)), 1e-4)
+    assert ratio < 24, f"8x the blanks cost {ratio:.0f}x the time"

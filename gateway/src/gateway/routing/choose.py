@@ -296,13 +296,26 @@ def _named_identifiers(schema: dict[str, Any]) -> dict[str, list[str]]:
 _ID_WORDS = frozenset({"id", "ids", "no", "num", "number", "ref", "code", "key"})
 
 
+_INTRODUCING = 40  # characters before a value that may hold the word introducing it
+
+
 def _introduced(query: str, words: list[str], value: str) -> bool:
     """Whether the request writes ``value`` right after a word of the parameter's name
-    ("claim CLM-611940", "claim number: CLM-290375"): an identifier of that kind."""
-    for word in words:
-        pattern = rf"(?<![a-z]){re.escape(word)}s?(?:\s+(?:number|no\.?|id|ref|#))?\s*[:#]?\s*"
-        if re.search(pattern + re.escape(value), query, re.IGNORECASE):
+    ("claim CLM-611940", "claim number: CLM-290375"): an identifier of that kind. Only
+    the few characters before each occurrence are read: any request costs its length."""
+    endings = [
+        re.compile(
+            rf"(?<![a-z]){re.escape(word)}s?(?:\s{{1,3}}(?:number|no\.?|id|ref|#))?\s{{0,3}}[:#]?\s{{0,3}}$",
+            re.IGNORECASE,
+        )
+        for word in words
+    ]
+    start = query.find(value)
+    while start >= 0:
+        before = query[max(0, start - _INTRODUCING) : start]
+        if any(ending.search(before) for ending in endings):
             return True
+        start = query.find(value, start + 1)
     return False
 
 
