@@ -33,12 +33,15 @@ SCHEMA = {
         "destination": {"type": "string", "description": "Destination country"},
         "slot": {"type": "string", "enum": ["08:00-12:00", "12:00-16:00"]},
         "contact_phone": {"type": "string"},
+        "last_name": {"type": "string"},
+        "reported_by": {"type": "string"},
     },
     "required": ["service", "query", "claim_id"],
 }
 EXTRACTOR = ArgumentExtractor(today=lambda: date(2026, 12, 1))
 PIECES = ["1:", "1-", " ", "\t\n", "十", "1点", "SO1", "-", "(a", "a a", "count 1 ", "找a "]
-PIECES += ["claim CLM-1 ", "claim  ", "Japan ", "4pm-", "0412 345 "]
+PIECES += ["claim CLM-1 ", "claim  ", "Japan ", "中国", "4pm-", "0412 345 ", "jun 1st "]
+PIECES += ["surname  ", "报修人 "]
 
 
 def read(text: str) -> None:

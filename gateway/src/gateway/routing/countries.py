@@ -112,26 +112,11 @@ def _form(mention: Mention, spec: dict[str, Any]) -> str | None:
 
 
 def mentioned(query: str) -> list[Mention]:
-    """The countries ``query`` names, in order, each once."""
-    english, chinese, codes = _tables()
-    found: list[Mention] = []
-    for match in english.finditer(query):
-        text = match.group(0)
-        key = text.lower()
-        if key in _CAPITALS_ONLY and not text.isupper():
-            continue
-        code = codes.english.get(key)
-        held = code is None  # a people's name: "Canadians", "Indian"
-        if code is None:
-            code = codes.demonyms.get(key) or codes.demonyms.get(key[:-1])
-        if code is None:
-            continue
-        held = held or bool(_HELD_AFTER.match(query, match.end()))
-        found.append(_mention(match.start(), text, code, held))
-    for match in chinese.finditer(query):
-        held = bool(_HELD_AFTER.match(query, match.end()))
-        code = codes.chinese[match.group(0)]
-        found.append(_mention(match.start(), match.group(0), code, held))
+    """The countries ``query`` names, in order, each once. Names are looked up, not
+    searched for: a run of words while it begins a name, and each piece of a Chinese run
+    up to 8 characters, is one dictionary lookup (a request costs its length)."""
+    codes = _tables()
+    found = [*_english_mentions(query, codes), *_chinese_mentions(query, codes)]
     found.sort(key=lambda m: m.start)
     seen: set[tuple[str, bool]] = set()
     unique = []
@@ -140,6 +125,69 @@ def mentioned(query: str) -> list[Mention]:
             seen.add((mention.alpha_2, mention.held))
             unique.append(mention)
     return unique
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+_CJK_LONGEST = 8  # characters of the longest Chinese name looked up
+
+
+def _english_mentions(query: str, codes: _Codes) -> list[Mention]:
+    """Each run of words that is a name, the longest first; a run grows only while it
+    begins some name (``_Codes.prefixes``), so a word costs about one lookup."""
+    words = list(_LATIN_WORD.finditer(query))
+    lowered = [w.group(0).lower() for w in words]
+    found: list[Mention] = []
+    i = 0
+    while i < len(words):
+        best: Mention | None = None
+        key, n = lowered[i], 1
+        while True:
+            text = query[words[i].start() : words[i + n - 1].end()]
+            best = _english_mention(query, words[i].start(), text, codes) or best
+            if i + n >= len(words) or key not in codes.prefixes:
+                break
+            if not query[words[i + n - 1].end() : words[i + n].start()].isspace():
+                break  # words of one name stand apart by blanks only
+            key, n = f"{key} {lowered[i + n]}", n + 1
+        if best is not None:
+            found.append(best)
+            i += len(_LATIN_WORD.findall(best.text))
+        else:
+            i += 1
+    return found
+
+
+def _english_mention(query: str, start: int, text: str, codes: _Codes) -> Mention | None:
+    key = " ".join(w.lower() for w in _LATIN_WORD.findall(text))
+    if key in _CAPITALS_ONLY and not text.isupper():
+        return None  # "us", "uk" in lower case are other words
+    code = codes.english.get(key)
+    held = code is None  # a people's name: "Canadians", "Indian"
+    if code is None:
+        code = codes.demonyms.get(key) or codes.demonyms.get(key[:-1])
+    if code is None:
+        return None
+    held = held or bool(_HELD_AFTER.match(query, start + len(text)))
+    return _mention(start, text, code, held)
+
+
+def _chinese_mentions(query: str, codes: _Codes) -> list[Mention]:
+    found: list[Mention] = []
+    for run in _CJK_RUN.finditer(query):
+        chars, i = run.group(0), 0
+        while i < len(chars) - 1:
+            for n in range(min(_CJK_LONGEST, len(chars) - i), 1, -1):  # the longest first
+                code = codes.chinese.get(chars[i : i + n])
+                if code is not None:
+                    end = run.start() + i + n
+                    held = bool(_HELD_AFTER.match(query, end))
+                    found.append(_mention(run.start() + i, chars[i : i + n], code, held))
+                    i += n
+                    break
+            else:
+                i += 1
+    return found
 
 
 def _mention(start: int, text: str, alpha_2: str, held: bool) -> Mention:
@@ -159,14 +207,19 @@ _DEMONYM_FORMS: tuple[Callable[[str], str], ...] = (
 
 @dataclass(frozen=True)
 class _Codes:
-    english: dict[str, str]
+    english: dict[str, str]  # a name's words, lower case, one blank apart
     chinese: dict[str, str]
     demonyms: dict[str, str]
+    prefixes: frozenset[str]  # the first words of every English name longer than them
+
+
+def _words(name: str) -> str:
+    return " ".join(w.lower() for w in _LATIN_WORD.findall(name))
 
 
 @functools.cache
-def _tables() -> tuple[re.Pattern[str], re.Pattern[str], _Codes]:
-    """The English and Chinese names' patterns (longest first), and their codes; built
+def _tables() -> _Codes:
+    """The countries' English and Chinese names and demonyms, with their codes; built
     once, on the first request with a country parameter."""
     english: dict[str, str] = {}
     chinese: dict[str, str] = {}
@@ -179,9 +232,9 @@ def _tables() -> tuple[re.Pattern[str], re.Pattern[str], _Codes]:
         for attribute in ("name", "common_name", "official_name"):
             value = getattr(country, attribute, None)
             if value and "," not in value and "(" not in value:
-                english.setdefault(value.lower(), code)
+                english.setdefault(_words(value), code)
         translated = translation.gettext(country.name)
-        if translated != country.name:
+        if translated != country.name and len(translated) <= _CJK_LONGEST:
             chinese.setdefault(translated, code)
     # "India" → indian, "Canada" → canadian, "Brazil" → brazilian, "Japan" → japanese; the
     # more common form first for every country (Nigeria's "nigerian" before Niger's).
@@ -193,9 +246,7 @@ def _tables() -> tuple[re.Pattern[str], re.Pattern[str], _Codes]:
     english.update(_ALIASES)
     chinese.update(_CHINESE_ALIASES)
     demonyms.update(_DEMONYMS)
-    words = sorted({*english, *demonyms, *(d + "s" for d in demonyms)}, key=len, reverse=True)
-    english_pattern = re.compile(
-        r"(?<![A-Za-z])(?:" + "|".join(map(re.escape, words)) + r")(?![A-Za-z])", re.IGNORECASE
+    prefixes = frozenset(
+        " ".join(name.split()[:n]) for name in english for n in range(1, len(name.split()))
     )
-    chinese_pattern = re.compile("|".join(map(re.escape, sorted(chinese, key=len, reverse=True))))
-    return english_pattern, chinese_pattern, _Codes(english, chinese, demonyms)
+    return _Codes(english, chinese, demonyms, prefixes)

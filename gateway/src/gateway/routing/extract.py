@@ -473,14 +473,14 @@ _NAME_LABELS = (
     (("first", "given"), r"first\s?name|given\s?name|名"),
     (("name",), r"(?<![\w\s])\s*name(?=\s*(?:[:：=]|\bis\b))"),
 )
-_NAME_AFTER_LABEL = re.compile(
-    r"\s*(?:[:：=]|\bis\b|是|叫)?\s*([A-Za-z][A-Za-z'’-]*(?:\s+[A-Z][A-Za-z'’-]*)?)"
+_NAME_AFTER_LABEL = re.compile(  # blanks bounded: a run of them is not re-split
+    r"\s{0,3}(?:[:：=]|\bis\b|是|叫)?\s{0,3}([A-Za-z][A-Za-z'’-]*(?:\s{1,3}[A-Z][A-Za-z'’-]*)?)"
 )
 
 
 # A Chinese label of who did something (报修人, 发现人, 申请人) and the name after it.
 _PERSON_LABEL = re.compile(
-    r"[\u4e00-\u9fff]{1,3}人\s*(?:是|为|[:：])?\s*"
+    r"[\u4e00-\u9fff]{1,3}人\s{0,3}(?:是|为|[:：])?\s{0,3}"
     r"([\u4e00-\u9fff]{2,3}(?=$|[\s,，。;；!?！？])|[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"
 )
 
@@ -1928,7 +1928,8 @@ def _mentioned_example(query: str, spec: dict[str, Any], taken: Collection[objec
 
 # Chinese example values a description lists: "班组名称，例如 维修班、装配一组、质检组".
 _CJK_EXAMPLES = re.compile(
-    r"(?:例如|比如|譬如|如)\s*[:：]?\s*([\u4e00-\u9fff]{2,8}(?:\s*[、,，/或和]\s*[\u4e00-\u9fff]{2,8})*)"
+    r"(?:例如|比如|譬如|如)\s{0,3}[:：]?\s{0,3}"
+    r"([\u4e00-\u9fff]{2,8}(?:\s{0,3}[、,，/或和]\s{0,3}[\u4e00-\u9fff]{2,8}){0,16})"
 )
 
 
@@ -2152,7 +2153,7 @@ _SCRAMBLED = re.compile(r"(?:[A-Za-z]+\d+|\d+[A-Za-z]+){2,}[A-Za-z0-9]*")
 def _scrambled(query: str, example: str, used: set[int]) -> str | None:
     """For a scrambled example, the query's first token of its length and case, of
     letters and digits both ("BN5T2X" for "e.g. K7QX2M"), that no other parameter took."""
-    if not _SCRAMBLED.fullmatch(example) or len(example) > 64:
+    if len(example) > 64 or not _SCRAMBLED.fullmatch(example):
         return None
     letters = "A-Z" if example.isupper() else "a-z" if example.islower() else "A-Za-z"
     shape = re.compile(rf"(?<![A-Za-z0-9_])[{letters}0-9]{{{len(example)}}}(?![A-Za-z0-9_])")
