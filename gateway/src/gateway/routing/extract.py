@@ -245,9 +245,11 @@ def _numbers(query: str) -> Iterator[re.Match[str]]:
     Each is checked within ``_LONGEST_TOKEN`` characters of it: a run of "1:1:1:…" costs
     its length, not its square."""
     dates = [m.span() for m in _WRITTEN_DATE.finditer(query)] if _MONTHS.search(query) else []
+    date_starts = [a for a, _ in dates]  # in order, not overlapping: found by bisection
     for match in _NUMBER.finditer(query):
         start, end = match.start(), match.end()
-        if any(a <= start < b for a, b in dates):
+        within = bisect.bisect_right(date_starts, start) - 1
+        if within >= 0 and start < dates[within][1]:
             continue  # the day or year of "June 3rd 2025", "12 May"
         left = start
         while left > 0 and start - left < _LONGEST_TOKEN and query[left - 1] in _TOKEN_CHARS:
