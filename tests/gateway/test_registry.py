@@ -298,3 +298,21 @@ async def test_discovery_at_start_removes_tools_whose_file_is_gone(
         missing = await c.get("/tools/inventory_query")
     assert missing.status_code == 404
     assert missing.json()["reason"] == "tool_not_found"
+
+
+def test_redis_dying_mid_reconnect_is_a_lost_connection_not_a_crash() -> None:
+    """uvloop refuses to write to a transport that closed under redis-py's reconnect
+    (RuntimeError "the handler is closed"): the registry listener logged it as a failure
+    with a traceback, which the Redis fault test counts as a crash."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+
+    from gateway.registry.sync import connection_lost
+
+    closed = RuntimeError(
+        "unable to perform operation on <TCPTransport closed=True>; the handler is closed"
+    )
+    assert connection_lost(closed)
+    assert connection_lost(RedisConnectionError("Connection closed by server."))
+    assert connection_lost(ConnectionRefusedError())
+    assert not connection_lost(RuntimeError("something else broke"))
+    assert not connection_lost(None)

@@ -71,7 +71,7 @@ class RegistrySync:
     def _lost(self, state: RetryCallState) -> None:
         self.listening.clear()
         failure = state.outcome.exception() if state.outcome else None
-        if isinstance(failure, (RedisError, OSError)):
+        if connection_lost(failure):
             log.warning(
                 "registry_listener_lost",
                 error=type(failure).__name__,
@@ -107,3 +107,12 @@ class RegistrySync:
             await self._cache.apply(delta)
         elif not (isinstance(parsed, int) and parsed <= self._cache.revision):
             await self._cache.refresh()
+
+
+def connection_lost(failure: BaseException | None) -> bool:
+    """Whether ``failure`` is Redis going away: a Redis or socket error, or the event
+    loop's refusal to write to a transport that closed under a reconnect (uvloop raises
+    RuntimeError "the handler is closed" when Redis dies mid-handshake)."""
+    if isinstance(failure, (RedisError, OSError)):
+        return True
+    return isinstance(failure, RuntimeError) and "handler is closed" in str(failure)
