@@ -859,3 +859,47 @@ def test_a_required_reason_may_be_the_next_sentence() -> None:
     query = "Please withdraw work order CNC-0412. The vendor fixed the chiller under warranty."
     arguments = extractor.extract(query, WORK_ORDER).arguments
     assert arguments["reason"] == "The vendor fixed the chiller under warranty"
+
+
+# --- a large catalogue in steady state -----------------------------------------------------------
+
+
+def test_a_large_catalogues_words_are_compiled_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Patterns built from the manifests' words (an enum option paired with its Chinese
+    word, a parameter's name) are compiled once each. ``re`` keeps only 512 compiled
+    patterns: a thousand tools' words used to be compiled again on every request."""
+    import re._compiler
+
+    schemas = [
+        {
+            "type": "object",
+            "properties": {
+                f"level{n}": {
+                    "type": "string",
+                    "enum": [f"tier{n}a", f"tier{n}b"],
+                    "description": f"tier{n}a（基础） or tier{n}b（高级）",
+                },
+                f"weight{n}_kg": {"type": "number"},
+                f"notify{n}": {"type": "boolean"},
+            },
+        }
+        for n in range(400)  # 800 options: more than re's cache holds
+    ]
+    query = "send it at 12 kg, the premium one please, 高级"
+
+    def fill_all() -> None:
+        for schema in schemas:
+            extractor.extract(query, schema)
+
+    fill_all()
+    compiled = 0
+    compile_pattern = re._compiler.compile
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal compiled
+        compiled += 1
+        return compile_pattern(*args, **kwargs)
+
+    monkeypatch.setattr(re._compiler, "compile", counted)
+    fill_all()
+    assert compiled == 0

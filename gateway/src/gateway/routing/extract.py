@@ -264,6 +264,19 @@ def _numbers(query: str) -> Iterator[re.Match[str]]:
         yield match
 
 
+@functools.lru_cache(maxsize=4096)
+def _cached(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """A pattern built from a manifest's words (a parameter's name, a word of it), compiled
+    once. ``re`` caches 512 patterns; a thousand tools' words would evict its static ones
+    and be compiled again on every request."""
+    return re.compile(pattern, flags)
+
+
+def _whole_word(word: str) -> re.Pattern[str]:
+    """``word`` (lower case) standing alone in a lowered request: "height" of "height 5"."""
+    return _cached(rf"(?<![a-z]){re.escape(word)}(?![a-z])")
+
+
 def _number_near(query: str, words: Sequence[str], used: set[int]) -> re.Match[str] | None:
     """The number a word naming the parameter introduces ("height 5"), or that stands
     right before it as its unit ("12 kg" for ``weight_kg``), nearest first."""
@@ -273,7 +286,7 @@ def _number_near(query: str, words: Sequence[str], used: set[int]) -> re.Match[s
     starts = [n.start() for n in numbers]
     ending = {n.end(): n for n in numbers}
     for word in words:
-        for mention in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
+        for mention in _whole_word(word).finditer(lowered):
             # its unit ("12 kg"): the closest evidence there is
             unit = ending.get(mention.start()) or ending.get(mention.start() - 1)
             if unit is not None and (best is None or best[0] > -1):
@@ -892,7 +905,7 @@ def _boolean(query: str, name: str) -> bool | None:
     parts = [re.escape(p) for p in re.split(r"[_\-\s]+", name) if p][:8]
     if parts:
         written = r"[_\-\s]?".join(parts)
-        said = re.search(rf"\b{written}\s*[=:]\s*(\w+)", query, re.IGNORECASE)
+        said = _cached(rf"\b{written}\s*[=:]\s*(\w+)", re.IGNORECASE).search(query)
         if said is not None and said.group(1).lower() in _BOOLEAN_WORDS:
             return _BOOLEAN_WORDS[said.group(1).lower()]
     if any(p.lower() in _SWITCH_NAMES for p in re.split(r"[_\-\s]+", name)):
@@ -933,7 +946,7 @@ def _named_flag(query: str, name: str) -> bool | None:
     stems = {stem(w) for w in words}
     if not all(stem(p) in stems for p in content):
         return None
-    first = re.search(rf"\b{re.escape(content[0])}", lowered)
+    first = _cached(rf"\b{re.escape(content[0])}").search(lowered)
     if first is not None and _NEGATED.search(lowered[max(0, first.start() - 12) : first.start()]):
         return False
     return not (chinese and _CJK_NEGATED.search(query))
@@ -1231,7 +1244,7 @@ def _sense_stems(option: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) >= 4)
 
 
-def _sensed_pairing(lowered: str, paired: dict[Any, list[str]]) -> Any:
+def _sensed_pairing(lowered: str, paired: dict[Any, tuple[str, ...]]) -> Any:
     """For an English request, the option whose paired Chinese words it says in their
     English sense ("night shift" for the C of "班次：A 早班，B 中班，C 夜班")."""
     if not gloss_ready() or has_han(lowered) or not any(paired.values()):
@@ -1441,24 +1454,29 @@ _CJK_WORD = r"[\u4e00-\u9fff]{1,8}"
 _MAX_PAIRED_OPTIONS = 64
 
 
-def _paired_words(description: str, option: str) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _paired_words(description: str, option: str) -> tuple[str, ...]:
     """Chinese words the description pairs with an enum option: "年假 annual",
     "annual（年假）", "annual=年假"; not a word a colon ends before the option
-    ("交付方式：pdf …" labels the parameter, not the option)."""
+    ("交付方式：pdf …" labels the parameter, not the option).
+
+    Read once per description and option: the two patterns are the option's own, and
+    compiled per request they evicted every other pattern from ``re``'s 512-entry cache
+    in a catalogue of a thousand tools (a sixth of a BFCL route miss was compiling)."""
     if not option or len(description) > 2000:
-        return []
+        return ()
     name = re.escape(option)
     edge_l, edge_r = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
     before = re.findall(rf"({_CJK_WORD})\s*=?\s*{edge_l}{name}{edge_r}", description)
     after = re.findall(rf"{edge_l}{name}{edge_r}\s*[:：=(（]?\s*({_CJK_WORD})", description)
-    return [w for w in before + after if len(w) >= 2]
+    return tuple(w for w in before + after if len(w) >= 2)
 
 
 def _bigrams(text: str) -> set[str]:
     return {a + b for a, b in itertools.pairwise(text) if has_han(a) and has_han(b)}
 
 
-def _sharing_pairs(query: str, paired: dict[Any, list[str]]) -> Any:
+def _sharing_pairs(query: str, paired: dict[Any, tuple[str, ...]]) -> Any:
     """The one option whose paired Chinese words share the most character pairs with the
     query that no other option's words have: "本人到教务处领取" for "我自己去教务处拿",
     "糖化血红蛋白" for "糖化", "时间冲突" for "时间撞了"."""
@@ -2202,7 +2220,7 @@ def _identifier_by_name(
     chosen = next((t for t in tokens if any(t[1].lower().startswith(w) for w in words)), None)
     lowered = query.lower()
     for word in words if chosen is None else ():
-        for mention in re.finditer(rf"(?<![a-z]){re.escape(word)}(?![a-z])", lowered):
+        for mention in _whole_word(word).finditer(lowered):
             chosen = next((t for t in tokens if 0 <= t[0] - mention.end() <= 3), None)
             if chosen is not None:
                 break
