@@ -99,6 +99,16 @@ NOTES_SEARCH = tool(
         ("我的预约是几点来着？编号APT0061522", True),
         ("预约号APT0305519是哪天", True),
         ("能帮我预约明天上午吗", False),
+        # A bare question, or a noun of reading first, with no verb of writing.
+        ("status of DL55012983", True),
+        ("bal for 48820175?", True),
+        ("eta on my courier? he left 15 min ago", True),
+        ("sp-44120 qty?", True),
+        # A question that asks for something done, in its own sentence, is no question.
+        ("Could I get two extra pillows in room 1512 please?", False),
+        ("dishwasher wont drain, BIR-1502. could someone come on 2025-06-10?", False),
+        ("move it to friday?", False),
+        ("cancel it?", False),
     ],
 )
 def test_a_request_asks_to_read_when_it_questions_or_begins_with_reading(
@@ -230,6 +240,18 @@ def test_a_tool_does_a_verb_its_words_or_their_action_class_name() -> None:
     # What a tool says it cannot do is not what it does.
     lookup = tool("order_query", "GET", "Shows one order. It cannot change or cancel orders.")
     assert not does(lookup, "cancel", strict=True)
+
+
+def test_a_tool_named_for_an_action_noun_does_its_verb() -> None:
+    """Porter's stemmer keeps "payment" whole: "pay my rent with card" lost every candidate
+    to the rule, and a tool named "Make a Rent Payment" was refused the order."""
+    payer = tool("rent_payment_submit", "POST", "Submits a one-time charge toward a balance.")
+    payer["name"] = "Make a Rent Payment"
+    assert does(payer, "pay", strict=True)
+    assert does(tool("shipment_create", "POST", "Creates a consignment."), "ship", strict=True)
+    # Read in the name only: a description names the payments a reader shows too.
+    reader = tool("fee_balance", "GET", "Shows fees owed and payments received.")
+    assert not does(reader, "pay", strict=True)
 
 
 def test_moving_renewing_and_dropping_are_actions_in_either_language() -> None:

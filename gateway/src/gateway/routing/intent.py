@@ -64,6 +64,11 @@ _QUESTION_WORDS = frozenset(
     )
 )
 _PRONOUN_QUESTION = re.compile(r"^(?:do|have)\s+(?:i|we|you|they|he|she)\b")
+# Nouns that open a request to read with no verb at all: "status of DL55012983", "balance
+# for 48820175?", "eta on my courier".
+_READING_NOUNS = frozenset(
+    ("status", "balance", "bal", "eta", "details", "info", "history", "progress", "summary")
+)
 _LEAD = re.compile(
     r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|sorry|also|and|quick question|pls|please|kindly)"
     r"\b[\s,!.:;-]*)*",
@@ -151,10 +156,13 @@ def asks_to_read(text: str) -> bool:
     if first is not None and (
         first.group(0) in _READ_VERBS
         or first.group(0) in _QUESTION_WORDS
+        or first.group(0) in _READING_NOUNS
         or _PRONOUN_QUESTION.match(head)
     ):
         return True
     stripped = text.strip()
+    if _bare_question(stripped, head, first):
+        return True
     return bool(_CJK_QUESTION.search(stripped) or _CJK_READ.match(stripped))
 
 
@@ -181,6 +189,31 @@ _PHRASAL = (
         "scale",
     ),
 )
+
+
+# A question that asks for something to be done: "could I get two extra pillows?", "could
+# someone come on Monday?", "can you start with October?".
+_POLITE = re.compile(
+    r"^(?:can|could|would|will|may)\s+(?:i|we|you|u|someone|somebody|anyone)\b", re.IGNORECASE
+)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _bare_question(text: str, head: str, first: re.Match[str] | None) -> bool:
+    """An English question that asks for nothing to be done: "bal for 48820175?", "eta on
+    my courier?"; not one whose own sentence asks politely for something, and not an
+    order with a question mark ("cancel it?")."""
+    if not text.endswith("?") or cjk_share(text) >= 0.5:
+        return False
+    asked = _SENTENCE_END.split(text.rstrip("? "))[-1]
+    return not _POLITE.match(_LEAD.sub("", asked.lower())) and not _orders(head, first)
+
+
+def _orders(head: str, first: re.Match[str] | None) -> bool:
+    """Whether ``head`` (``_head``) begins as an order does, question or not."""
+    if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
+        return True
+    return bool(_MOVED_IN_TIME.match(head) or any(p.match(head) for p, _ in _PHRASAL))
 
 
 def order_verb(text: str) -> str | None:
@@ -232,7 +265,7 @@ class OwnWords:
     """A tool's own words (name, description, aliases, examples), as ``does`` reads them."""
 
     text: str
-    stems: frozenset[str]
+    stems: frozenset[str]  # and the verbs of its name's action nouns ("payment": pay)
     in_chinese: bool  # described in Chinese
     cjk: float  # the share of all its words written in CJK (``text.cjk_share``)
     # ``stems`` less the words only written as a past participle: "status (active,
@@ -246,10 +279,22 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     words += [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
     text = "\n".join(words)
     found = [w.lower() for w in _WORD.findall(split_identifier(text))]
-    stems = frozenset(stem(w) for w in found)
+    named = [w.lower() for w in _WORD.findall(split_identifier("\n".join(words[:2])))]
+    stems = frozenset(stem(w) for w in found) | _verbs_of_nouns(named)
     acting = frozenset(stem(w) for w in found if not _PARTICIPLE.search(w))
     in_chinese = cjk_share(str(manifest.get("description") or "")) > 0.5
     return OwnWords(text, stems, in_chinese, cjk_share(text), acting)
+
+
+# A noun of an action, which Porter's stemmer leaves whole ("payment" is not "pay"): a tool
+# named "Make a Rent Payment" pays, a "shipment" ships, an "adjustment" adjusts. Read in
+# its name only: a description names the payments a reader shows too.
+_ACTION_NOUN = re.compile(r"^([a-z]{3,})ments?$")
+
+
+def _verbs_of_nouns(words: list[str]) -> frozenset[str]:
+    """The stems of the verbs ``words``' action nouns are made from."""
+    return frozenset(stem(m.group(1)) for w in words if (m := _ACTION_NOUN.match(w)))
 
 
 def does(words: OwnWords, verb: str, *, strict: bool = False, reader: bool = False) -> bool:
