@@ -903,3 +903,41 @@ def test_a_large_catalogues_words_are_compiled_once(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(re._compiler, "compile", counted)
     fill_all()
     assert compiled == 0
+
+
+# --- numbers written in groups, and ids introduced by a label ---------------------------------
+
+CARD = {
+    "type": "object",
+    "properties": {
+        "card_number": {"type": "string", "pattern": "^[0-9]{16}$"},
+        "pin": {"type": "string", "pattern": "^[0-9]{4}$"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "how much is left on my gift card 6037 9914 2280 5561? pin 4471",
+            {"card_number": "6037991422805561", "pin": "4471"},
+        ),
+        ("balance of 6037-9914-7702-3316", {"card_number": "6037991477023316"}),
+        # A date's or a phone's short groups are no card number.
+        ("card issued 2025-06-14, call 917-555-0143", {}),
+    ],
+)
+def test_a_long_number_written_in_groups_is_read_whole(
+    query: str, expected: dict[str, str]
+) -> None:
+    assert extractor.extract(query, CARD).arguments == expected
+
+
+def test_an_id_follows_its_parameters_word_and_label() -> None:
+    schema = _one("employee_id", {"type": "string"})
+    found = extractor.extract("am i working saturday? employee id 20417", schema)
+    assert found.arguments == {"employee_id": "20417"}
+    assert extractor.extract("employee no. 20417 shifts", schema).arguments == {
+        "employee_id": "20417"
+    }

@@ -97,6 +97,13 @@ def test_no_month_is_invented(extractor: ArgumentExtractor, query: str) -> None:
         ("on 14/3", "2027-03-14"),
         # An ISO date inside Chinese (a Chinese character is a word character to \\b).
         ("从2024-11-01到现在的", "2024-11-01"),
+        # A weekday beside the day it names is that day's, not the coming one.
+        ("book it for Saturday 2025-06-14", "2025-06-14"),
+        ("on 2025-06-14, Saturday", "2025-06-14"),
+        ("周六 2025年6月14日", "2025-06-14"),
+        ("Saturday, June 14th 2025", "2025-06-14"),
+        # A range of days with its year written once, after it.
+        ("visiting June 20-26, 2025", "2025-06-20"),
     ],
 )
 def test_a_day_named_in_words_fills_a_date_format(
@@ -293,3 +300,38 @@ def test_a_user_name_shaped_like_the_description_s_example(
     """ "例如 zhang.wei": words joined by a dot, of any length."""
     arguments = extractor.extract(query, helpdesk_schema("password_reset")).arguments
     assert arguments["username"] == "wang.fang"
+
+
+def test_a_range_of_days_fills_both_ends(extractor: ArgumentExtractor) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "start_date": {"type": "string", "format": "date"},
+            "end_date": {"type": "string", "format": "date"},
+        },
+    }
+    filled = extractor.extract("my parents stay June 20-26, 2025", schema).arguments
+    assert filled == {"start_date": "2025-06-20", "end_date": "2025-06-26"}
+    assert temporal.resolve("Dec 3-5pm", TODAY) == "2026-12-03 - 17:00"  # a clock, no range
+
+
+@pytest.mark.parametrize(
+    ("query", "guests"),
+    [
+        ("book the rooftop from 6pm to 9pm", None),  # hours of the clock are no count
+        ("the rooftop at 7 o'clock", None),
+        ("rooftop at 6pm, 12 guests", 12),
+        ("想订 2025 年 7 月 4 号晚上 7 点的楼顶露台，我带 8 个朋友", 8),  # "7 月", "7 点"
+    ],
+)
+def test_a_clock_or_a_date_is_no_count(
+    extractor: ArgumentExtractor, query: str, guests: int | None
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "guests": {"type": "integer", "minimum": 0, "maximum": 25},
+            "start_time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"},
+        },
+    }
+    assert extractor.extract(query, schema).arguments.get("guests") == guests

@@ -239,9 +239,14 @@ _WRITTEN_DATE = re.compile(
 )
 
 
+# What makes a number an hour of the clock: "6pm", "6 p.m.", "6 o'clock", 6点.
+_CLOCK_AFTER = re.compile(r"\s?(?:[ap]\.?m\b|o'?clock\b|[点點](?!\d))", re.IGNORECASE)
+
+
 def _numbers(query: str) -> Iterator[re.Match[str]]:
     """The numbers of the query that stand as numbers: not the digits of an identifier
-    ("INV-2026-00042"), a date ("2026-12-05") or a time ("10:30"); "6cm" still counts.
+    ("INV-2026-00042"), a date ("2026-12-05") or a time ("10:30", "6pm", 6点); "6cm"
+    still counts.
     Each is checked within ``_LONGEST_TOKEN`` characters of it: a run of "1:1:1:…" costs
     its length, not its square."""
     dates = [m.span() for m in _WRITTEN_DATE.finditer(query)] if _MONTHS.search(query) else []
@@ -259,7 +264,7 @@ def _numbers(query: str) -> Iterator[re.Match[str]]:
         before = query[left:start]
         if any(c.isalpha() for c in before) or re.match(r"[-/:]\d", query[end : end + 2]):
             continue
-        if re.search(r"\d[-/:]$", before):
+        if re.search(r"\d[-/:]$", before) or _CLOCK_AFTER.match(query, end):
             continue
         yield match
 
@@ -1057,7 +1062,9 @@ def _constrained(query: str, spec: dict[str, Any], taken: Collection[object] = (
         pattern = str(spec["pattern"])
         anchored = pattern.startswith("^") and pattern.endswith("$")
         whole = _pattern_value(query, _unanchored(pattern), taken, anchored=anchored)
-        return whole if whole is not None else _assembled(query, pattern, taken)
+        if whole is not None:
+            return whole
+        return _assembled(query, pattern, taken) or _grouped_digits(query, pattern, taken)
     if "enum" in spec:
         return _enum_option(query, spec)
     found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))
@@ -1527,6 +1534,7 @@ def _pattern_value(
     and a piece of a dotted token ("v5" of "v5.0.0") only before a plain word."""
     word: str | None = None
     piece: str | None = None
+    grouped = _grouped_spans(query) if anchored else []
     try:
         program = compile_pattern(pattern)
         position = 0
@@ -1536,7 +1544,10 @@ def _pattern_value(
             match = program.search(query, position)
             if match is None:
                 break
-            whole = not anchored or _whole(query, match.start(), match.end())
+            whole = not anchored or (
+                _whole(query, match.start(), match.end())
+                and not any(a <= match.start() < b for a, b in grouped)  # "6037" of a card's
+            )
             value = str(match.group(0))
             if whole and value not in taken:
                 if value.isalpha():
@@ -1609,6 +1620,37 @@ def _assembled(query: str, pattern: str, taken: Collection[object] = ()) -> str 
             match = search(program, value)
             if match is not None and match.group(0) == value and value not in taken:
                 return value
+    return None
+
+
+# A long number written in groups: "6037 9914 2280 5561", "6037-9914-7702-3316" (not a
+# date's or a phone's short groups).
+_DIGIT_GROUPS = re.compile(r"(?<![\d-])\d{3,6}(?:[ -]\d{3,6}){2,7}(?![\d-])")
+
+
+def _grouped_spans(query: str) -> list[tuple[int, int]]:
+    """Where the query writes a long number in groups (``_DIGIT_GROUPS``)."""
+    return [
+        m.span()
+        for m in _DIGIT_GROUPS.finditer(query)
+        if sum(c.isdigit() for c in m.group(0)) >= 12
+    ]
+
+
+def _grouped_digits(query: str, pattern: str, taken: Collection[object] = ()) -> str | None:
+    """A card or account number written in groups, its spaces or dashes left out, when the
+    pattern takes the digits alone (``^[0-9]{16}$``) and not as written."""
+    try:
+        program = compile_pattern(pattern)
+    except PatternError:
+        return None
+    for match in _DIGIT_GROUPS.finditer(query):
+        value = re.sub(r"[ -]", "", match.group(0))
+        if len(value) < 12 or value in taken:
+            continue
+        found = search(program, value)
+        if found is not None and found.group(0) == value:
+            return value
     return None
 
 
@@ -1694,7 +1736,9 @@ def _number(
     skip = used
     if not _CALENDAR_NAME.search(name):  # "5月20日 19:00，8人": 5 and 20 are no party size
         skip = used | {
-            n.start() for n in _numbers(query) if query[n.end() : n.end() + 1] in _CJK_DATE
+            n.start()
+            for n in _numbers(query)
+            if query[n.end() : n.end() + 2].lstrip()[:1] in _CJK_DATE  # "7 月" too
         }
     number = _number_near(query, _mentions(name, spec), skip)
     if number is None:
@@ -2198,6 +2242,16 @@ def _begins_a_token(query: str, name: str) -> bool:
     )
 
 
+# What may stand between a parameter's word and its value: "order SO…", "employee id 20417",
+# "member no. 5521", "ticket #4471".
+_ID_LABEL_GAP = re.compile(r"[\s:#]{0,3}(?:(?:id|no|num|number|code|ref)\.?[\s:#]{1,3})?")
+
+
+def _introduced_by(lowered: str, end: int, start: int) -> bool:
+    """Whether the token at ``start`` follows the word ending at ``end`` as its value."""
+    return 0 <= start - end <= 16 and _ID_LABEL_GAP.fullmatch(lowered, end, start) is not None
+
+
 def _identifier_by_name(
     query: str, name: str, used: set[int], taken: Collection[object] = ()
 ) -> str | None:
@@ -2221,7 +2275,7 @@ def _identifier_by_name(
     lowered = query.lower()
     for word in words if chosen is None else ():
         for mention in _whole_word(word).finditer(lowered):
-            chosen = next((t for t in tokens if 0 <= t[0] - mention.end() <= 3), None)
+            chosen = next((t for t in tokens if _introduced_by(lowered, mention.end(), t[0])), None)
             if chosen is not None:
                 break
         if chosen is not None:

@@ -256,6 +256,20 @@ def _day(
     return date(year, month, day).isoformat()
 
 
+# A day written beside a weekday ("Saturday 2025-06-14", "2025-06-14 (Sat)", "周六 6月14日",
+# rewritten by then): the weekday only names that day's, and the day is the value.
+_DAY_AFTER = re.compile(r"[\s,，(（]{0,4}\d{4}-\d{2}-\d{2}")
+_DAY_BEFORE = re.compile(r"\d{4}-\d{2}-\d{2}[\s,，(（]{0,4}$")
+
+
+def _beside_a_day(match: re.Match[str]) -> bool:
+    text = match.string
+    return bool(
+        _DAY_AFTER.match(text, match.end())
+        or _DAY_BEFORE.search(text, max(0, match.start() - 16), match.start())
+    )
+
+
 def _weekday(target: int, today: date, *, weeks_ahead: int | None = None) -> str:
     """The coming ``target`` weekday; with ``weeks_ahead``, that weekday in the week
     ``weeks_ahead`` weeks from this one (0: this week, 1: next week)."""
@@ -349,9 +363,10 @@ _REWRITES: list[Rewrite] = [
             _after(m),
         ),
     ),
-    (  # March 5, March 5th 2025, March 2025, Dec; "may" only with a day or year
+    (  # March 5, March 5th 2025, June 20-26, 2025, March 2025, Dec; "may" with a day or year
         re.compile(
-            r"\b(?:(" + _MONTH_WORD + r")\.?|(may))(?:\s+(\d{1,2})(?:st|nd|rd|th)?)?"
+            r"\b(?:(" + _MONTH_WORD + r")\.?|(may))(?:\s+(\d{1,2})(?:st|nd|rd|th)?"
+            r"(?:\s*[-–]\s*(\d{1,2})(?:st|nd|rd|th)?)?)?"
             r"(?:,?\s+(\d{4}))?\b(?!\s*(?:am|pm)\b)",
             re.IGNORECASE,
         ),
@@ -373,12 +388,16 @@ _REWRITES: list[Rewrite] = [
     ),
     (  # next Monday, this friday, monday
         re.compile(r"\b(?:(next|this|on)\s+)?(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE),
-        lambda m, t: _weekday(_WEEKDAYS[m[2].lower()], t),
+        lambda m, t: "" if _beside_a_day(m) else _weekday(_WEEKDAYS[m[2].lower()], t),
     ),
     (  # 下周一, 这周五, 周三, 星期天
         re.compile(r"(下下|下|这|本)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
-        lambda m, t: _weekday(
-            _ZH_WEEKDAYS[m[2]], t, weeks_ahead={"下下": 2, "下": 1, "这": 0, "本": 0}.get(m[1])
+        lambda m, t: (
+            ""
+            if _beside_a_day(m)
+            else _weekday(
+                _ZH_WEEKDAYS[m[2]], t, weeks_ahead={"下下": 2, "下": 1, "这": 0, "本": 0}.get(m[1])
+            )
         ),
     ),
 ]
@@ -420,14 +439,19 @@ _REWRITES += [
 
 
 def _english_month(match: re.Match[str], today: date) -> str | None:
-    word, may, day, year = match.group(1), match.group(2), match.group(3), match.group(4)
+    word, may, day, last, year = match.group(1, 2, 3, 4, 5)
     if may and not (day or year):
         return None  # "may" alone is a verb
     month = _MONTHS[(word or may).lower()]
     year_value = int(year) if year else None
-    if day and int(day) <= 31:
-        return _day(year_value, month, int(day), today, _after(match))
-    return _month(year_value, month, today)
+    if not day or int(day) > 31:
+        return _month(year_value, month, today)
+    first = _day(year_value, month, int(day), today, _after(match))
+    if first is None or last is None:
+        return first
+    # A range of days in one month, its year written once after it ("June 20-26, 2025").
+    end = _day(year_value, month, int(last), today, date.fromisoformat(first))
+    return first if end is None or end < first else f"{first} to {end}"
 
 
 _CALENDAR_VALUE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?|\d{2}:\d{2}")
