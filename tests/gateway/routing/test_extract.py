@@ -941,3 +941,17 @@ def test_an_id_follows_its_parameters_word_and_label() -> None:
     assert extractor.extract("employee no. 20417 shifts", schema).arguments == {
         "employee_id": "20417"
     }
+
+
+@pytest.mark.parametrize(
+    ("query", "plate"),
+    [
+        ("续办下个月的车位证，CDR-807，摩托车 粤B12345", "粤B12345"),
+        ("申请停车证：OAK-0312，车牌京N5B821", "京N5B821"),
+        ("车牌 沪A·7K392 的月卡", "沪A·7K392"),
+        ("a permit for plate 8KLM392, unit ELM-221", "8KLM392"),  # elsewhere: as an id
+    ],
+)
+def test_a_chinese_licence_plate_keeps_its_province(query: str, plate: str) -> None:
+    schema = _one("plate_number", {"type": "string", "maxLength": 10, "description": "车牌号"})
+    assert extractor.extract(query, schema).arguments == {"plate_number": plate}

@@ -1833,6 +1833,10 @@ def _string(
     query repeats: the first that applies."""
     if _is_phone_parameter(name, spec):  # a number or nothing: never a name or an id
         return _phone_number(query, used_ids, taken)
+    if _PLATE_WORDS.search(f"{name} {spec.get('description') or ''}"):
+        plate = _licence_plate(query, used_ids, taken)
+        if plate is not None:
+            return plate
     identifier = _identifier(query, name, spec, used_ids, taken)
     if identifier is not None:
         return identifier
@@ -1907,6 +1911,26 @@ _PHONE_WORDS = re.compile(
 )
 _A_DATE = re.compile(r"\d{4}[ -]\d{1,2}[ -]\d{1,2}|\d{1,2}[ -]\d{1,2}[ -]\d{4}")
 _PHONE = re.compile(r"(?<![\w+-])\+?\d(?:[ -]?\d){7,14}(?![\w-])")
+
+
+_PLATE_WORDS = re.compile(r"plate|车牌|号牌", re.IGNORECASE)
+# A Chinese licence plate: its province's character, the city's letter, five or six more
+# ("粤B12345", "京N5B821", "沪A·7K392"); read as an id, the province was lost ("B12345").
+_CHINESE_PLATE = re.compile(
+    r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]\s?[A-Z][·\s]?[A-Z0-9]{5,6}"
+    r"(?![A-Za-z0-9])"
+)
+
+
+def _licence_plate(query: str, used: set[int], taken: Collection[object]) -> str | None:
+    """The request's first Chinese licence plate no other parameter took, as written
+    without spaces."""
+    for match in _CHINESE_PLATE.finditer(query):
+        plate = re.sub(r"\s", "", match.group(0))
+        if match.start() not in used and plate not in taken:
+            used.add(match.start())
+            return plate
+    return None
 
 
 def _is_phone_parameter(name: str, spec: dict[str, Any]) -> bool:
