@@ -47,3 +47,19 @@ def test_bm25_matches_a_hand_computed_score() -> None:
     assert scores[2] == 0.0
     both = index.score("apple cherry")
     assert both[1] == pytest.approx(expected(2, 2, 3) + expected(1, 1, 3), rel=1e-5)
+
+
+def test_a_chinese_sentence_turning_negative_after_its_subject_is_cut_there() -> None:
+    """ "已开具的通行证也不能在此撤销或修改" says what the visitor-pass tool does not do: left
+    in its words, "revoke the visitor pass" was the tool's own verb, and its text pulled
+    the requests it refuses."""
+    from gateway.routing.text import positive_description
+
+    kept = positive_description(
+        "为来访的亲友开具临时访客通行证，最长有效 7 天。已开具的通行证也不能在此撤销或修改。"
+    )
+    assert "开具临时访客通行证" in kept
+    assert "撤销" not in kept
+    assert "修改" not in kept
+    # A condition is not a refusal: the tool still resets passwords.
+    assert "重置其密码" in positive_description("员工如果不能登录时，本工具重置其密码并发送短信。")

@@ -119,7 +119,10 @@ def _not_for(sentence: str) -> bool:
 # sentence is left out as a negative sentence is.
 _TURNS_NEGATIVE = re.compile(
     r"\b(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|do\s+not|don'?t|will\s+not|won'?t"
-    r"|is\s+not|isn'?t|never|not\s+for|nor)\b",
+    r"|is\s+not|isn'?t|never|not\s+for|nor)\b"
+    # and in Chinese, after the clause's subject ("已开具的通行证也不能在此撤销或修改"), not
+    # in a condition ("如果不能登录…")
+    r"|(?<![如若果])(?:也|并|但|均|都)?(?:不能|不可以|不支持|不负责|不提供|不处理|不包括)",
     re.IGNORECASE,
 )
 
