@@ -44,7 +44,8 @@ SCHEMA = {
 EXTRACTOR = ArgumentExtractor(today=lambda: date(2026, 12, 1))
 PIECES = ["1:", "1-", " ", "\t\n", "十", "1点", "SO1", "-", "(a", "a a", "count 1 ", "找a "]
 PIECES += ["claim CLM-1 ", "claim  ", "Japan ", "中国", "4pm-", "0412 345 ", "jun 1st "]
-PIECES += ["surname  ", "报修人 ", "6037 ", "1234-", "employee id ", "Saturday ", "June 20-", "粤B "]
+PIECES += ["surname  ", "报修人 ", "6037 ", "1234-", "employee id ", "Saturday ", "June 20-"]
+PIECES += ["粤B "]
 
 
 def read(text: str) -> None:
