@@ -630,8 +630,10 @@ class Router:
         # unless the verb is its subject ("refund RF… status" of refund_status). A later
         # order ("…, book it") holds only the readers to its verb.
         def misread(tool_id: str) -> bool:
-            reader = tool_id in reading
-            if (reader and self._writes_too(tool_id)) or (not reader and verb is None):
+            # A reader by its method only (an idempotent POST that freezes a card) is held
+            # to an order's verb as a writer is.
+            reader = tool_id in reading and not self._writes_too(tool_id)
+            if not reader and verb is None:
                 return False
             words = self._actions(tools[tool_id].spec.manifest)[2]
             return not intent.does(words, asked, strict=reader, reader=reader)

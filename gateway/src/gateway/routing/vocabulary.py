@@ -144,7 +144,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     # which transfers stock as often)
     "update": (
         frozenset({"update", "change", "modify", "edit", "rename", "adjust", "set", "replace"})
-        | {"reschedule", "postpone", "rebook", "delay", "extend"},
+        | {"reschedule", "postpone", "rebook", "delay", "extend", "increase", "decrease"},
         (
             *("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换", "调成", "调为"),
             *("调到", "改期", "改约", "改到", "推迟", "延后", "延期", "挪到", "换个时间"),
@@ -175,7 +175,10 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "close": (frozenset({"close", "shut"}), ("关闭", "关掉", "结案")),
     "restart": (frozenset({"restart", "reboot", "bounce", "kick"}), ("重启",)),
     "rollback": (frozenset({"rollback", "revert"}), ("回滚", "回退", "退回")),
-    "scale": (frozenset({"scale", "resize"}), ("扩容", "缩容", "扩到", "缩到")),
+    "scale": (
+        frozenset({"scale", "resize", "increase", "decrease"}),
+        ("扩容", "缩容", "扩到", "缩到"),
+    ),
     "toggle": (
         frozenset({"enable", "disable", "toggle", "flip", "turn"}),
         ("开启", "启用", "停用"),
