@@ -51,6 +51,8 @@ def test_a_free_text_country_is_taken_as_written_and_us_is_a_pronoun() -> None:
     assert country_value("去新西兰玩一周", "destination", spec) == "新西兰"
     assert country_value("roaming pass USA please", "destination", spec) == "USA"
     assert country_value("can you tell us the price", "destination", spec) is None
+    assert country_value("roaming pass for the US next week", "destination", spec) == "US"
+    assert country_value("PLEASE HELP US WITH ROAMING", "destination", spec) is None  # shouting
 
 
 def test_an_enum_of_codes_takes_the_code_it_lists() -> None:

@@ -23,7 +23,8 @@ import pycountry
 # Everyday names pycountry does not give, English and Chinese.
 _ALIASES = {
     "uk": "GB", "britain": "GB", "great britain": "GB", "england": "GB", "scotland": "GB",
-    "usa": "US", "america": "US", "the states": "US", "korea": "KR", "south korea": "KR",
+    "usa": "US", "us": "US", "america": "US", "the states": "US", "korea": "KR",
+    "south korea": "KR",
     "north korea": "KP", "russia": "RU", "vietnam": "VN", "uae": "AE", "taiwan": "TW",
     "holland": "NL", "czechia": "CZ", "turkey": "TR", "iran": "IR", "syria": "SY",
     "laos": "LA", "bolivia": "BO", "venezuela": "VE", "tanzania": "TZ", "moldova": "MD",
@@ -160,8 +161,8 @@ def _english_mentions(query: str, codes: _Codes) -> list[Mention]:
 
 def _english_mention(query: str, start: int, text: str, codes: _Codes) -> Mention | None:
     key = " ".join(w.lower() for w in _LATIN_WORD.findall(text))
-    if key in _CAPITALS_ONLY and not text.isupper():
-        return None  # "us", "uk" in lower case are other words
+    if key in _CAPITALS_ONLY and (not text.isupper() or query.isupper()):
+        return None  # "us", "uk" in lower case (or all a request in capitals) are other words
     code = codes.english.get(key)
     held = code is None  # a people's name: "Canadians", "Indian"
     if code is None:
