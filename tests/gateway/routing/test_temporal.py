@@ -126,6 +126,8 @@ def test_a_day_named_in_words_fills_a_date_format(
         ("SKU2024001 上周卖了多少", 7),
         ("SKU2024001 最近一个月", 30),
         ("SKU2024001 去年卖了多少", 365),
+        ("SKU2024001 for another week", 7),  # "another", "one more": one
+        ("SKU2024001 over one more fortnight", 14),
     ],
 )
 def test_a_span_fills_a_count_of_days(extractor: ArgumentExtractor, query: str, days: int) -> None:

@@ -34,6 +34,7 @@ _EN_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
     "fifteen": 15, "twenty": 20, "thirty": 30, "couple of": 2, "few": 3,
+    "another": 1, "one more": 1,  # "stay another year", "one more month"
 }  # fmt: skip
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
               "七": 7, "八": 8, "九": 9}  # fmt: skip
@@ -62,7 +63,7 @@ def cn_number(text: str) -> int | None:
 def _amount(text: str | None) -> float | None:
     if not text:
         return 1.0
-    text = text.strip().lower()
+    text = " ".join(text.lower().split())
     if text in _EN_NUMBERS:
         return float(_EN_NUMBERS[text])
     if text == "半":
@@ -93,7 +94,8 @@ _ZH_UNIT = {
     "星期": "week", "个礼拜": "week", "礼拜": "week", "个月": "month", "季度": "quarter",
     "个季度": "quarter", "年": "year",
 }  # fmt: skip
-_EN_COUNT = r"\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_EN_COUNT = r"\d+(?:\.\d+)?|another|one\s+more|an?|one|two|three|four|five|six|seven|eight"
+_EN_COUNT += r"|nine|ten|eleven|twelve"
 _EN_COUNT += r"|fifteen|twenty|thirty|couple of|few"
 _EN_SPAN = re.compile(
     r"(?<![\w.])(?:(half\s+an?|" + _EN_COUNT + r")\s*-?\s*|(past|last|previous|recent|this)\s+)"
