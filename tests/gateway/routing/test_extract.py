@@ -955,3 +955,17 @@ def test_an_id_follows_its_parameters_word_and_label() -> None:
 def test_a_chinese_licence_plate_keeps_its_province(query: str, plate: str) -> None:
     schema = _one("plate_number", {"type": "string", "maxLength": 10, "description": "车牌号"})
     assert extractor.extract(query, schema).arguments == {"plate_number": plate}
+
+
+def test_an_identifier_of_digits_is_no_amount() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "account_id": {"type": "string", "pattern": "^[0-9]{8}$"},
+            "min_amount": {"type": "number", "minimum": 0},
+        },
+    }
+    filled = extractor.extract("查一下账户 55102938 还有多少钱", schema).arguments
+    assert filled == {"account_id": "55102938"}  # min_amount was 55102938
+    filled = extractor.extract("payments over 250 on 55102938", schema).arguments
+    assert filled == {"account_id": "55102938", "min_amount": 250}

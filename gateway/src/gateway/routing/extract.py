@@ -1656,10 +1656,16 @@ def _grouped_digits(query: str, pattern: str, taken: Collection[object] = ()) ->
 
 def _digits_of(query: str, value: object) -> Iterator[int]:
     """Where the query's numbers stand that are an identifier's digits typed alone ("inv
-    205230" gave ``INV-205230``): no amount is made of them."""
-    digits = re.search(r"(?<=[A-Za-z_/-])\d+$", value) if isinstance(value, str) else None
+    205230" gave ``INV-205230``), or an identifier of digits only (account 55102938): no
+    amount is made of them."""
+    if not isinstance(value, str):
+        return
+    digits = value if value.isdigit() else None
+    if digits is None:
+        found = re.search(r"(?<=[A-Za-z_/-])\d+$", value)
+        digits = found.group(0) if found else None
     if digits is not None:
-        yield from (n.start() for n in _numbers(query) if n.group(0) == digits.group(0))
+        yield from (n.start() for n in _numbers(query) if n.group(0) == digits)
 
 
 # A pattern that is a fixed prefix and a count of digits: ^DL-\d{5}$, ^SKU[0-9]{7}$.
