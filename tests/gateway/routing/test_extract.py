@@ -969,3 +969,13 @@ def test_an_identifier_of_digits_is_no_amount() -> None:
     assert filled == {"account_id": "55102938"}  # min_amount was 55102938
     filled = extractor.extract("payments over 250 on 55102938", schema).arguments
     assert filled == {"account_id": "55102938", "min_amount": 250}
+
+
+def test_a_currency_code_names_no_one() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"payee_name": {"type": "string"}, "amount": {"type": "number"}},
+    }
+    assert extractor.extract("move 1000 USD to my savings", schema).arguments == {"amount": 1000}
+    filled = extractor.extract("send 50 EUR to Li Wei", schema).arguments
+    assert filled == {"amount": 50, "payee_name": "Li Wei"}

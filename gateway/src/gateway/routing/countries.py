@@ -251,3 +251,9 @@ def _tables() -> _Codes:
         " ".join(name.split()[:n]) for name in english for n in range(1, len(name.split()))
     )
     return _Codes(english, chinese, demonyms, prefixes)
+
+
+@functools.cache
+def currency_codes() -> frozenset[str]:
+    """ISO 4217 codes ("USD", "EUR"): a currency, never a person's or a payee's name."""
+    return frozenset(c.alpha_3 for c in pycountry.currencies)

@@ -352,8 +352,9 @@ def _capitalised_names(query: str) -> list[str]:
                 continue
             name = _POSSESSIVE.sub("", " ".join(words).strip(" .,"))
             alone = sentence_start and " " not in name  # a sentence's first word
-            if name and not alone and not any(c.isdigit() for c in name):  # not SKU2024001
-                names.append(name)
+            money = name in countries.currency_codes()  # "1000 USD" names no one
+            if name and not alone and not money and not any(c.isdigit() for c in name):
+                names.append(name)  # (not SKU2024001 either)
             words, sentence_start = [], not breaks
     return names
 
