@@ -354,7 +354,7 @@ def _capitalised_names(query: str) -> list[str]:
             alone = sentence_start and " " not in name  # a sentence's first word
             money = name in countries.currency_codes()  # "1000 USD" names no one
             if name and not alone and not money and not any(c.isdigit() for c in name):
-                names.append(name)  # (not SKU2024001 either)
+                names.append(name)  # nor SKU2024001
             words, sentence_start = [], not breaks
     return names
 
@@ -1469,8 +1469,8 @@ def _paired_words(description: str, option: str) -> tuple[str, ...]:
     ("交付方式：pdf …" labels the parameter, not the option).
 
     Read once per description and option: the two patterns are the option's own, and
-    compiled per request they evicted every other pattern from ``re``'s 512-entry cache
-    in a catalogue of a thousand tools (a sixth of a BFCL route miss was compiling)."""
+    compiled per request they evicted other patterns from ``re``'s 512-entry cache in a
+    catalogue of a thousand tools (``_cached``)."""
     if not option or len(description) > 2000:
         return ()
     name = re.escape(option)

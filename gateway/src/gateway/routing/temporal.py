@@ -258,8 +258,8 @@ def _day(
     return date(year, month, day).isoformat()
 
 
-# A day written beside a weekday ("Saturday 2025-06-14", "2025-06-14 (Sat)", "周六 6月14日",
-# rewritten by then): the weekday only names that day's, and the day is the value.
+# A day written beside a weekday ("Saturday 2025-06-14", "2025-06-14, Saturday", "周六
+# 6月14日", rewritten by then): the weekday only names that day's, and the day is the value.
 _DAY_AFTER = re.compile(r"[\s,，(（]{0,4}\d{4}-\d{2}-\d{2}")
 _DAY_BEFORE = re.compile(r"\d{4}-\d{2}-\d{2}[\s,，(（]{0,4}$")
 
