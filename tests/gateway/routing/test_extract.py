@@ -979,3 +979,10 @@ def test_a_currency_code_names_no_one() -> None:
     assert extractor.extract("move 1000 USD to my savings", schema).arguments == {"amount": 1000}
     filled = extractor.extract("send 50 EUR to Li Wei", schema).arguments
     assert filled == {"amount": 50, "payee_name": "Li Wei"}
+
+
+def test_a_months_short_name_names_no_one() -> None:
+    schema = _one("visitor_name", {"type": "string"})
+    assert extractor.extract("a pass for Dec 3, my friend Aisha", schema).arguments == {
+        "visitor_name": "Aisha"
+    }

@@ -329,6 +329,8 @@ _POSSESSIVE = re.compile(r"['’]s$")
 _NOT_NAME_WORDS = frozenset(
     {"i", "is", "on", "the", "and", "for", "please", "pls"}
     | {m.lower() for m in calendar.month_name[1:]}
+    | {m.lower() for m in calendar.month_abbr[1:]}  # "visiting Dec 3" names no Dec
+    | {"sept"}
     | {d.lower() for d in calendar.day_name}
 )
 
