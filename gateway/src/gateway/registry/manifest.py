@@ -374,10 +374,9 @@ def _or_default(value: int | None, deployment_default: int) -> int:
     return deployment_default if value is None else value
 
 
-def compile_manifest(
-    raw: Any, defaults: ManifestDefaults, *, require_permission: bool = False
-) -> ToolSpec:
-    """Validate ``raw`` and compile it; raises :class:`InvalidManifest` naming the problems."""
+def _accepted(raw: Any, require_permission: bool) -> Manifest:
+    """``raw`` parsed, or :class:`InvalidManifest`: also for what Postgres could not store
+    and, in strict mode, an undeclared permission."""
     manifest = parse_manifest(raw)
     where = unstorable_at(raw)
     if where is not None:  # Postgres could not store it: refused here, not as a 500
@@ -392,11 +391,28 @@ def compile_manifest(
             "(public, user or admin, with `scope` roles for admin).",
             reason="permission_required",
         )
+    return manifest
+
+
+def _breaker(manifest: Manifest, defaults: ManifestDefaults) -> BreakerPolicy:
+    breaker = manifest.circuit_breaker
+    return BreakerPolicy(
+        failure_threshold=_or_default(
+            breaker.failure_threshold, defaults.breaker_failure_threshold
+        ),
+        reset_timeout_ms=_or_default(breaker.reset_timeout_ms, defaults.breaker_reset_timeout_ms),
+    )
+
+
+def compile_manifest(
+    raw: Any, defaults: ManifestDefaults, *, require_permission: bool = False
+) -> ToolSpec:
+    """Validate ``raw`` and compile it; raises :class:`InvalidManifest` naming the problems."""
+    manifest = _accepted(raw, require_permission)
     endpoint = _endpoint(manifest, defaults)
     validator = _arguments_validator(manifest.input_schema, endpoint)
     scope = _scope(manifest)
     permission = _permission(manifest, scope)
-    retry, breaker = manifest.retry_policy, manifest.circuit_breaker
     return ToolSpec(
         tool_id=manifest.tool_id,
         name=manifest.name,
@@ -413,19 +429,12 @@ def compile_manifest(
         idempotent=_idempotent(manifest, endpoint),
         timeout_ms=_or_default(manifest.timeout_ms, defaults.timeout_ms),
         retry=RetryPolicy(
-            max_retries=retry.max_retries,
-            backoff_ms=retry.backoff_ms,
-            max_backoff_ms=retry.max_backoff_ms,
+            max_retries=manifest.retry_policy.max_retries,
+            backoff_ms=manifest.retry_policy.backoff_ms,
+            max_backoff_ms=manifest.retry_policy.max_backoff_ms,
         ),
         rate_limit=parse(manifest.rate_limit) if manifest.rate_limit is not None else None,
-        breaker=BreakerPolicy(
-            failure_threshold=_or_default(
-                breaker.failure_threshold, defaults.breaker_failure_threshold
-            ),
-            reset_timeout_ms=_or_default(
-                breaker.reset_timeout_ms, defaults.breaker_reset_timeout_ms
-            ),
-        ),
+        breaker=_breaker(manifest, defaults),
         max_response_bytes=min(
             _or_default(manifest.max_response_bytes, defaults.max_response_bytes),
             defaults.max_response_bytes,

@@ -1082,24 +1082,9 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
     options = [o for o in spec["enum"] if isinstance(o, str | int | float)]
     by_length = sorted(options, key=lambda o: -len(str(o)))
     lowered = query.lower()
-    # A number option is a number of the query's: not the "30" of "10:30" or of an id.
-    numeric = [o for o in by_length if isinstance(o, int | float) and not isinstance(o, bool)]
-    if numeric:
-        written = {_amount(query, n) for n in _numbers(query)}
-        named = next((o for o in numeric if float(o) in written), None)
-        if named is not None:
-            return named
-    spaced = re.sub(r"(?<=[a-z])[_-]+(?=[a-z])", " ", lowered)  # "in-process", "in_process"
-    for option in options:  # "reboot both the box and the router": both, not router
-        if str(option).lower() in _CHOOSES_ALL and _names(lowered, str(option).lower()):
-            return option
-    for option in by_length:  # the longest first, however written ("premium economy")
-        for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
-            if option in numeric:
-                continue
-            text = spelled(option).lower()
-            if _written(lowered, text) or (text != str(option) and _names(spaced, text)):
-                return option
+    written = _written_option(query, lowered, options, by_length)
+    if written is not None:
+        return written
     inflected = _inflected_option(lowered, by_length)
     if inflected is not None:
         return inflected
@@ -1135,6 +1120,30 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         or _sensed_option(lowered, options)
         or _window_option(query, options)
     )
+
+
+def _written_option(query: str, lowered: str, options: list[Any], by_length: list[Any]) -> Any:
+    """The option the query writes out: a number of the query's, an option that picks all
+    of them, or any option as it is spelled (the longest first)."""
+    # A number option is a number of the query's: not the "30" of "10:30" or of an id.
+    numeric = [o for o in by_length if isinstance(o, int | float) and not isinstance(o, bool)]
+    if numeric:
+        written = {_amount(query, n) for n in _numbers(query)}
+        named = next((o for o in numeric if float(o) in written), None)
+        if named is not None:
+            return named
+    spaced = re.sub(r"(?<=[a-z])[_-]+(?=[a-z])", " ", lowered)  # "in-process", "in_process"
+    for option in options:  # "reboot both the box and the router": both, not router
+        if str(option).lower() in _CHOOSES_ALL and _names(lowered, str(option).lower()):
+            return option
+    for option in by_length:  # the longest first, however written ("premium economy")
+        for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
+            if option in numeric:
+                continue
+            text = spelled(option).lower()
+            if _written(lowered, text) or (text != str(option) and _names(spaced, text)):
+                return option
+    return None
 
 
 # An option that is a window of the day ("08:00-12:00", "8-12"), and the query's own.
