@@ -38,6 +38,9 @@ SCHEMA = {
         "card_number": {"type": "string", "pattern": "^[0-9]{16}$"},
         "employee_id": {"type": "string"},
         "plate_number": {"type": "string", "description": "车牌号"},
+        "address": {"type": "string", "description": "Street address"},
+        "area": {"type": "string", "description": "Street, neighbourhood or postcode"},
+        "parcel_id": {"type": "string"},
     },
     "required": ["service", "query", "claim_id"],
 }
@@ -45,7 +48,8 @@ EXTRACTOR = ArgumentExtractor(today=lambda: date(2026, 12, 1))
 PIECES = ["1:", "1-", " ", "\t\n", "十", "1点", "SO1", "-", "(a", "a a", "count 1 ", "找a "]
 PIECES += ["claim CLM-1 ", "claim  ", "Japan ", "中国", "4pm-", "0412 345 ", "jun 1st "]
 PIECES += ["surname  ", "报修人 ", "6037 ", "1234-", "employee id ", "Saturday ", "June 20-"]
-PIECES += ["粤B "]
+PIECES += ["粤B ", "19 Elm ", "flat 4B ", "和平街", "滨江花园5栋", "in Old ", "postcode "]
+PIECES += ["0452-118-"]
 
 
 def read(text: str) -> None:

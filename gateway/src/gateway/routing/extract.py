@@ -64,7 +64,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
-from gateway.routing import countries, temporal
+from gateway.routing import countries, places, temporal
 from gateway.routing.gloss import every_sense, gloss, gloss_ready, has_han
 from gateway.routing.text import STOPWORDS, stem
 from reach_common.references import names_an_identifier, refers_back
@@ -153,7 +153,8 @@ _SEARCH_FOR_CJK = re.compile(
 _FILE_TOKEN = re.compile(r"(?<![\w/.-])[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w.-])")
 # A colon that introduces text; not one inside a time ("3:30 pm") or a ratio ("16:9").
 _COLON = re.compile(r"(?:(?<!\d):|:(?!\d)|：)\s*(.+)$", re.DOTALL)
-_CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|of|de|la|du))*")
+# "Bank of China", "Maria de la Cruz": the particles are whole words ("What's due" is no name).
+_CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|(?:of|de|la|du)\b))*")
 _TRUE = re.compile(r"\b(yes|true|enable|enabled|include|with)\b", re.IGNORECASE)
 _FALSE = re.compile(r"\b(no|false|disable|disabled|exclude|without)\b", re.IGNORECASE)
 # A switch thrown in words: "turn on", "switch X off", "disable", 打开 / 关掉.
@@ -332,6 +333,14 @@ _NOT_NAME_WORDS = frozenset(
     | {m.lower() for m in calendar.month_abbr[1:]}  # "visiting Dec 3" names no Dec
     | {"sept"}
     | {d.lower() for d in calendar.day_name}
+    # "It's Maria Lopez here", "What's on at the Odeon": a contraction is no one's name.
+    | {
+        f"{w}{a}{e}"
+        for w in ("it", "what", "that", "here", "there", "who", "where", "how", "let")
+        for a in "'’"
+        for e in ("s",)
+    }
+    | {f"i{a}{e}" for a in "'’" for e in ("m", "ll", "ve", "d")}
 )
 
 
@@ -1875,6 +1884,10 @@ def _string(
     where = _where_to(query, lowered)
     if where is not None:
         return where
+    if places.takes_a_place(lowered, spec):
+        found = places.place(query, lowered, spec)
+        if found is not None and found not in taken:
+            return found
     if lowered in _TEXT_NAMES or lowered in _TEXT_LABELS:
         labelled = _labelled_text(query, lowered)
         if labelled is not None:
@@ -2079,6 +2092,15 @@ _NOT_AN_ID = re.compile(
     r"\d{1,2}(?::\d\d)?(?:am|pm)|\d+(?:\.\d+)?(?:hrs?|hours?|mins?|secs?|days?|kg|gb|mb|tb|ms)",
     re.IGNORECASE,
 )
+
+
+# Digits in three groups or more, joined by dashes: a code ("0452-118-20"), not a number.
+_GROUPED_CODE = re.compile(r"\d{2,6}(?:-\d{1,6}){2,5}")
+
+
+def _grouped_code(token: str) -> bool:
+    """A code of dash-joined digit groups that is not a date ("2025-04-01")."""
+    return bool(_GROUPED_CODE.fullmatch(token)) and not _A_DATE.fullmatch(token)
 
 
 def _is_identifier(value: str) -> bool:
@@ -2322,7 +2344,7 @@ def _identifier_by_name(
                 break
         if chosen is not None:
             break
-    mixed = [t for t in tokens if any(c.isalpha() for c in t[1])]
+    mixed = [t for t in tokens if any(c.isalpha() for c in t[1]) or _grouped_code(t[1])]
     if chosen is None and len(mixed) == 1:
         chosen = mixed[0]
     if chosen is None:

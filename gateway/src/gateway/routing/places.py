@@ -1,0 +1,140 @@
+"""Places a request names, for a parameter that takes one (an address, a location, an area).
+
+A street address, as people write them: "19 Larch Avenue", "flat 4B 30 Canal Street",
+"221 Elm St", "光明路7号", "滨江花园5栋1单元", "上海市徐汇区漕溪北路88号". Else a street on its
+own ("on Bridge Street", "和平街停电了"). For an area, also a district after "in",
+"around" or "near" ("outages in Westfield"), a postcode ("postcode 4410", "in 2150"),
+or a name in Latin letters in a Chinese request ("Hurstville 是不是没信号了").
+
+Only a parameter without an enum and whose name or description says it takes a place
+is filled this way (:func:`takes_a_place`); what such a parameter's request holds
+otherwise (a room number, an id) is left to the extractor's other readers.
+
+Every pattern reads a bounded window at each position (words of at most a few dozen
+letters, runs of at most six characters): linear in the request's length.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# A parameter that takes a place, by its name or its description.
+_PLACE_WORDS = re.compile(
+    r"address|location|\barea\b|street|suburb|neighbou?rhood|postcode|post_code|\bvenue\b"
+    r"|地址|地点|位置|区域|街道|片区",
+    re.IGNORECASE,
+)
+_AREA_WORDS = re.compile(r"area|suburb|neighbou?rhood|district|postcode|区域|片区", re.IGNORECASE)
+
+_SUFFIXES = (
+    r"street|st|road|rd|avenue|ave|lane|ln|drive|dr|close|terrace|parade|grove|way|place"
+    r"|court|ct|boulevard|blvd|crescent|cres|square|sq|row|hill|gardens|walk|mews|highway"
+)
+# Words a street's name is not made of ("pickup on the Road", "next to my Drive").
+_NOT_STREET_NAMES = frozenset(
+    {"the", "a", "an", "my", "our", "your", "on", "in", "at", "of", "to", "for", "and", "or"}
+)
+_WORD = r"[A-Za-z][A-Za-z'-]{0,30}"
+_NUMBERED = re.compile(
+    rf"(?:\b(?:flat|apt\.?|apartment|unit|suite)\s+\w{{1,6}},?\s+)?"
+    rf"(?<![\w-])\d{{1,5}}[A-Za-z]?(?:[-/]\d{{1,4}})?\s+((?:{_WORD}\s+){{0,3}}?)"
+    rf"(?:{_SUFFIXES})\b\.?",
+    re.IGNORECASE,
+)
+# A named street is capitalised ("Bridge Street", "Station Rd"): "the main road" names none.
+_NAMED = re.compile(rf"\b((?:[A-Z][a-z'-]{{1,30}}\s+){{1,3}})(?i:{_SUFFIXES})\b\.?")
+_AREA_AFTER = re.compile(
+    r"\b(?:in|around|near|across|for|at)\s+([A-Z][a-z'-]{1,30}(?:\s+[A-Z][a-z'-]{1,30}){0,2})"
+)
+_POSTCODE = re.compile(
+    r"(?:\b(?:post\s?code|zip(?:\s?code)?)|邮编)\s*[:：#]?\s*([A-Za-z0-9][A-Za-z0-9-]{1,8}\d)\b"
+    r"|\bin\s+(\d{4,5})\b",
+    re.IGNORECASE,
+)
+_LATIN_NAME = re.compile(
+    r"(?<![A-Za-z])([A-Z][a-z'-]{2,30}(?:\s+[A-Z][a-z'-]{2,30}){0,2})(?![A-Za-z])"
+)
+
+# Chinese: a city and a district before the street, the street or the estate, and the
+# building, unit and room after it. A name is two to six characters that are not the
+# request's own words (的, 是, 我, 请 ...).
+_NAME_CHAR = (
+    r"[^\W\d_A-Za-z的了吗呢吧是在到我你他她们请帮查把给从去要想那这边个么啥问有没与及跟就也都还]"
+)
+# The character before 路 or 街 of a word that is no street: 线路, 电路, 思路, 铁路, 公路.
+_STREET_END = rf"(?![线电网思出套回走道铁公带逛]){_NAME_CHAR}"
+_CJK_ADDRESS = re.compile(
+    rf"(?:{_NAME_CHAR}{{2,3}}[省市])?(?:{_NAME_CHAR}{{1,3}}[区县])?"
+    rf"(?:{_NAME_CHAR}{{1,5}}?{_STREET_END}(?:大道|路|街|巷|弄|胡同)(?:\d{{1,4}}号)?"
+    rf"|{_NAME_CHAR}{{2,6}}?(?:小区|花园|新村|公寓|家园|山庄|大厦|苑))"
+    r"(?:\d{1,3}(?:号楼|栋|幢|座))?(?:\d{1,2}单元)?(?:\d{2,4}(?:室|房)?)?"
+)
+# What a run of characters may start with and a place does not: a day, "the address is".
+_LEADING = re.compile(
+    r"^(?:(?:今天|明天|昨天|后天|今晚|明早|现在|下周.|这周.|本周.|上周.|周.|地址|住址|位于|住)+)"
+)
+_NOT_AREAS = frozenset(
+    {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+    | {"January", "February", "March", "April", "May", "June", "July", "August"}
+    | {"September", "October", "November", "December", "I", "The", "My", "Our"}
+)
+
+
+def takes_a_place(name: str, spec: dict[str, Any]) -> bool:
+    """Whether a string parameter takes a place, by its name or its description (and it
+    has no enum: an enum's options are read as options)."""
+    if "enum" in spec:
+        return False
+    return bool(_PLACE_WORDS.search(f"{name} {spec.get('description') or ''}"))
+
+
+def _takes_an_area(name: str, spec: dict[str, Any]) -> bool:
+    return bool(_AREA_WORDS.search(f"{name} {spec.get('description') or ''}"))
+
+
+def place(query: str, name: str, spec: dict[str, Any]) -> str | None:
+    """The place ``query`` names for the parameter ``name``: an address, else a street,
+    else (for an area) a district or a postcode."""
+    found = _street_address(query) or _chinese_address(query) or _street(query)
+    if found is not None or not _takes_an_area(name, spec):
+        return found
+    return _area(query)
+
+
+def _street_address(query: str) -> str | None:
+    for match in _NUMBERED.finditer(query):
+        words = match.group(1).split()
+        if not any(w.lower() in _NOT_STREET_NAMES for w in words):
+            return match.group(0).rstrip(".").strip()
+    return None
+
+
+def _street(query: str) -> str | None:
+    for match in _NAMED.finditer(query):
+        words = match.group(1).split()
+        if words and not any(w.lower() in _NOT_STREET_NAMES for w in words):
+            return match.group(0).rstrip(".").strip()
+    return None
+
+
+def _chinese_address(query: str) -> str | None:
+    for match in _CJK_ADDRESS.finditer(query):
+        text = _LEADING.sub("", match.group(0))
+        if len(text) >= 3:
+            return text
+    return None
+
+
+def _area(query: str) -> str | None:
+    code = _POSTCODE.search(query)
+    if code is not None:
+        return code.group(1) or code.group(2)
+    for match in _AREA_AFTER.finditer(query):
+        if match.group(1).split()[0] not in _NOT_AREAS:
+            return match.group(1)
+    if re.search(r"[\u4e00-\u9fff]", query):  # a Latin name in a Chinese request
+        for match in _LATIN_NAME.finditer(query):
+            if match.group(1).split()[0] not in _NOT_AREAS:
+                return match.group(1)
+    return None
