@@ -216,6 +216,14 @@ def _orders(head: str, first: re.Match[str] | None) -> bool:
     return bool(_MOVED_IN_TIME.match(head) or any(p.match(head) for p, _ in _PHRASAL))
 
 
+# An order whose verb only sets up the action its noun names ("schedule a payment",
+# "submit a repayment", "request a replacement"): the tool must do the noun's verb.
+_LIGHT_ORDER = re.compile(
+    r"^(?:schedule|submit|initiate|request|issue)\s+(?:(?:a|an|the|my|one|another|new)\s+)?"
+    r"(?:[a-z]{1,20}\s+)?([a-z]{3,20}ments?)\b"
+)
+
+
 def order_verb(text: str) -> str | None:
     """The verb of ``text`` when it is an order and not a request to read: its first verb
     when that is one of writing ("submit…", "can you close…", "I want to cancel…"), or
@@ -231,7 +239,9 @@ def order_verb(text: str) -> str | None:
             return verb
     first = _FIRST_WORD.match(head)
     if first is not None and (first.group(0) in _WRITE_VERBS or _OPEN_NEW.match(head)):
-        return first.group(0)
+        light = _LIGHT_ORDER.match(head)
+        noun = _ACTION_NOUN.match(light.group(1)) if light is not None else None
+        return noun.group(1) if noun is not None else first.group(0)
     stripped = text.strip()
     if _CJK_BA.search(stripped):
         return vocabulary.last_chinese_action(text)

@@ -98,6 +98,19 @@ def _method(spec: ToolSpec) -> str:
     return str(getattr(spec.endpoint, "method", "") or "").upper()
 
 
+def _dropped_in_either(
+    drop: Callable[[str], float], drop_english: Callable[[str], float], tools: frozenset[str]
+) -> Callable[[str], float]:
+    """``drop``, or for ``tools`` (described only in English) the more of it and of
+    ``drop_english`` (what the request's English reading asks that they do not offer)."""
+
+    def dropped(tool_id: str) -> float:
+        lost = drop(tool_id)
+        return max(lost, drop_english(tool_id)) if tool_id in tools else lost
+
+    return dropped
+
+
 def _reads_only(spec: ToolSpec) -> bool:
     """A tool that only reads: idempotent, and not an HTTP PUT, PATCH or DELETE."""
     return spec.idempotent and _method(spec) not in ("PUT", "PATCH", "DELETE")
@@ -592,17 +605,16 @@ class Router:
         tools = frozenset(c.tool_id for c in candidates if english_only(c.tool_id))
         drop_english = self._unoffered(text, candidates)
         # A word-by-word reading names a verb as a dictionary does (申请 "apply for"): only a
-        # verb of an action class (取消 "cancel") says what an English tool must do.
+        # verb of an action class (取消 "cancel") says what an English tool must do, and
+        # never of a question (理赔…到哪一步了？ reads "settle a claim … how one step?").
+        if intent.asks_to_read(request):
+            return _dropped_in_either(drop, drop_english, tools), misread
         misread_english = self._misread(text, candidates, classed_only=True)
-
-        def dropped(tool_id: str) -> float:
-            lost = drop(tool_id)
-            return max(lost, drop_english(tool_id)) if tool_id in tools else lost
 
         def misread_either(tool_id: str) -> bool:
             return misread(tool_id) or (tool_id in tools and misread_english(tool_id))
 
-        return dropped, misread_either
+        return _dropped_in_either(drop, drop_english, tools), misread_either
 
     def _misread(
         self, text: str, candidates: list[Candidate], *, classed_only: bool = False

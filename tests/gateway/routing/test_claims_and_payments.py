@@ -1,0 +1,48 @@
+"""Two readings of what a request asks, on a catalogue written blind to the router
+(tests/data/insurance):
+
+- an order whose verb only sets up the action its noun names ("schedule a payment") asks
+  the tool for the noun's verb: the payment tool pays, it never says "schedule";
+- a Chinese question stays a question in its English reading: "理赔 CLM-… 现在到哪一步了？"
+  reads word by word "settle a claim … now how one step?", whose "settle" had ruled out
+  every English reader, the claim-status lookup included, and nothing was left to route to.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from gateway.routing import intent
+from tests.gateway.routing.conftest import blind_set, dry_run
+
+CATALOGUE = blind_set("insurance")
+
+
+@pytest.mark.parametrize(
+    ("query", "verb"),
+    [
+        ("schedule a payment of $96.15 for 2025-09-01 on RN-6620481", "pay"),
+        ("submit a monthly repayment", "repay"),
+        ("request a replacement card", "replac"),  # Porter's stem of "replace"
+        ("schedule a meeting with my agent", "schedule"),
+        ("issue a refund", "issue"),
+    ],
+)
+def test_a_light_verb_takes_its_action_nouns_verb(query: str, verb: str) -> None:
+    assert (intent.order_verb(query) or "").startswith(verb)
+
+
+async def test_scheduling_a_payment_reaches_the_payment_tool(gateway: httpx.AsyncClient) -> None:
+    query = "schedule a payment of $96.15 for 2025-09-01 on RN-6620481"
+    response = await dry_run(gateway, query, "insurance")
+    assert response.json().get("tool_id") == "make_premium_payment", response.text
+
+
+async def test_a_chinese_question_about_a_claim_reaches_the_status_lookup(
+    gateway: httpx.AsyncClient,
+) -> None:
+    response = await dry_run(gateway, "理赔 CLM-19930442 现在到哪一步了？", "insurance")
+    body = response.json()
+    assert body.get("tool_id") == "get_claim_status", response.text
+    assert body["arguments"] == {"claim_id": "CLM-19930442"}
