@@ -986,3 +986,15 @@ def test_a_months_short_name_names_no_one() -> None:
     assert extractor.extract("a pass for Dec 3, my friend Aisha", schema).arguments == {
         "visitor_name": "Aisha"
     }
+
+
+def test_the_one_option_every_word_of_which_the_request_writes() -> None:
+    issue = {
+        "type": "string",
+        "enum": ["pothole", "streetlight_out", "streetlight_flickering", "damaged_sign"],
+    }
+    schema = {"type": "object", "properties": {"issue_type": issue}, "required": ["issue_type"]}
+    found = extractor.extract("Streetlight LP04417 on Kerry Street has been out a week", schema)
+    assert found.arguments["issue_type"] == "streetlight_out"
+    # Both options share "streetlight": neither is named by it alone.
+    assert extractor.extract("the streetlight is weird", schema).missing == ["issue_type"]

@@ -1108,7 +1108,7 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
     shortened = _shortened_option(lowered, firsts)
     if shortened is not None:
         return shortened
-    partial = _partial_option(lowered, options)
+    partial = _every_word_option(lowered, options) or _partial_option(lowered, options)
     if partial is not None:
         return partial
     description = str(spec.get("description") or "")
@@ -1414,6 +1414,20 @@ _CHOOSES_ALL = frozenset({"both", "all"})
 _OPTION_WORDS = {
     "previous": ("last", "prior"), "current": ("this",), "next": ("following", "upcoming"),
 }  # fmt: skip
+
+
+def _every_word_option(lowered: str, options: Sequence[Any]) -> Any:
+    """The one option of two words or more every word of which the query writes, in any
+    order ("Streetlight … has been out" for ``streetlight_out``, not
+    ``streetlight_flickering``)."""
+    query_words = set(_LATIN_WORD.findall(lowered))
+    found = [
+        option
+        for option in options
+        if len(words := [w for w in re.split(r"[_\-\s]+", str(option).lower()) if w]) > 1
+        and all(w in query_words for w in words)
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _partial_option(lowered: str, options: Sequence[Any]) -> Any:
