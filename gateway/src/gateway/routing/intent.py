@@ -97,6 +97,15 @@ _READING = frozenset(
     )
 )
 _WORD = re.compile(r"[A-Za-z]+")
+# A description's first word that says the tool writes ("Creates…", "Files…", "Logs…").
+_OPENS_WRITING = frozenset(
+    stem(w)
+    for w in (
+        *("creates", "files", "logs", "opens", "records", "registers", "submits", "books"),
+        *("cancels", "updates", "changes", "deletes", "removes", "adds", "sends", "issues"),
+        *("places", "schedules", "reserves", "pays", "transfers", "raises"),
+    )
+)
 _PARTICIPLE = re.compile(r"[^e]ed$")  # "canceled", "shipped"; not "need"
 # The first verb of an order ("submit…", "can you close…"). Verbs that also open a request
 # to read ("open the report", "print the invoice", "set up a call?") are left out; "open"
@@ -333,5 +342,9 @@ def writes(manifest: Mapping[str, Any], reads_only: bool) -> bool:
     words = _WORD.findall(names)
     first = _WORD.search(str(manifest.get("description") or ""))
     if first is not None:
+        # A description that opens with a verb of writing says what the tool does, whatever
+        # its name reads like ("street_issue_report": "Creates a new job…").
+        if stem(first.group(0).lower()) in _OPENS_WRITING:
+            return True
         words.append(first.group(0))
     return _READING.isdisjoint(stem(w.lower()) for w in words)
