@@ -90,6 +90,8 @@ ACROSS_CJK_BELOW = 0.2
 ACROSS_CJK_ABOVE = 0.7
 
 
+# A request whose every action the tool's description says it does not take.
+DISCLAIMED_PENALTY = 1.0
 MISREAD = "a tool of the other kind: it writes and the request asks to read, or the reverse"
 
 
@@ -173,7 +175,8 @@ class Router:
         self._rebuild: asyncio.Task[None] | None = None
         self._stale = False
         self._offered: dict[
-            int, tuple[dict[str, Any], frozenset[str] | None, bool, intent.OwnWords]
+            int,
+            tuple[dict[str, Any], frozenset[str] | None, bool, intent.OwnWords, frozenset[str]],
         ] = {}
         self._naming: dict[tuple[int, str], frozenset[str]] = {}  # _named_writer's memo
 
@@ -560,6 +563,9 @@ class Router:
                 return FOREIGN_ID_PENALTY
             offered = self._offered_actions(spec.manifest)
             lost = vocabulary.action_gap(requested, offered)
+            refused = self._disclaimed_actions(spec.manifest)
+            if requested and requested <= refused:  # "不负责…修改或取消已有预约"
+                lost = max(lost, DISCLAIMED_PENALTY)
             if identifiers is None:
                 shaped: set[str] = set()
                 named: set[str] = set()
@@ -761,8 +767,15 @@ class Router:
                 self._offered.clear()
             offered = vocabulary.offered_actions(manifest)
             writer = intent.writes(manifest, reads_only=False)
-            found = self._offered[key] = (manifest, offered, writer, intent.own_words(manifest))
+            words = intent.own_words(manifest)
+            refused = vocabulary.disclaimed_actions(manifest)
+            found = self._offered[key] = (manifest, offered, writer, words, refused)
         return found[1], found[2], found[3]
+
+    def _disclaimed_actions(self, manifest: dict[str, Any]) -> frozenset[str]:
+        """``vocabulary.disclaimed_actions``, memoised with :meth:`_actions`."""
+        self._actions(manifest)
+        return self._offered[id(manifest)][4]
 
     def _validate(self, tool_id: str, arguments: dict[str, Any]) -> str | None:
         tool = self.registry.get(tool_id)

@@ -140,6 +140,20 @@ def positive_description(description: str) -> str:
     return "".join(kept).strip() or description
 
 
+def disclaimed_text(description: str) -> str:
+    """What :func:`positive_description` leaves out: the sentences about what the tool is
+    not for, and each kept sentence from where it turns to what the tool does not do."""
+    cut = []
+    for sentence in _SENTENCES.findall(description):
+        if _not_for(sentence):
+            cut.append(sentence)
+            continue
+        turn = _TURNS_NEGATIVE.search(sentence)
+        if turn is not None:
+            cut.append(sentence[turn.start() :])
+    return "".join(cut).strip()
+
+
 def tool_document(manifest: dict[str, Any]) -> str:
     """The text a tool is found by: name, id, what the description says it is for,
     aliases, example requests, parameters."""

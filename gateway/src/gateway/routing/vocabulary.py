@@ -38,7 +38,14 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from gateway.routing.lexical import BM25Index
-from gateway.routing.text import cjk_share, negative_sentences, positive_description, stem, tokenize
+from gateway.routing.text import (
+    cjk_share,
+    disclaimed_text,
+    negative_sentences,
+    positive_description,
+    stem,
+    tokenize,
+)
 
 UNSEEN_WEIGHT = 0.5
 UNSEEN_SLACK = 0.1
@@ -263,6 +270,30 @@ def offered_actions(manifest: Mapping[str, Any]) -> frozenset[str] | None:
     own = positive_description(str(manifest.get("description") or ""))
     text = "\n".join([str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")])
     text += "\n" + own + "\n" + "\n".join(phrases)
+    stems = set(tokenize(text))
+    return frozenset(
+        action
+        for action, (english, chinese) in _ACTIONS.items()
+        if not stems.isdisjoint(stem(w) for w in english) or any(w in text for w in chinese)
+    )
+
+
+def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
+    """The actions the tool's description says it does not take ("不负责查询、修改或取消已有
+    预约", "it cannot change or cancel a booking") and its own words nowhere offer."""
+    description = str(manifest.get("description") or "")
+    refused = disclaimed_text(description)
+    if not refused:
+        return frozenset()
+    own = "\n".join(
+        [str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")]
+        + [positive_description(description)]
+        + [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
+    )
+    return _actions_in(refused) - _actions_in(own)
+
+
+def _actions_in(text: str) -> frozenset[str]:
     stems = set(tokenize(text))
     return frozenset(
         action

@@ -1,0 +1,39 @@
+"""A tool whose description says it does not take an action ("本接口只负责新建预约：不负责查询、
+修改或取消已有预约") is not given a request that asks for only that action, however close
+its words are: before, "能改到下周三吗" of an earlier pickup went to the pickup *booker*.
+Catalogue: tests/data/municipal, written blind to the router."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import httpx
+
+from gateway.routing import vocabulary
+from tests.gateway.routing.conftest import blind_set, dry_run
+
+CATALOGUE = blind_set("municipal")
+MANIFESTS = Path(__file__).resolve().parents[2] / "data" / "municipal" / "manifests"
+
+
+def test_the_actions_a_description_disclaims() -> None:
+    booker = json.loads((MANIFESTS / "bulky_item_pickup_book.json").read_text())
+    assert vocabulary.disclaimed_actions(booker) == {"update", "cancel"}
+    # What its own words offer is never disclaimed: a cancel tool that "cannot change a
+    # date" still cancels.
+    canceller = {"tool_id": "x_cancel", "description": "Cancels a visit. It cannot change one."}
+    assert vocabulary.disclaimed_actions(canceller) == {"update"}
+
+
+async def test_a_change_the_tool_disclaims_is_not_given_to_it(
+    gateway: httpx.AsyncClient,
+) -> None:
+    response = await dry_run(gateway, "上周预约的大件垃圾清运，能改到下周三吗", "municipal")
+    assert response.json().get("tool_id") != "bulky_item_pickup_book", response.text
+
+
+async def test_a_new_pickup_still_reaches_it(gateway: httpx.AsyncClient) -> None:
+    body = (await dry_run(gateway, "大件垃圾预约 床垫两张 滨江花园5栋1单元", "municipal")).json()
+    assert body.get("tool_id") == "bulky_item_pickup_book", body
+    assert body["arguments"]["address"] == "滨江花园5栋1单元"
