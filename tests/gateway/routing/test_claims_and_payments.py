@@ -46,3 +46,20 @@ async def test_a_chinese_question_about_a_claim_reaches_the_status_lookup(
     body = response.json()
     assert body.get("tool_id") == "get_claim_status", response.text
     assert body["arguments"] == {"claim_id": "CLM-19930442"}
+
+
+@pytest.mark.parametrize(
+    "query", ["把我儿子从车险里删掉，他已经搬出去了 AU-7730914", "remove my son from AU-7730914"]
+)
+async def test_a_tool_that_only_adds_is_not_given_a_removal(
+    gateway: httpx.AsyncClient, query: str
+) -> None:
+    """add_driver: "Only adds: removing a driver … has to go through an agent"."""
+    response = await dry_run(gateway, query, "insurance")
+    assert response.json().get("tool_id") != "add_driver", response.text
+
+
+async def test_it_still_adds_a_driver(gateway: httpx.AsyncClient) -> None:
+    query = "add driver to AU-4471023 - Tomás Ruiz, my roommate"
+    response = await dry_run(gateway, query, "insurance")
+    assert response.json().get("tool_id") == "add_driver", response.text

@@ -19,11 +19,18 @@ MANIFESTS = Path(__file__).resolve().parents[2] / "data" / "municipal" / "manife
 
 def test_the_actions_a_description_disclaims() -> None:
     booker = json.loads((MANIFESTS / "bulky_item_pickup_book.json").read_text())
-    assert vocabulary.disclaimed_actions(booker) == {"update", "cancel"}
+    # 只负责新建预约: only new bookings; and 不负责…修改或取消.
+    assert {"update", "cancel"} <= vocabulary.disclaimed_actions(booker)
+    assert not {"book", "create"} & vocabulary.disclaimed_actions(booker)
     # What its own words offer is never disclaimed: a cancel tool that "cannot change a
     # date" still cancels.
     canceller = {"tool_id": "x_cancel", "description": "Cancels a visit. It cannot change one."}
     assert vocabulary.disclaimed_actions(canceller) == {"update"}
+    # "Only adds": every other action; and what the name says it does is never disclaimed.
+    adder = {"tool_id": "add_driver", "description": "Only adds: removals go to an agent."}
+    assert "delete" in vocabulary.disclaimed_actions(adder)
+    booker = {"tool_id": "create_booking", "description": "Only creates a reservation."}
+    assert not {"book", "create"} & vocabulary.disclaimed_actions(booker)
 
 
 async def test_a_change_the_tool_disclaims_is_not_given_to_it(

@@ -43,6 +43,7 @@ from gateway.routing.text import (
     disclaimed_text,
     negative_sentences,
     positive_description,
+    split_identifier,
     stem,
     tokenize,
 )
@@ -278,10 +279,42 @@ def offered_actions(manifest: Mapping[str, Any]) -> frozenset[str] | None:
     )
 
 
+# A description that limits the tool to one action: "Only adds: removing a driver … goes
+# through an agent", "New reservations only", "只负责新建案件", "仅支持新建".
+_ONLY = re.compile(
+    r"\bonly\s+([a-z]{3,20})\b|\bnew\s+[a-z]{3,20}(?:\s+[a-z]{3,20})?\s+only\b"
+    r"|(?:只负责|只能|仅负责|仅支持|仅限|仅)\s{0,2}(新建|新增|创建|登记|预约|提交|报案|添加)",
+    re.IGNORECASE,
+)
+
+
+def _limited_to(description: str) -> frozenset[str] | None:
+    """The actions a description limits the tool to (``_ONLY``), or None if it sets no
+    such limit; creating, for "new … only" and 新建."""
+    allowed: set[str] = set()
+    for match in _ONLY.finditer(description):
+        verb = match.group(1)
+        if verb is not None:  # "only adds": an action's verb, else no limit ("only the")
+            allowed |= {a for a, (english, _) in _ACTIONS.items() if stem(verb) in _stems(english)}
+        else:
+            allowed |= {"create", "book"} | _actions_in(match.group(0))
+    return frozenset(allowed) or None
+
+
+def _stems(words: frozenset[str]) -> frozenset[str]:
+    return frozenset(stem(w) for w in words)
+
+
 def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
     """The actions the tool's description says it does not take ("不负责查询、修改或取消已有
-    预约", "it cannot change or cancel a booking") and its own words nowhere offer."""
+    预约", "it cannot change or cancel a booking") and its own words nowhere offer; for a
+    description that limits the tool to some actions ("Only adds", "New reservations
+    only"), every other one."""
     description = str(manifest.get("description") or "")
+    limited = _limited_to(description)
+    if limited is not None:  # and what its name says it does ("create_booking" books)
+        named = f"{manifest.get('tool_id') or ''} {manifest.get('name') or ''}"
+        return frozenset(_ACTIONS) - limited - _actions_in(split_identifier(named))
     refused = disclaimed_text(description)
     if not refused:
         return frozenset()
