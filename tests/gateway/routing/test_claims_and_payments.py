@@ -63,3 +63,12 @@ async def test_it_still_adds_a_driver(gateway: httpx.AsyncClient) -> None:
     query = "add driver to AU-4471023 - Tomás Ruiz, my roommate"
     response = await dry_run(gateway, query, "insurance")
     assert response.json().get("tool_id") == "add_driver", response.text
+
+
+async def test_reinstating_is_not_given_to_the_tool_that_cannot(
+    gateway: httpx.AsyncClient,
+) -> None:
+    """cancel_policy: "this service cannot reinstate a policy"."""
+    query = "Can you reinstate AU-1029384? It got cancelled for non-payment"
+    response = await dry_run(gateway, query, "insurance")
+    assert response.json().get("tool_id") != "cancel_policy", response.text

@@ -127,3 +127,21 @@ def test_tools_without_examples_or_disclaimers_are_scored_as_before(embedder: Em
     query = "what's the weather and the exchange rate in Paris today"
     assert index._unsupported(query, 0.0)("weather_now") == 0.0
     assert index._unsupported(query, 0.0)("currency_rates") == 0.0
+
+
+def test_an_imperative_after_please_after_a_comma_is_read() -> None:
+    """The word after a comma was taken whole, so "please" hid the verb after it."""
+    asked = "my points from the february rental expired, please reinstate them"
+    assert "reinstate" in vocabulary.imperatives(asked)
+    assert vocabulary.requested_actions(asked) == {"restore"}
+    assert vocabulary.requested_actions("ok, please cancel it") == {"cancel"}
+
+
+def test_reinstating_and_pausing_are_actions_a_tool_can_disclaim() -> None:
+    canceller = {
+        "tool_id": "cancel_policy",
+        "description": "Cancels a policy. It cannot reinstate a policy or pause coverage.",
+    }
+    assert {"restore", "pause"} <= vocabulary.disclaimed_actions(canceller)
+    assert vocabulary.requested_actions("Can you reinstate AU-1029384?") == {"restore"}
+    assert vocabulary.requested_actions("暂停我的保单一个月") == {"pause"}

@@ -192,12 +192,22 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         ("开启", "启用", "停用"),
     ),
     "dismiss": (frozenset({"fire", "dismiss"}), ("辞退", "解雇", "开除")),
+    # bringing back what was cancelled or lapsed ("reinstate my policy", "恢复积分")
+    "restore": (
+        frozenset({"restore", "reinstate", "reactivate", "undelete", "unarchive"}),
+        ("恢复", "复原", "重新激活"),
+    ),
+    # holding something for a while ("pause my insurance", "suspend the line")
+    "pause": (frozenset({"pause", "suspend", "freeze"}), ("暂停", "冻结", "挂起")),
 }
 # An English verb asks for an action when it begins a clause ("cancel order …", "…, then
 # update it"), or follows "please", "to" ("I want to cancel"), "you" ("can you delete"),
 # "me" ("help me add"): "the store's numbers", "a change in sales" ask for none.
+# The word is read ahead, not taken: "…expired, please reinstate them" has "please" after
+# the comma and "reinstate" after "please".
 _IMPERATIVE = re.compile(
-    r"(?:^|[,.;:!?(\n]|\b(?:please|pls|to|you|me|and|then|just|now|also))\s{0,16}([A-Za-z]+)\b(?!')",
+    r"(?:^|[,.;:!?(\n]|\b(?:please|pls|to|you|me|and|then|just|now|also))\s{0,16}"
+    r"(?=([A-Za-z]+)\b(?!'))",
     re.IGNORECASE,
 )
 
