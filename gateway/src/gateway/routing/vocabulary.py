@@ -278,15 +278,15 @@ def offered_actions(manifest: Mapping[str, Any]) -> frozenset[str] | None:
     phrases = [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
     if len(phrases) < MIN_EXAMPLES:
         return None
+    return _actions_in(_own_text(manifest))
+
+
+def _own_text(manifest: Mapping[str, Any]) -> str:
+    """The tool's id, name, what its description says it is for, aliases and examples."""
+    phrases = [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
     own = positive_description(str(manifest.get("description") or ""))
     text = "\n".join([str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")])
-    text += "\n" + own + "\n" + "\n".join(phrases)
-    stems = set(tokenize(text))
-    return frozenset(
-        action
-        for action, (english, chinese) in _ACTIONS.items()
-        if not stems.isdisjoint(stem(w) for w in english) or any(w in text for w in chinese)
-    )
+    return text + "\n" + own + "\n" + "\n".join(phrases)
 
 
 # A description that limits the tool to one action: "Only adds: removing a driver … goes
@@ -305,14 +305,11 @@ def _limited_to(description: str) -> frozenset[str] | None:
     for match in _ONLY.finditer(description):
         verb = match.group(1)
         if verb is not None:  # "only adds": an action's verb, else no limit ("only the")
-            allowed |= {a for a, (english, _) in _ACTIONS.items() if stem(verb) in _stems(english)}
+            said = stem(verb)
+            allowed |= {a for a, (english, _) in _ACTIONS.items() if said in map(stem, english)}
         else:
             allowed |= {"create", "book"} | _actions_in(match.group(0))
     return frozenset(allowed) or None
-
-
-def _stems(words: frozenset[str]) -> frozenset[str]:
-    return frozenset(stem(w) for w in words)
 
 
 def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
@@ -328,12 +325,7 @@ def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
     refused = disclaimed_text(description)
     if not refused:
         return frozenset()
-    own = "\n".join(
-        [str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")]
-        + [positive_description(description)]
-        + [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
-    )
-    return _actions_in(refused) - _actions_in(own)
+    return _actions_in(refused) - _actions_in(_own_text(manifest))
 
 
 def _actions_in(text: str) -> frozenset[str]:
