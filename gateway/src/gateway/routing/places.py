@@ -103,17 +103,17 @@ def place(query: str, name: str, spec: dict[str, Any]) -> str | None:
 
 
 def _street_address(query: str) -> str | None:
-    for match in _NUMBERED.finditer(query):
-        words = match.group(1).split()
-        if not any(w.lower() in _NOT_STREET_NAMES for w in words):
-            return match.group(0).rstrip(".").strip()
-    return None
+    return _first_street(_NUMBERED, query)
 
 
 def _street(query: str) -> str | None:
-    for match in _NAMED.finditer(query):
-        words = match.group(1).split()
-        if words and not any(w.lower() in _NOT_STREET_NAMES for w in words):
+    return _first_street(_NAMED, query)
+
+
+def _first_street(pattern: re.Pattern[str], query: str) -> str | None:
+    """The first match of ``pattern`` whose street name holds no common word ("on the")."""
+    for match in pattern.finditer(query):
+        if not any(w.lower() in _NOT_STREET_NAMES for w in match.group(1).split()):
             return match.group(0).rstrip(".").strip()
     return None
 
