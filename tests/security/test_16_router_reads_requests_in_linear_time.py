@@ -49,7 +49,7 @@ PIECES = ["1:", "1-", " ", "\t\n", "十", "1点", "SO1", "-", "(a", "a a", "coun
 PIECES += ["claim CLM-1 ", "claim  ", "Japan ", "中国", "4pm-", "0412 345 ", "jun 1st "]
 PIECES += ["surname  ", "报修人 ", "6037 ", "1234-", "employee id ", "Saturday ", "June 20-"]
 PIECES += ["粤B ", "19 Elm ", "flat 4B ", "和平街", "滨江花园5栋", "in Old ", "postcode "]
-PIECES += ["0452-118-"]
+PIECES += ["0452-118-", "1 Elm Street, Leith, ", "1 Elm St, A1 ", "漕溪北路88号万达广场B座"]
 
 
 def read(text: str) -> None:

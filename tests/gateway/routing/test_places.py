@@ -38,6 +38,71 @@ def test_a_street_address_in_english(query: str, place: str) -> None:
 @pytest.mark.parametrize(
     ("query", "place"),
     [
+        (
+            "Please arrange a collection from 22 Elm Street, Manchester M1 2AB on 2025-05-06.",
+            "22 Elm Street, Manchester M1 2AB",
+        ),
+        (
+            "collect 3 boxes from 14 Harbour Road, Leith, Edinburgh EH6 6LX on 2025-03-14",
+            "14 Harbour Road, Leith, Edinburgh EH6 6LX",
+        ),
+        ("please send it to 45 Queen's Park Avenue, Glasgow G42 8DT instead", None),
+        ("ship to 350 Fifth Avenue, New York, NY 10118 by Friday", None),
+        ("Her new place is 3 Beech Close, Oxford. Sorry for the hassle!", None),
+        ("pickup at 19 Larch Avenue, I'm home all day", "19 Larch Avenue"),
+        ("pickup at 19 Larch Avenue, Please ring twice", "19 Larch Avenue"),
+    ],
+)
+def test_the_town_and_postcode_after_a_street_belong_to_the_address(
+    query: str, place: str | None
+) -> None:
+    """A town (or two) and a postcode written after the street are part of the address;
+    a capitalised word that begins the next sentence is not a town."""
+    expected = (
+        place
+        or {
+            "p": "45 Queen's Park Avenue, Glasgow G42 8DT",
+            "s": "350 Fifth Avenue, New York, NY 10118",
+            "H": "3 Beech Close, Oxford",
+        }[query[0]]
+    )
+    assert extractor.extract(query, ADDRESS).arguments == {"address": expected}
+
+
+def test_the_numbers_of_an_address_are_no_count_or_weight() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "address": {"type": "string", "description": "Full collection address."},
+            "parcel_count": {"type": "integer", "minimum": 1},
+            "total_weight_kg": {"type": "number"},
+        },
+        "required": ["address"],
+    }
+    query = "Please arrange a collection from 22 Elm Street, Manchester M1 2AB tomorrow."
+    assert extractor.extract(query, schema).arguments == {
+        "address": "22 Elm Street, Manchester M1 2AB"
+    }
+    query = "collect 3 boxes from 14 Harbour Road, Leith, Edinburgh EH6 6LX"
+    assert extractor.extract(query, schema).arguments["parcel_count"] == 3
+
+
+@pytest.mark.parametrize(
+    ("query", "place"),
+    [
+        ("改送到北京市朝阳区建国路93号万达广场B座1205", "北京市朝阳区建国路93号万达广场B座1205"),
+        ("地址是上海市徐汇区漕溪北路88号3楼，一共2个箱子", "上海市徐汇区漕溪北路88号3楼"),
+        ("5件货，地址：深圳市南山区科技园南区12栋", "深圳市南山区科技园南区12栋"),
+        ("新地址杭州市西湖区文三路478号，电话13800138000", "杭州市西湖区文三路478号"),
+    ],
+)
+def test_a_chinese_address_keeps_its_building_floor_and_room(query: str, place: str) -> None:
+    assert extractor.extract(query, ZH_ADDRESS).arguments == {"address": place}
+
+
+@pytest.mark.parametrize(
+    ("query", "place"),
+    [
         ("家里两台旧冰箱要扔，下周六能来拉走吗？光明路7号，6楼没电梯", "光明路7号"),
         ("大件垃圾预约 床垫两张 滨江花园5栋1单元 3月15号", "滨江花园5栋1单元"),
         ("想预约上门收旧沙发，一件，地址：阳光小区3栋502", "阳光小区3栋502"),

@@ -756,6 +756,8 @@ class ArgumentExtractor:
             if value is not None:
                 result.arguments[name] = value
                 used_numbers.update(_digits_of(query, value))
+                if isinstance(value, str) and places.takes_a_place(name.lower(), spec):
+                    used_numbers.update(_numbers_within(query, value))
 
         for name, value in result.arguments.items():
             if name.lower() in _TERMS_NAMES and value == query.strip():
@@ -857,6 +859,42 @@ _ADDRESSED = re.compile(
 
 
 _MAILED = re.compile(r"e-?mail|邮箱|邮件", re.IGNORECASE)  # a value that may be an address
+# A parameter naming a person's account, which an email address identifies as well as a
+# user id does: "remove mike@acme.com" for ``user``.
+_ACCOUNT = re.compile(r"user|member|login|invitee|recipient|assignee|username", re.IGNORECASE)
+
+
+def _takes_an_address(name: str, spec: dict[str, Any]) -> bool:
+    """Whether the parameter takes an email address: its name says so ("member_email"),
+    or every example it gives is one ("例如 li.wei@acme.com", whose shape alone would
+    read "wang.fang" out of "wang.fang@acme.cn")."""
+    if re.search(r"e-?mail|邮箱", name, re.IGNORECASE):
+        return True
+    examples = examples_of(spec)
+    return bool(examples) and all(_FORMATS["email"].fullmatch(e) for e in examples)
+
+
+def _addressed(
+    query: str, name: str, spec: dict[str, Any], taken: Collection[object], *, only: bool
+) -> str | None:
+    """The request's email address for a parameter that takes ``only`` one (before any
+    identifier is looked for: ``_takes_an_address``), or else that may take one: "email
+    or name", or a ``user`` with no example of its own, whom an address names."""
+    if only:
+        wanted = _takes_an_address(name, spec)
+    else:
+        described = f"{name} {spec.get('description') or ''}"
+        wanted = bool(_MAILED.search(described)) or (
+            _ACCOUNT.fullmatch(name) is not None and not examples_of(spec)
+        )
+    return _email(query, taken) if wanted else None
+
+
+def _email(query: str, taken: Collection[object]) -> str | None:
+    """The request's first email address no other parameter took."""
+    return next(
+        (m.group(0) for m in _FORMATS["email"].finditer(query) if m.group(0) not in taken), None
+    )
 
 
 def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
@@ -1703,6 +1741,17 @@ def _digits_of(query: str, value: object) -> Iterator[int]:
         yield from (n.start() for n in _numbers(query) if n.group(0) == digits)
 
 
+def _numbers_within(query: str, text: str) -> Iterator[int]:
+    """Where the query's numbers stand inside ``text`` (where the query writes it): the
+    house number and postcode of an address are no count or weight ("22 Elm Street,
+    Manchester M1 2AB" holds neither 22 parcels nor 2 kg)."""
+    start = query.find(text)
+    if start < 0:
+        return
+    end = start + len(text)
+    yield from (n.start() for n in _NUMBER.finditer(query, start, end))
+
+
 # A pattern that is a fixed prefix and a count of digits: ^DL-\d{5}$, ^SKU[0-9]{7}$.
 _PREFIX_DIGITS = re.compile(r"\^?([A-Za-z]{1,8})([-_/]?)(?:\\d|\[0-9\])\{(\d{1,2})\}\$?")
 _YEAR = re.compile(r"(?:19|20)\d\d")
@@ -1878,13 +1927,14 @@ def _string(
         plate = _licence_plate(query, used_ids, taken)
         if plate is not None:
             return plate
-    identifier = _identifier(query, name, spec, used_ids, taken)
+    identifier = _addressed(query, name, spec, taken, only=True) or _identifier(
+        query, name, spec, used_ids, taken
+    )
     if identifier is not None:
         return identifier
-    if _MAILED.search(f"{name} {spec.get('description') or ''}"):  # "email or name"
-        address = next((m.group(0) for m in _FORMATS["email"].finditer(query)), None)
-        if address is not None and address not in taken:
-            return address
+    address = _addressed(query, name, spec, taken, only=False)
+    if address is not None:
+        return address
     mentioned = _mentioned_example(query, spec, taken)
     if mentioned is not None:
         return mentioned

@@ -30,7 +30,23 @@ _AREA_WORDS = re.compile(r"area|suburb|neighbou?rhood|district|postcode|区域|�
 _SUFFIXES = (
     r"street|st|road|rd|avenue|ave|lane|ln|drive|dr|close|terrace|parade|grove|way|place"
     r"|court|ct|boulevard|blvd|crescent|cres|square|sq|row|hill|gardens|walk|mews|highway"
+    r"|park"
 )
+# A postcode as countries write them: "M1 2AB", "SW1A 1AA", "10001", "NY 10001-1234",
+# "H2X 1Y4", "2150".
+_POSTCODE_SHAPE = (
+    r"(?:[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d"
+    r"|(?:[A-Z]{2}\s)?\d{5}(?:-\d{4})?|\d{4})(?![\w-])"
+)
+# What may follow a street address: a town or two and a postcode ("22 Elm Street,
+# Manchester M1 2AB", "14 Harbour Road, Leith, Edinburgh EH6 6LX"), or a town alone where
+# the sentence goes on ("3 Beech Close, Oxford.").
+_TOWN = r"[A-Z][a-z'-]{1,30}(?:\s[A-Z][a-z'-]{1,30}){0,2}"
+_TOWNS_AND_CODE = re.compile(
+    rf"(?:,\s{{0,3}}{_TOWN}){{0,2}}(?:,?\s{{1,3}}{_POSTCODE_SHAPE})"
+    rf"|,\s{{0,3}}{_TOWN}(?=\s{{0,3}}(?:$|[.;!?)]|-\s|,\s{{0,3}}[a-z0-9]))"
+)
+_MORE_SUFFIX = re.compile(rf"\s(?i:{_SUFFIXES})\b\.?")
 # Words a street's name is not made of ("pickup on the Road", "next to my Drive").
 _NOT_STREET_NAMES = frozenset(
     {"the", "a", "an", "my", "our", "your", "on", "in", "at", "of", "to", "for", "and", "or"}
@@ -60,19 +76,29 @@ _LATIN_NAME = re.compile(
 # building, unit and room after it. A name is two to six characters that are not the
 # request's own words (的, 是, 我, 请 ...).
 _NAME_CHAR = (
-    r"[^\W\d_A-Za-z的了吗呢吧是在到我你他她们请帮查把给从去要想那这边个么啥问有没与及跟就也都还]"
+    r"[^\W\d_A-Za-z的了吗呢吧是在到我你他她们请帮查把给从去要想那这边个么啥问有没与及跟就也都还址]"
 )
 # The character before 路 or 街 of a word that is no street: 线路, 电路, 思路, 铁路, 公路.
 _STREET_END = rf"(?![线电网思出套回走道铁公带逛]){_NAME_CHAR}"
 _CJK_ADDRESS = re.compile(
     rf"(?:{_NAME_CHAR}{{2,3}}[省市])?(?:{_NAME_CHAR}{{1,3}}[区县])?"
     rf"(?:{_NAME_CHAR}{{1,5}}?{_STREET_END}(?:大道|路|街|巷|弄|胡同)(?:\d{{1,4}}号)?"
-    rf"|{_NAME_CHAR}{{2,6}}?(?:小区|花园|新村|公寓|家园|山庄|大厦|苑))"
-    r"(?:\d{1,3}(?:号楼|栋|幢|座))?(?:\d{1,2}单元)?(?:\d{2,4}(?:室|房)?)?"
+    rf"|{_NAME_CHAR}{{2,6}}?(?:小区|花园|新村|公寓|家园|山庄|大厦|苑|科技园|工业园|园区))"
+    rf"(?:{_NAME_CHAR}{{2,6}}?(?:广场|大厦|大楼|中心|园区|科技园|工业园))?"
+    r"(?:[东南西北中]区)?"
+    r"(?:[A-Za-z\d]{1,3}(?:号楼|栋|幢|座))?(?:\d{1,2}单元)?(?:\d{1,3}(?:楼|层))?"
+    r"(?:\d{2,5}(?:室|房|号)?)?"
 )
 # What a run of characters may start with and a place does not: a day, "the address is".
 _LEADING = re.compile(
     r"^(?:(?:今天|明天|昨天|后天|今晚|明早|现在|下周.|这周.|本周.|上周.|周.|地址|住址|位于|住)+)"
+)
+# Capitalised words after a comma that begin a sentence, not a town.
+_NOT_TOWNS = frozenset(
+    {"I", "I'm", "I'll", "I'd", "Please", "Thanks", "Thank", "Can", "Could", "Would", "Will"}
+    | {"The", "My", "Our", "It", "It's", "We", "We're", "He", "She", "They", "This", "That"}
+    | {"Is", "Are", "Do", "Does", "Just", "And", "But", "Also", "Then", "Cheers", "Hi"}
+    | {"Today", "Tomorrow", "Tonight", "Morning", "Afternoon", "Evening", "Next", "This"}
 )
 _NOT_AREAS = frozenset(
     {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
@@ -103,7 +129,19 @@ def place(query: str, name: str, spec: dict[str, Any]) -> str | None:
 
 
 def _street_address(query: str) -> str | None:
-    return _first_street(_NUMBERED, query)
+    """A numbered street, with the town and postcode written after it."""
+    found = _first_street(_NUMBERED, query)
+    if found is None:
+        return None
+    end = query.find(found) + len(found)
+    longer = _MORE_SUFFIX.match(query, end)  # "45 Queen's Park Avenue", not "… Park"
+    if longer is not None:
+        found, end = found + longer.group(0).rstrip("."), longer.end()
+    town = _TOWNS_AND_CODE.match(query, end)
+    words = set(re.findall(r"[A-Za-z']+", town.group(0))) if town is not None else set()
+    if town is not None and not words & (_NOT_TOWNS | _NOT_AREAS):
+        found += town.group(0)
+    return found
 
 
 def _street(query: str) -> str | None:
