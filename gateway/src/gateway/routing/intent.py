@@ -106,6 +106,11 @@ _OPENS_WRITING = frozenset(
         *("places", "schedules", "reserves", "pays", "transfers", "raises"),
     )
 )
+# A description's first word that says each request makes a new record ("Log overtime
+# hours.", "Files a claim"): the tool creates, though "log", "file" and "record" are
+# nouns as often elsewhere ("audit log", "attendance_record").
+_OPENS_A_RECORD = frozenset(stem(w) for w in ("log", "logs", "files", "records", "submits"))
+_CREATES = frozenset({stem("create")})
 _PARTICIPLE = re.compile(r"[^e]ed$")  # "canceled", "shipped"; not "need"
 # The first verb of an order ("submit…", "can you close…"). Verbs that also open a request
 # to read ("open the report", "print the invoice", "set up a call?") are left out; "open"
@@ -122,7 +127,7 @@ _WRITE_VERBS = frozenset(
         *("abort", "refund", "book", "schedule", "reserve", "pay", "mark", "restock"),
         *("replenish", "reschedule", "postpone", "rebook", "extend", "withdraw", "drop"),
         *("enroll", "enrol", "remind", "notify", "waive", "appeal", "dispute", "charge"),
-        "kick",
+        *("kick", "offboard", "deactivate", "log"),
         *("refer", "merge", "flag", "reopen", "resend", "reissue", "upgrade", "downgrade"),
         *("unenroll", "unenrol"),
         # and of changing a running system ("trigger a backup" is not a backup-status
@@ -190,6 +195,7 @@ _MOVED_IN_TIME = re.compile(
 # to the previous build", "scale up", "add more pods to orders-svc".
 _PHRASAL = (
     (re.compile(r"^(?:roll\s*back|go\s+back\s+to|revert\s+to)\b", re.IGNORECASE), "rollback"),
+    (re.compile(r"^(?:kick|throw|boot)\s+(?:\S+\s+)?out\b", re.IGNORECASE), "remove"),
     (
         re.compile(
             r"^(?:scale\s+(?:up|down|out|in)|add\s+more\s+(?:pods|replicas|instances|nodes))\b",
@@ -301,6 +307,9 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     named = [w.lower() for w in _WORD.findall(split_identifier("\n".join(words[:2])))]
     stems = frozenset(stem(w) for w in found) | _verbs_of_nouns(named)
     acting = frozenset(stem(w) for w in found if not _PARTICIPLE.search(w))
+    first = _WORD.search(description)
+    if first is not None and stem(first.group(0).lower()) in _OPENS_A_RECORD:
+        stems, acting = stems | _CREATES, acting | _CREATES  # "Log overtime hours." adds
     in_chinese = cjk_share(str(manifest.get("description") or "")) > 0.5
     return OwnWords(text, stems, in_chinese, cjk_share(text), acting)
 

@@ -142,7 +142,7 @@ ACTION_PENALTY = 0.35
 _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "create": (
         frozenset({"create", "add", "insert", "register", "enroll", "enrol"}),
-        ("创建", "新建", "新增", "添加", "下单", "选课", "加选", "选一下", "报名"),
+        ("创建", "新建", "新增", "添加", "下单", "选课", "加选", "选一下", "报名", "登记", "录入"),
     ),
     "store": (
         frozenset({"save", "store", "upload", "import"}),
@@ -159,12 +159,14 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         ),
     ),
     "delete": (
-        frozenset({"delete", "remove", "erase", "purge", "forget"}),
+        frozenset({"delete", "remove", "erase", "purge", "forget", "offboard"}),
         ("删除", "删掉", "删了", "移除", "去掉"),
     ),
     # (withdrawing or killing a request cancels it: "withdraw work order WO-…", 撤回申请)
     "cancel": (
-        frozenset({"cancel", "revoke", "abort", "void", "withdraw", "kill"}),
+        # (disabling a key or an account revokes it; a setting's switch is "toggle" too)
+        frozenset({"cancel", "revoke", "abort", "void", "withdraw", "kill"})
+        | {"disable", "deactivate"},
         ("取消", "撤销", "作废", "撤回"),
     ),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),

@@ -1,0 +1,104 @@
+"""Requests from two catalogues written blind to the router (tests/data/saasadmin and
+tests/data/hrpayroll), on what they taught:
+
+- a parameter that takes an email address gets the whole address: its example
+  ("例如 li.wei@acme.com") has the shape of "wang.fang" too, which is not the address;
+  a ``user`` with no description takes the address that names the user;
+- a tool whose description opens by logging or filing a record ("Log overtime hours.")
+  makes one, so "add 4 hrs overtime" is for it, and 登记 and 录入 are Chinese for it;
+- disabling a key revokes it; "kick out" and "offboard" remove.
+"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from gateway.routing import intent, vocabulary
+from gateway.routing.extract import ArgumentExtractor
+from tests.gateway.routing.conftest import blind_set, dry_run
+
+CATALOGUE = blind_set("saasadmin") + blind_set("hrpayroll")
+TOOLS = {m["tool_id"]: m for m in CATALOGUE}
+extractor = ArgumentExtractor()
+
+
+@pytest.mark.parametrize(
+    ("query", "email"),
+    [
+        ("把 wang.fang@acme.cn 改成管理员", "wang.fang@acme.cn"),
+        ("zhou@acme.cn 升成管理员", "zhou@acme.cn"),
+    ],
+)
+def test_an_email_example_takes_the_whole_address(query: str, email: str) -> None:
+    schema = TOOLS["change_member_role"]["input_schema"]
+    assert extractor.extract(query, schema).arguments["member_email"] == email
+
+
+def test_a_bare_user_parameter_takes_the_address_that_names_the_user() -> None:
+    schema = TOOLS["remove_member"]["input_schema"]
+    query = "pls remove mike@acme.com and hand his files over to sara@acme.com"
+    assert extractor.extract(query, schema).arguments == {
+        "user": "mike@acme.com",
+        "transfer_content_to": "sara@acme.com",
+    }
+
+
+def test_a_member_id_with_an_example_of_its_own_takes_no_address() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "member_id": {"type": "string", "description": "Rewards member ID, e.g. LM-0048213"},
+            "email": {"type": "string", "format": "email"},
+        },
+    }
+    query = "Can you check my rewards points? I signed up with jen.okafor@gmail.com"
+    assert extractor.extract(query, schema).arguments == {"email": "jen.okafor@gmail.com"}
+
+
+def test_a_description_that_opens_by_logging_makes_records() -> None:
+    words = intent.own_words(TOOLS["log_overtime"])
+    assert intent.does(words, "add", strict=True)
+    assert not intent.does(intent.own_words(TOOLS["query_audit_log"]), "add", strict=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "action"),
+    [
+        ("登记加班：2025-04-12，5小时", "create"),
+        ("录入一个潜在客户", "create"),
+        ("disable api key ak_00be7a41", "cancel"),
+        ("Offboard greg@acme.com", "delete"),
+    ],
+)
+def test_the_action_words_learned(text: str, action: str) -> None:
+    assert action in vocabulary.requested_actions(text)
+
+
+def test_kick_out_is_a_removal() -> None:
+    assert intent.order_verb("Kick out jdoe@acme.com, he left") == "remove"
+    assert intent.order_verb("kick the build agent") == "kick"
+
+
+@pytest.mark.parametrize(
+    ("query", "tool_id", "arguments"),
+    [
+        (
+            "add 4 hrs overtime yesterday, charge it to ALPHA-7",
+            "log_overtime",
+            {"hours": 4.0, "project_code": "ALPHA-7"},
+        ),
+        ("disable api key ak_00be7a41, nobody uses it anymore", "revoke_api_key", {}),
+        (
+            "pls remove mike@acme.com and hand his files over to sara@acme.com",
+            "remove_member",
+            {"user": "mike@acme.com"},
+        ),
+    ],
+)
+async def test_the_requests_reach_their_tools(
+    gateway: httpx.AsyncClient, query: str, tool_id: str, arguments: dict[str, object]
+) -> None:
+    body = (await dry_run(gateway, query, "member")).json()
+    assert body.get("tool_id") == tool_id, body
+    assert arguments.items() <= body["arguments"].items(), body
