@@ -6,7 +6,11 @@ tests/data/hrpayroll), on what they taught:
   a ``user`` with no description takes the address that names the user;
 - a tool whose description opens by logging or filing a record ("Log overtime hours.")
   makes one, so "add 4 hrs overtime" is for it, and 登记 and 录入 are Chinese for it;
-- disabling a key revokes it; "kick out" and "offboard" remove.
+- disabling a key revokes it; "kick out" and "offboard" remove; 吊销 and 注销 cancel, and
+  吊销 reads "revoke" in English (its dictionary sense, "suspend", would hold the
+  English-only revocation tool to pausing);
+- an order in one language for the one writer in the other that takes its identifier
+  and does its verb: that writer is vouched for ("ak_c0ffee01 泄露了，赶紧吊销！").
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import pytest
 
 from gateway.routing import intent, vocabulary
 from gateway.routing.extract import ArgumentExtractor
+from gateway.routing.gloss import gloss
 from tests.gateway.routing.conftest import blind_set, dry_run
 
 CATALOGUE = blind_set("saasadmin") + blind_set("hrpayroll")
@@ -69,10 +74,16 @@ def test_a_description_that_opens_by_logging_makes_records() -> None:
         ("录入一个潜在客户", "create"),
         ("disable api key ak_00be7a41", "cancel"),
         ("Offboard greg@acme.com", "delete"),
+        ("吊销 API key ak_abcdef12", "cancel"),
+        ("帮我把这个号码注销掉，以后不用了", "cancel"),
     ],
 )
 def test_the_action_words_learned(text: str, action: str) -> None:
     assert action in vocabulary.requested_actions(text)
+
+
+def test_revoking_reads_revoke_in_english() -> None:
+    assert gloss("吊销 API key ak_abcdef12") == "revoke API key ak_abcdef12"
 
 
 def test_kick_out_is_a_removal() -> None:
@@ -89,6 +100,8 @@ def test_kick_out_is_a_removal() -> None:
             {"hours": 4.0, "project_code": "ALPHA-7"},
         ),
         ("disable api key ak_00be7a41, nobody uses it anymore", "revoke_api_key", {}),
+        ("吊销 API key ak_abcdef12", "revoke_api_key", {"key_id": "ak_abcdef12"}),
+        ("ak_c0ffee01 泄露了，赶紧吊销！", "revoke_api_key", {"key_id": "ak_c0ffee01"}),
         (
             "pls remove mike@acme.com and hand his files over to sara@acme.com",
             "remove_member",

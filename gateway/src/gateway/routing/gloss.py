@@ -55,6 +55,10 @@ _FUNCTION_CHARACTERS = (
 _FUNCTION_WORDS = frozenset(
     [*_FUNCTION_CHARACTERS, "一下", "我们", "你们", "他们", "她们", "它们", "一个", "这个", "那个"]
 )
+# Words whose first sense names another action than a request means by them: 吊销 is
+# "to suspend (a license)" first, but "吊销 API key" revokes it (its action class in
+# ``vocabulary`` is cancelling; the gloss would hold it to pausing).
+_OWN_SENSES = {"吊销": "revoke"}
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word
 _MAX_CHARS = 2000
@@ -105,8 +109,9 @@ def dictionary() -> dict[str, str]:
     if _words is None:
         with _lock:
             if _words is None:
-                _words, every = _read()
+                words, every = _read()
                 _every.update(every)
+                _words = {**words, **_OWN_SENSES}
     return _words
 
 

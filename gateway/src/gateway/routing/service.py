@@ -668,18 +668,28 @@ class Router:
           the request with its declared shape and a digit (an id, not a word shaped like
           "zhang.wei"), and no other reader among the candidates takes any of them,
           even optionally.
-        - An order: the writer ``named`` by its verb (``_named_writer``).
+        - An order: the writer ``named`` by its verb (``_named_writer``), or, as for a
+          question, the one writer the request's identifiers are for ("ak_c0ffee01
+          泄露了，赶紧吊销！" of the only tool taking ``^ak_[0-9a-f]{8}$``).
         """
-        if not intent.asks_to_read(text):
+        question = intent.asks_to_read(text)
+        verb = None if question else intent.order_verb(text)
+        if not question and verb is None:
             return named.__contains__
         tools = self.registry.tools
-        readers = [c.tool_id for c in candidates if c.tool_id in tools]
-        readers = [t for t in readers if _reads_only(tools[t].spec)]
+        present = [c.tool_id for c in candidates if c.tool_id in tools]
+        # the candidates of the request's kind: readers for a question, writers for an order
+        kind = [t for t in present if _reads_only(tools[t].spec) == question]
         other_language = self._other_language(text)
 
         def by_identifiers(tool_id: str) -> bool:
-            if tool_id not in readers or not other_language(tool_id):
+            if tool_id in named:
+                return True
+            if tool_id not in kind or not other_language(tool_id):
                 return False
+            words = self._actions(tools[tool_id].spec.manifest)[2]
+            if verb is not None and not intent.does(words, verb):
+                return False  # an order's writer does its verb
             schema = tools[tool_id].spec.input_schema
             keyed = identifier_parameters(schema)
             values = identifier_values(self.extractor, text, schema)
@@ -689,7 +699,7 @@ class Router:
                 return False
             return all(
                 takes_none_of(self.extractor, text, tools[other].spec.input_schema, values)
-                for other in readers
+                for other in kind
                 if other != tool_id
             )
 

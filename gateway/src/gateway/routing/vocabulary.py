@@ -160,14 +160,14 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     ),
     "delete": (
         frozenset({"delete", "remove", "erase", "purge", "forget", "offboard"}),
-        ("删除", "删掉", "删了", "移除", "去掉"),
+        ("删除", "删掉", "删了", "移除", "去掉", "踢出", "移出"),
     ),
     # (withdrawing or killing a request cancels it: "withdraw work order WO-…", 撤回申请)
     "cancel": (
         # (disabling a key or an account revokes it; a setting's switch is "toggle" too)
         frozenset({"cancel", "revoke", "abort", "void", "withdraw", "kill"})
         | {"disable", "deactivate"},
-        ("取消", "撤销", "作废", "撤回"),
+        ("取消", "撤销", "作废", "撤回", "吊销", "注销"),
     ),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
     "notify": (frozenset({"send", "notify", "remind", "forward"}), ("发送", "通知", "提醒")),
