@@ -44,3 +44,15 @@ async def test_a_new_pickup_still_reaches_it(gateway: httpx.AsyncClient) -> None
     body = (await dry_run(gateway, "大件垃圾预约 床垫两张 滨江花园5栋1单元", "municipal")).json()
     assert body.get("tool_id") == "bulky_item_pickup_book", body
     assert body["arguments"]["address"] == "滨江花园5栋1单元"
+
+
+def test_what_a_tool_will_not_do_is_disclaimed_and_resending_is_notifying() -> None:
+    """不会 ("will not") turns a sentence to what the tool does not do, after its subject
+    as 不能 does (tests/data/courier's locker redirect); 重新发 and "resend" notify."""
+    locker = {
+        "tool_id": "redirect_to_locker",
+        "description": "将包裹改投到快递柜。本工具不会重新发送取件码，也不能改派到其他街道地址。",
+    }
+    assert "notify" in vocabulary.disclaimed_actions(locker)
+    assert "notify" in vocabulary.requested_actions("取件码能重新发一遍吗 CX7171717171")
+    assert "notify" in vocabulary.requested_actions("resend invoice INV-204518 to their AP email")

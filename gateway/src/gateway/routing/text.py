@@ -122,7 +122,7 @@ _TURNS_NEGATIVE = re.compile(
     r"|is\s+not|isn'?t|never|not\s+for|nor)\b"
     # and in Chinese, after the clause's subject ("已开具的通行证也不能在此撤销或修改"), not
     # in a condition ("如果不能登录…")
-    r"|(?<![如若果])(?:也|并|但|均|都)?(?:不能|不可以|不支持|不负责|不提供|不处理|不包括)",
+    r"|(?<![如若果])(?:也|并|但|均|都)?(?:不能|不可以|不支持|不负责|不提供|不处理|不包括|不会)",
     re.IGNORECASE,
 )
 

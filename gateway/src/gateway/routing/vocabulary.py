@@ -170,7 +170,10 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         ("取消", "撤销", "作废", "撤回", "吊销", "注销"),
     ),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
-    "notify": (frozenset({"send", "notify", "remind", "forward"}), ("发送", "通知", "提醒")),
+    "notify": (
+        frozenset({"send", "notify", "remind", "forward", "resend"}),
+        ("发送", "通知", "提醒", "重发", "重新发", "再发一"),
+    ),
     "book": (
         frozenset({"book", "schedule", "reserve"}),
         ("预订", "预约", "挂号", "约一下", "约个", "约一个"),
