@@ -115,3 +115,32 @@ async def test_the_requests_reach_their_tools(
     body = (await dry_run(gateway, query, "member")).json()
     assert body.get("tool_id") == tool_id, body
     assert arguments.items() <= body["arguments"].items(), body
+
+
+def test_a_latin_option_written_against_chinese_is_named() -> None:
+    """Chinese puts no space after Latin letters: "1042-S表格" writes the option 1042-S."""
+    schema = TOOLS["get_tax_form"]["input_schema"]
+    assert extractor.extract("我需要2023年度的1042-S表格报税", schema).arguments == {
+        "form_type": "1042-S",
+        "tax_year": 2023,
+    }
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "off sick 2025-02-17, just the one day. cant come in",
+        "帮我请个病假，2025-03-03 一天",
+        "could I take a half day of annual leave on 2025-06-20?",
+    ],
+)
+def test_a_one_day_leave_ends_the_day_it_starts(query: str) -> None:
+    arguments = extractor.extract(query, TOOLS["submit_leave_request"]["input_schema"]).arguments
+    assert arguments["end_date"] == arguments["start_date"]
+
+
+def test_a_range_without_its_end_is_left_missing() -> None:
+    schema = TOOLS["submit_leave_request"]["input_schema"]
+    extraction = extractor.extract("annual leave from 2025-03-10", schema)
+    assert "end_date" not in extraction.arguments
+    assert "end_date" in extraction.missing

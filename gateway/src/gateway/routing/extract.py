@@ -790,6 +790,10 @@ class ArgumentExtractor:
                 result.from_context.append(name)
                 continue
             spec = props.get(name) or {}
+            day = _single_day_end(query, name, spec, props, result.arguments)
+            if day is not None:  # "请一天年假": the leave ends the day it starts
+                result.arguments[name] = day
+                continue
             plain = spec.get("type", "string") == "string" and not _constrains(spec)
             headline = _worded(query, name.lower()) if plain else None
             if headline is not None:  # "file an incident, checkout returns 500"
@@ -1513,9 +1517,44 @@ def _word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+# The two ends of a range of days, by their parameters' names, and a request for one day.
+_ENDS = re.compile(r"(?:^|_)(?:end|to|until|last|finish)(?:_|$)|结束|截止", re.IGNORECASE)
+_STARTS = re.compile(r"(?:^|_)(?:start|from|first|begin)(?:_|$)|开始|起始", re.IGNORECASE)
+_ONE_DAY = re.compile(
+    r"\b(?:one|1|single)[\s-]day\b|\bhalf[\s-](?:a\s)?day\b|一天|半天|1天|当天", re.IGNORECASE
+)
+
+
+def _single_day_end(
+    query: str, name: str, spec: dict[str, Any], props: dict[str, Any], arguments: dict[str, Any]
+) -> Any:
+    """For the missing end date of a range whose start is filled, the start date again,
+    when the request asks for one day ("just the one day", 请一天, half a day)."""
+    if spec.get("format") != "date" or not _ENDS.search(name):
+        return None
+    start = next(
+        (
+            arguments[other]
+            for other, other_spec in props.items()
+            if other in arguments and _STARTS.search(other) and other_spec.get("format") == "date"
+        ),
+        None,
+    )
+    if start is None:
+        return None
+    return start if _ONE_DAY.search(query) else None
+
+
+def _joined(edge: str, neighbour: str) -> bool:
+    """Whether ``neighbour`` continues the word ``edge`` ends: both letters, digits or _, of
+    one script ("1042-S表格" writes 1042-S: Chinese needs no space after Latin)."""
+    return _word_char(edge) and _word_char(neighbour) and edge.isascii() == neighbour.isascii()
+
+
 def _names(text: str, word: str) -> bool:
-    """Whether ``text`` holds ``word`` as a whole word (no letter, digit or _ around it),
-    without compiling a pattern per enum option: a long enum costs its length, no more."""
+    """Whether ``text`` holds ``word`` as a whole word (no letter, digit or _ of its script
+    around it), without compiling a pattern per enum option: a long enum costs its
+    length, no more."""
     if not word:
         return False
     start = text.find(word)
@@ -1523,8 +1562,7 @@ def _names(text: str, word: str) -> bool:
         end = start + len(word)
         before = text[start - 1] if start else " "
         after = text[end] if end < len(text) else " "
-        left = not _word_char(word[0]) or not _word_char(before)
-        if left and (not _word_char(word[-1]) or not _word_char(after)):
+        if not _joined(word[0], before) and not _joined(word[-1], after):
             return True
         start = text.find(word, start + 1)
     return False
