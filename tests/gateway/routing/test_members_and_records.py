@@ -15,6 +15,8 @@ tests/data/hrpayroll), on what they taught:
 
 from __future__ import annotations
 
+from datetime import date
+
 import httpx
 import pytest
 
@@ -144,3 +146,10 @@ def test_a_range_without_its_end_is_left_missing() -> None:
     extraction = extractor.extract("annual leave from 2025-03-10", schema)
     assert "end_date" not in extraction.arguments
     assert "end_date" in extraction.missing
+
+
+def test_a_month_written_out_wins_over_this_month() -> None:
+    schema = TOOLS["check_salary_payment_status"]["input_schema"]
+    assert extractor.extract("这个月工资发了没？2025-05", schema).arguments["month"] == "2025-05"
+    last = ArgumentExtractor(today=lambda: date(2026, 12, 2))
+    assert last.extract("上个月的工资发了吗", schema).arguments["month"] == "2026-11"

@@ -746,7 +746,7 @@ class ArgumentExtractor:
                 claims = _claims(query, props) if claims is None else claims
                 taken |= {t for other, tokens in claims.items() if other != name for t in tokens}
             if _takes_time(spec):  # read where "tomorrow" and "下午两点" stand in the text
-                value = _constrained(on_calendar(), spec, taken)
+                value = _dated(query, on_calendar(), spec, taken, props)
             else:
                 value = self._fill(query, name, spec, used_numbers, quoted, names, used_ids, taken)
             if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
@@ -1078,6 +1078,23 @@ def _example_shapes(props: dict[str, dict[str, Any]]) -> Iterator[tuple[str, str
         for example in examples_of(spec):
             if any(c.isdigit() for c in example) and _LOOSE_LETTERS.search(example):
                 yield name, f"^{shape_of(example, digits='near', letters='loose')}$"
+
+
+def _dated(
+    query: str,
+    resolved: str,
+    spec: dict[str, Any],
+    taken: Collection[object],
+    props: dict[str, dict[str, Any]],
+) -> Any:
+    """A time parameter's value, read in the query with its dates resolved; for the one
+    time parameter of a tool, a value the query writes out wins over one a relative
+    phrase gave ("这个月工资发了没？2025-05" asks about 2025-05, not this month)."""
+    value = _constrained(resolved, spec, taken)
+    if value is None or str(value) in query or sum(map(_takes_time, props.values())) > 1:
+        return value
+    written = _constrained(query, spec, taken)
+    return value if written is None else written
 
 
 def _takes_time(spec: dict[str, Any]) -> bool:
