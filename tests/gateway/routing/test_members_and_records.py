@@ -153,3 +153,24 @@ def test_a_month_written_out_wins_over_this_month() -> None:
     assert extractor.extract("这个月工资发了没？2025-05", schema).arguments["month"] == "2025-05"
     last = ArgumentExtractor(today=lambda: date(2026, 12, 2))
     assert last.extract("上个月的工资发了吗", schema).arguments["month"] == "2026-11"
+
+
+@pytest.mark.parametrize(
+    ("text", "verb"),
+    [
+        ("can CX6868686868 come on 2025-04-09 instead? I'm out all day on the 8th", "change"),
+        ("guest on RSV67381920 wants to come in next Fri instead of Thursday", "change"),
+        ("please cancel PNR W2KD9S and give me miles instead of cash back", None),
+        ("can CX6868686868 come on 2025-04-09?", None),
+    ],
+)
+def test_something_else_instead_is_a_change(text: str, verb: str | None) -> None:
+    assert intent.changes_instead(text) == verb
+
+
+async def test_a_role_instead_of_another_reaches_the_role_change(
+    gateway: httpx.AsyncClient,
+) -> None:
+    query = "can u make anna@acme.com a normal member instead of admin"
+    body = (await dry_run(gateway, query, "member")).json()
+    assert body.get("tool_id") == "change_member_role", body

@@ -264,6 +264,19 @@ def order_verb(text: str) -> str | None:
     return chinese.group(1) if chinese else None
 
 
+_INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
+
+
+def changes_instead(text: str) -> str | None:
+    """"change" for a request that asks for something else "instead" and orders nothing
+    by a verb of its own ("can CX… come on 2025-04-09 instead?", "make anna@… a normal
+    member instead of admin"): it changes what exists, though it may read as a question.
+    None otherwise ("cancel PNR… and give me miles instead of cash back" cancels)."""
+    if _INSTEAD.search(text) is None or order_verb(text) is not None:
+        return None
+    return None if later_order_verb(text) is not None else "change"
+
+
 def later_order_verb(text: str) -> str | None:
     """A verb of writing that stands as an imperative after the start of ``text``, which
     is no order by its first verb ("the customer asked us to stop their subscription",

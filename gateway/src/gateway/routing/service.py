@@ -634,9 +634,10 @@ class Router:
         reading = {t for t in present if _reads_only(tools[t].spec)}
         if not reading or len(reading) == len(present):
             return lambda _: False
-        if intent.asks_to_read(text):
+        verb = intent.changes_instead(text)  # "can CX… come on 2025-04-09 instead?"
+        if verb is None and intent.asks_to_read(text):
             return lambda tool_id: tool_id not in reading and self._writes(tool_id)
-        verb = intent.order_verb(text)
+        verb = verb or intent.order_verb(text)
         later = intent.later_order_verb(text) if verb is None else None
         asked = verb or later
         if asked is None or not any(self._writes(t) for t in present):
