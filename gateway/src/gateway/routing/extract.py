@@ -1557,9 +1557,7 @@ def _single_day_end(
         ),
         None,
     )
-    if start is None:
-        return None
-    return start if _ONE_DAY.search(query) else None
+    return start if start is not None and _ONE_DAY.search(query) else None
 
 
 def _joined(edge: str, neighbour: str) -> bool:

@@ -268,10 +268,11 @@ _INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
 
 
 def changes_instead(text: str) -> str | None:
-    """"change" for a request that asks for something else "instead" and orders nothing
-    by a verb of its own ("can CX… come on 2025-04-09 instead?", "make anna@… a normal
-    member instead of admin"): it changes what exists, though it may read as a question.
-    None otherwise ("cancel PNR… and give me miles instead of cash back" cancels)."""
+    """The verb "change", for a request that asks for something else "instead" and
+    orders nothing by a verb of its own ("can CX… come on 2025-04-09 instead?", "make
+    anna@… a normal member instead of admin"): it changes what exists, though it may
+    read as a question. None otherwise ("cancel PNR… and give me miles instead of cash
+    back" cancels)."""
     if _INSTEAD.search(text) is None or order_verb(text) is not None:
         return None
     return None if later_order_verb(text) is not None else "change"

@@ -98,7 +98,7 @@ _NOT_TOWNS = frozenset(
     {"I", "I'm", "I'll", "I'd", "Please", "Thanks", "Thank", "Can", "Could", "Would", "Will"}
     | {"The", "My", "Our", "It", "It's", "We", "We're", "He", "She", "They", "This", "That"}
     | {"Is", "Are", "Do", "Does", "Just", "And", "But", "Also", "Then", "Cheers", "Hi"}
-    | {"Today", "Tomorrow", "Tonight", "Morning", "Afternoon", "Evening", "Next", "This"}
+    | {"Today", "Tomorrow", "Tonight", "Morning", "Afternoon", "Evening", "Next"}
 )
 _NOT_AREAS = frozenset(
     {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
@@ -130,10 +130,11 @@ def place(query: str, name: str, spec: dict[str, Any]) -> str | None:
 
 def _street_address(query: str) -> str | None:
     """A numbered street, with the town and postcode written after it."""
-    found = _first_street(_NUMBERED, query)
-    if found is None:
+    match = _first_street(_NUMBERED, query)
+    if match is None:
         return None
-    end = query.find(found) + len(found)
+    found = match.group(0).rstrip(".")
+    end = match.start() + len(found)
     longer = _MORE_SUFFIX.match(query, end)  # "45 Queen's Park Avenue", not "… Park"
     if longer is not None:
         found, end = found + longer.group(0).rstrip("."), longer.end()
@@ -145,14 +146,15 @@ def _street_address(query: str) -> str | None:
 
 
 def _street(query: str) -> str | None:
-    return _first_street(_NAMED, query)
+    match = _first_street(_NAMED, query)
+    return None if match is None else match.group(0).rstrip(".").strip()
 
 
-def _first_street(pattern: re.Pattern[str], query: str) -> str | None:
+def _first_street(pattern: re.Pattern[str], query: str) -> re.Match[str] | None:
     """The first match of ``pattern`` whose street name holds no common word ("on the")."""
     for match in pattern.finditer(query):
         if not any(w.lower() in _NOT_STREET_NAMES for w in match.group(1).split()):
-            return match.group(0).rstrip(".").strip()
+            return match
     return None
 
 
