@@ -194,7 +194,8 @@ async def run_bench(
                 await router.registry.refresh()
                 index = await router.index()
                 report_coarse(index, router.embedder, queries, ids, tools)
-                await report_run(client, queries, ids, back, misses)
+                missed = await report_run(client, queries, ids, back, misses)
+                report_duplicates(router.embedder, all_tools, missed, len(queries))
                 await report_breakdown(router, queries)
                 if irrelevant:
                     report_rejection(index, router.embedder, queries, irrelevant, ids)
@@ -247,9 +248,9 @@ async def report_run(
     ids: dict[str, str],
     back: dict[str, str],
     misses: Path | None = None,
-) -> None:
+) -> list[dict[str, Any]]:
     """Top-1 of ``POST /run``; ``misses``: a JSONL file of the wrong answers (query, gold,
-    what was chosen and the route), for reading."""
+    what was chosen and the route), for reading. Returns the wrong answers."""
     correct = 0
     missed: list[dict[str, Any]] = []
     routed: list[int] = []
@@ -290,6 +291,38 @@ async def report_run(
     )
     print(
         f"POST /run latency, cache hit:  p50 {statistics.median(hit_latency or [float('nan')]):.2f} ms, p95 {pct(hit_latency, 95):.2f} ms (n={len(hit_latency)})"
+    )
+    return missed
+
+
+DUPLICATE_COSINE = 0.9
+
+
+def report_duplicates(
+    embedder: Any, tools: list[dict[str, Any]], missed: list[dict[str, Any]], n: int
+) -> None:
+    """How many wrong answers chose a tool described as the gold one is (cosine of the two
+    descriptions at least ``DUPLICATE_COSINE``): a pooled catalogue such as BFCL's holds
+    the same task under several names (``calculate_factorial`` and ``math.factorial``,
+    ``calculate_BMI`` and ``calculate_bmi``), and only one of them is gold for a query.
+    Top-1 above counts these as wrong; this says how much of the gap they are."""
+    described = {t["tool_id"]: str(t.get("description") or t["tool_id"]) for t in tools}
+    pairs = [
+        (m["chosen"], gold)
+        for m in missed
+        if m.get("chosen") in described
+        for gold in m["gold"][:1]
+        if gold in described
+    ]
+    if not pairs:
+        return
+    texts = sorted({t for pair in pairs for t in pair})
+    vectors = dict(zip(texts, embedder.embed([described[t] for t in texts]), strict=True))
+    same = sum(float(vectors[a] @ vectors[b]) >= DUPLICATE_COSINE for a, b in pairs)
+    print(
+        f"  of {len(missed)} wrong answers, {same} chose a tool whose description is within "
+        f"cosine {DUPLICATE_COSINE} of the gold tool's (the same task under another name); "
+        f"top-1 counting those as right: {(n - len(missed) + same) / n:.3f}"
     )
 
 
