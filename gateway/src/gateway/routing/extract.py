@@ -2350,7 +2350,8 @@ def _identifier(
 ) -> str | None:
     """An identifier for a string parameter without a ``pattern``, or None.
 
-    Only text of the query is ever returned: the shapes decide which token, never what it says.
+    Only text of the query is ever returned: the shapes decide which token, never what it
+    says, except its case when it is typed in the other case from every example.
     """
     if "pattern" in spec or "enum" in spec or "format" in spec:
         return None
@@ -2384,10 +2385,24 @@ def _identifier(
             if found is not None:
                 return found
     for example in examples:
-        found = _scrambled(query, example, used)
+        found = _scrambled(query, example, used) or _folded_example(query, example, used)
         if found is not None:
             return found
     return None  # the examples say what it looks like, and nothing in the query does
+
+
+def _folded_example(query: str, example: str, used: set[int]) -> str | None:
+    """An identifier typed in the other case from its example ("ls-0049955" for "例如
+    LS-0048213"), in the example's case, as a pattern's is: only for an example of letters
+    and digits whose letters are all one case."""
+    if not (example.isascii() and any(c.isdigit() for c in example)):
+        return None
+    if not (example.isupper() or example.islower()):
+        return None
+    found = _find_shape(query, f"(?i:{shape_of(example)})", used)
+    if found is None:
+        return None
+    return found.upper() if example.isupper() else found.lower()
 
 
 # A code whose letters and digits alternate in four runs or more ("K7QX2M", "3FQ8ZL"):
