@@ -1,5 +1,9 @@
 """What the marketplace-seller set (tests/data/seller, written blind to the router) showed:
-an identifier typed in the other case from its example is still that identifier.
+
+- an identifier typed in the other case from its example is still that identifier;
+- "…了吗" asks whether something has happened ("订单 OR2611226604 发出去了吗？": has it
+  shipped?): a question, which a tool that writes (the buyer-message sender) does not
+  answer; unless it asks for the thing to be done ("能直接帮我批了吗").
 
 "帮我把 ls-0049955 售价改为199" names listing LS-0049955, whose parameter has no pattern,
 only "例如 LS-0048213": the example's shape had been matched case for case, so the price
@@ -12,6 +16,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from gateway.routing import intent
 from gateway.routing.extract import ArgumentExtractor
 from tests.gateway.routing.conftest import blind_set, dry_run
 
@@ -53,3 +58,25 @@ async def test_a_price_change_for_a_listing_typed_in_lower_case_reaches_the_pric
     body = response.json()
     assert body.get("tool_id") == "update_listing_price", response.text
     assert body["arguments"] == {"listing_id": "LS-0049955", "new_price": 199}
+
+
+@pytest.mark.parametrize(
+    ("query", "question"),
+    [
+        ("订单 OR2611226604 发出去了吗？", True),
+        ("PR-2024-0831 批了吗", True),
+        ("能直接帮我批了吗，急用", False),
+        ("麻烦把 OR2611226604 取消了吗", False),
+    ],
+)
+def test_has_it_happened_is_a_question(query: str, question: bool) -> None:
+    assert intent.asks_to_read(query) is question
+
+
+async def test_whether_an_order_has_shipped_is_asked_of_the_status_lookup(
+    gateway: httpx.AsyncClient,
+) -> None:
+    response = await dry_run(gateway, "订单 OR2611226604 发出去了吗？", "seller")
+    body = response.json()
+    assert body.get("tool_id") == "get_order_status", response.text
+    assert body["arguments"] == {"order_id": "OR2611226604"}

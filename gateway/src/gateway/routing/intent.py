@@ -84,6 +84,10 @@ _FIRST_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _CJK_QUESTION = re.compile(
     r"多少|什么|哪|几[个号点天时]|是否|有没有|怎么样|怎么还|如何|啥|(\w)没\1|了没"
 )
+# "Has it happened?" ("发出去了吗", "批了吗"), unless it asks for it to be done
+# ("能直接帮我批了吗").
+_CJK_DONE_YET = re.compile(r"了吗")
+_CJK_ASKS_FOR = re.compile(r"帮我|帮忙|麻烦|请你|能不能|可不可以|可以帮")
 _CJK_READ = re.compile(r"^(?:请|麻烦|帮我|帮忙)?(?:查|看|显示|列|告诉我)")
 # A tool whose name, or its description's first word, is one of these reads, however it is
 # called (a search behind a POST).
@@ -176,6 +180,8 @@ def asks_to_read(text: str) -> bool:
         return True
     stripped = text.strip()
     if _bare_question(stripped, head, first):
+        return True
+    if _CJK_DONE_YET.search(stripped) and not _CJK_ASKS_FOR.search(stripped):
         return True
     return bool(_CJK_QUESTION.search(stripped) or _CJK_READ.match(stripped))
 
