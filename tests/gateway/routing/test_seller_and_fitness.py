@@ -51,13 +51,26 @@ def test_a_lower_case_example_gives_lower_case() -> None:
     assert ArgumentExtractor().extract("open INV-55120", schema).arguments == {"ref": "inv-55120"}
 
 
-async def test_a_price_change_for_a_listing_typed_in_lower_case_reaches_the_price_tool(
-    gateway: httpx.AsyncClient,
+@pytest.mark.parametrize(
+    ("query", "tool_id", "arguments"),
+    [
+        # a listing typed in lower case, for the price tool
+        (
+            "帮我把 ls-0049955 售价改为199",
+            "update_listing_price",
+            {"listing_id": "LS-0049955", "new_price": 199},
+        ),
+        # whether an order has shipped, of the status lookup, not the buyer-message sender
+        ("订单 OR2611226604 发出去了吗？", "get_order_status", {"order_id": "OR2611226604"}),
+    ],
+)
+async def test_the_requests_reach_their_tools(
+    gateway: httpx.AsyncClient, query: str, tool_id: str, arguments: dict[str, object]
 ) -> None:
-    response = await dry_run(gateway, "帮我把 ls-0049955 售价改为199", "seller")
+    response = await dry_run(gateway, query, "seller")
     body = response.json()
-    assert body.get("tool_id") == "update_listing_price", response.text
-    assert body["arguments"] == {"listing_id": "LS-0049955", "new_price": 199}
+    assert body.get("tool_id") == tool_id, response.text
+    assert body["arguments"] == arguments
 
 
 @pytest.mark.parametrize(
@@ -71,12 +84,3 @@ async def test_a_price_change_for_a_listing_typed_in_lower_case_reaches_the_pric
 )
 def test_has_it_happened_is_a_question(query: str, question: bool) -> None:
     assert intent.asks_to_read(query) is question
-
-
-async def test_whether_an_order_has_shipped_is_asked_of_the_status_lookup(
-    gateway: httpx.AsyncClient,
-) -> None:
-    response = await dry_run(gateway, "订单 OR2611226604 发出去了吗？", "seller")
-    body = response.json()
-    assert body.get("tool_id") == "get_order_status", response.text
-    assert body["arguments"] == {"order_id": "OR2611226604"}
