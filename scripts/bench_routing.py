@@ -308,17 +308,18 @@ def report_duplicates(
     Top-1 above counts these as wrong; this says how much of the gap they are."""
     described = {t["tool_id"]: str(t.get("description") or t["tool_id"]) for t in tools}
     pairs = [
-        (m["chosen"], gold)
+        (m["chosen"], [g for g in m["gold"] if g in described])
         for m in missed
         if m.get("chosen") in described
-        for gold in m["gold"][:1]
-        if gold in described
     ]
-    if not pairs:
+    texts = sorted({t for chosen, golds in pairs for t in (chosen, *golds)})
+    if not texts:
         return
-    texts = sorted({t for pair in pairs for t in pair})
     vectors = dict(zip(texts, embedder.embed([described[t] for t in texts]), strict=True))
-    same = sum(float(vectors[a] @ vectors[b]) >= DUPLICATE_COSINE for a, b in pairs)
+    same = sum(
+        any(float(vectors[chosen] @ vectors[g]) >= DUPLICATE_COSINE for g in golds)
+        for chosen, golds in pairs
+    )
     print(
         f"  of {len(missed)} wrong answers, {same} chose a tool whose description is within "
         f"cosine {DUPLICATE_COSINE} of the gold tool's (the same task under another name); "
