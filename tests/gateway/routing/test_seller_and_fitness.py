@@ -84,3 +84,25 @@ async def test_the_requests_reach_their_tools(
 )
 def test_has_it_happened_is_a_question(query: str, question: bool) -> None:
     assert intent.asks_to_read(query) is question
+
+
+STOCK = {
+    "type": "object",
+    "properties": {
+        "sku": {"type": "string", "description": "Your seller SKU."},
+        "quantity": {"type": "integer", "minimum": 0, "description": "Number of units."},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("把 SKU 10045-RED 的库存改成 15", {"sku": "10045-RED", "quantity": 15}),
+        ("set 10045-RED to 15 units", {"sku": "10045-RED", "quantity": 15}),
+        ("add 30 units of TSHIRT-BLK-L", {"sku": "TSHIRT-BLK-L", "quantity": 30}),
+    ],
+)
+def test_a_codes_number_is_no_count(query: str, expected: dict[str, object]) -> None:
+    """The 10045 of "10045-RED" had been read as 10,045 units."""
+    assert ArgumentExtractor().extract(query, STOCK).arguments == expected

@@ -756,7 +756,9 @@ class ArgumentExtractor:
             if value is not None:
                 result.arguments[name] = value
                 used_numbers.update(_digits_of(query, value))
-                if isinstance(value, str) and places.takes_a_place(name.lower(), spec):
+                if isinstance(value, str) and (
+                    places.takes_a_place(name.lower(), spec) or _CODE.fullmatch(value)
+                ):
                     used_numbers.update(_numbers_within(query, value))
 
         for name, value in result.arguments.items():
@@ -1794,10 +1796,15 @@ def _digits_of(query: str, value: object) -> Iterator[int]:
         yield from (n.start() for n in _numbers(query) if n.group(0) == digits)
 
 
+# One token of letters and digits: a code ("10045-RED"), whose digits are no count.
+_CODE = re.compile(r"(?=\S*[^\W\d_])(?=\S*\d)\S{2,64}")
+
+
 def _numbers_within(query: str, text: str) -> Iterator[int]:
     """Where the query's numbers stand inside ``text`` (where the query writes it): the
     house number and postcode of an address are no count or weight ("22 Elm Street,
-    Manchester M1 2AB" holds neither 22 parcels nor 2 kg)."""
+    Manchester M1 2AB" holds neither 22 parcels nor 2 kg), nor is a code's number
+    ("SKU 10045-RED" holds no 10045 units)."""
     start = query.find(text)
     if start < 0:
         return
