@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from gateway.routing.choose import FOLLOW_BONUS, choose, identifier_parameters
-from gateway.routing.index import Candidate, ToolIndex, VectorCache, example_texts
+from gateway.routing.index import Candidate, ToolIndex, example_texts
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import instruction, positive_description
-from reach_common.embeddings import Embedder
+from reach_common.embeddings import Embedder, VectorCache
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gateway.routing.index import ToolIndex, VectorCache
+from gateway.routing.index import ToolIndex
 from gateway.routing.lexical import BM25Index
-from reach_common.embeddings import Embedder
+from reach_common.embeddings import Embedder, VectorCache
 from tests.gateway.conftest import shipped
 
 REPO = Path(__file__).resolve().parents[3]

@@ -10,10 +10,10 @@ import pytest
 
 from gateway.routing import vocabulary
 from gateway.routing.cache import abstract
-from gateway.routing.index import ToolIndex, VectorCache
+from gateway.routing.index import ToolIndex
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import tokenize
-from reach_common.embeddings import Embedder
+from reach_common.embeddings import Embedder, VectorCache
 from tests.gateway.conftest import shipped
 
 SHIPPED = [

@@ -38,7 +38,7 @@ from gateway.registry.errors import (
 )
 from gateway.registry.manifest import compile_manifest
 from gateway.registry.models import Tool
-from reach_common.embeddings import Embedder
+from reach_common.embeddings import Embedder, VectorCache
 from reach_common.errors import ReachError
 
 log = structlog.get_logger(__name__)
@@ -110,13 +110,13 @@ class RegistryService:
     ) -> None:
         self._sessionmaker = sessionmaker
         self._cache = cache
-        self._embedder = embedder
+        self._vectors = VectorCache(embedder)  # a tool registered again is not embedded again
         self._publish = publish
         self.compile = compiler
         self.batch_max = batch_max
 
     async def _embed(self, spec: ToolSpec) -> list[float]:
-        vector = await asyncio.to_thread(self._embedder.embed_one, spec.embedding_text())
+        vector = await asyncio.to_thread(self._vectors.embed_one, spec.embedding_text())
         return [float(v) for v in vector]
 
     async def register(self, manifest: dict[str, Any], *, actor: str | None = None) -> Change:
@@ -148,7 +148,7 @@ class RegistryService:
         specs = compile_batch(self.compile, manifests, self.batch_max)
         flags = [_flags(spec) for spec in specs]
         vectors = await asyncio.to_thread(
-            self._embedder.embed, [spec.embedding_text() for spec in specs]
+            self._vectors.embed, [spec.embedding_text() for spec in specs]
         )
         async with self._sessionmaker.begin() as session:
             await repository.lock_registry(session)
@@ -296,7 +296,7 @@ class RegistryService:
         if not ready:
             return outcomes
         texts = [spec.embedding_text() for spec, _, _ in ready]
-        vectors = await asyncio.to_thread(self._embedder.embed, texts)
+        vectors = await asyncio.to_thread(self._vectors.embed, texts)
         async with self._sessionmaker.begin() as session:
             await repository.lock_registry(session)
             ids = [spec.tool_id for spec, _, _ in ready]

@@ -45,14 +45,12 @@ embedder), so a tool seen before is not embedded again.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
-import weakref
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -68,7 +66,7 @@ from gateway.routing.text import (
     tokenize,
     tool_document,
 )
-from reach_common.embeddings import Embedder
+from reach_common.embeddings import VectorCache
 
 Matrix = npt.NDArray[np.float32]
 
@@ -113,44 +111,6 @@ def bare_text(manifest: dict[str, Any]) -> str:
 def name_text(manifest: dict[str, Any]) -> str:
     """The display name when there is one (ids are often mangled: ``productsearch``)."""
     return split_identifier(str(manifest.get("name") or manifest["tool_id"]))
-
-
-class VectorCache:
-    """Tool-text → vector, so rebuilding the index only embeds what changed.
-
-    Vectors are kept per embedder (weakly: they go with it) and shared by every cache
-    on the same embedder: a second router in the process (tests, benchmarks) embeds
-    nothing the first one already did.
-    """
-
-    _by_embedder: ClassVar[weakref.WeakKeyDictionary[Embedder, dict[str, Matrix]]] = (
-        weakref.WeakKeyDictionary()
-    )
-    _LIMIT: ClassVar[int] = 50_000  # vectors per embedder (about 75 MB at 384 dimensions)
-
-    def __init__(self, embedder: Embedder) -> None:
-        self.embedder = embedder
-        try:
-            self._vectors = self._by_embedder.setdefault(embedder, {})
-        except TypeError:  # an embedder that cannot be weakly referenced keeps its own
-            self._vectors = {}
-
-    def embed(self, texts: Sequence[str]) -> Matrix:
-        keys = [hashlib.sha1(t.encode(), usedforsecurity=False).hexdigest() for t in texts]
-        # Shortest first: a batch is padded to its longest text.
-        missing = sorted(
-            {k: t for k, t in zip(keys, texts, strict=True) if k not in self._vectors}.items(),
-            key=lambda item: (len(item[1]), item[0]),
-        )
-        if missing:
-            if len(self._vectors) + len(missing) > self._LIMIT:
-                self._vectors.clear()
-            vectors = self.embedder.embed([t for _, t in missing])
-            for (key, _), vector in zip(missing, vectors, strict=True):
-                self._vectors[key] = vector
-        if not texts:
-            return np.zeros((0, self.embedder.dimensions), dtype=np.float32)
-        return np.stack([self._vectors[k] for k in keys])
 
 
 @dataclass(frozen=True)

@@ -67,11 +67,11 @@ from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
 from gateway.routing.extract import ArgumentExtractor, Extraction, is_elliptical
 from gateway.routing.gloss import dictionary, gloss, gloss_ready
-from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, VectorCache, example_texts
+from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, example_texts
 from gateway.routing.rerank import rerank
 from gateway.routing.text import cjk_share, instruction
 from reach_common.auth.caller import Caller
-from reach_common.embeddings import Embedder
+from reach_common.embeddings import Embedder, VectorCache
 from reach_common.llm.types import LLMProvider
 from reach_common.references import IDENTIFIER, refers_back
 

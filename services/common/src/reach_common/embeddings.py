@@ -29,11 +29,15 @@ the float graph serves and ``compute`` says so. Whether it is faster on a given 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import threading
+import weakref
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -171,3 +175,64 @@ class Embedder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
         return unit
+
+
+@dataclass
+class _Store:
+    vectors: dict[str, Vectors] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+class VectorCache:
+    """Text → vector for texts embedded again and again (tool descriptions): the model
+    runs only for texts it has not seen.
+
+    Vectors are kept per embedder (weakly: they go with it) and shared by every cache
+    on the same embedder: the registry storing a tool's vector, the routing index and a
+    second gateway app in the process (tests, benchmarks) embed a text once. Safe to use
+    from several threads; the model runs outside the lock.
+    """
+
+    _by_embedder: ClassVar[weakref.WeakKeyDictionary[Embedder, _Store]] = (
+        weakref.WeakKeyDictionary()
+    )
+    _LIMIT: ClassVar[int] = 50_000  # vectors per embedder (about 75 MB at 384 dimensions)
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+        try:
+            self._store = self._by_embedder.setdefault(embedder, _Store())
+        except TypeError:  # an embedder that cannot be weakly referenced keeps its own
+            self._store = _Store()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """Like :meth:`Embedder.embed`: an ``(n, 384)`` array, in input order."""
+        if not texts:
+            return np.zeros((0, self.embedder.dimensions), dtype=np.float32)
+        keys = [hashlib.sha1(t.encode(), usedforsecurity=False).hexdigest() for t in texts]
+        store = self._store
+        with store.lock:
+            found = {k: store.vectors[k] for k in set(keys) if k in store.vectors}
+        # Shortest first: a batch is padded to its longest text.
+        missing = sorted(
+            {k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items(),
+            key=lambda item: (len(item[1]), item[0]),
+        )
+        if missing:
+            fresh = dict(
+                zip(
+                    (k for k, _ in missing),
+                    self.embedder.embed([t for _, t in missing]),
+                    strict=True,
+                )
+            )
+            found.update(fresh)
+            with store.lock:
+                if len(store.vectors) + len(fresh) > self._LIMIT:
+                    store.vectors.clear()
+                store.vectors.update(fresh)
+        return np.stack([found[k] for k in keys])
+
+    def embed_one(self, text: str) -> Vectors:
+        vector: Vectors = self.embed([text])[0]
+        return vector

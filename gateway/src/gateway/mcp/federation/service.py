@@ -49,7 +49,7 @@ from gateway.mcp.federation.sync import Syncer, SyncReport
 from gateway.mcp.federation.translate import ServerPolicy
 from gateway.registry import repository as registry_repository
 from gateway.registry.cache import RegistryCache
-from reach_common.embeddings import Embedder
+from reach_common.embeddings import Embedder, VectorCache
 from reach_common.errors import ReachError
 
 log = structlog.get_logger(__name__)
@@ -85,7 +85,7 @@ class FederationService:
     ) -> None:
         self._sessionmaker = sessionmaker
         self._registry = registry
-        self._embedder = embedder
+        self._vectors = VectorCache(embedder)  # a tool registered again is not embedded again
         self._publish = publish
         self._upstreams = upstreams
         self._egress = egress
@@ -103,7 +103,7 @@ class FederationService:
         self._task: asyncio.Task[None] | None = None
 
     async def _embed(self, spec: ToolSpec) -> list[float]:
-        vector = await asyncio.to_thread(self._embedder.embed_one, spec.embedding_text())
+        vector = await asyncio.to_thread(self._vectors.embed_one, spec.embedding_text())
         return [float(v) for v in vector]
 
     # --- sessions, for the executor ---------------------------------------------------------
