@@ -5,12 +5,15 @@ throwaway folder and migrates it to head; under ``make test`` each pytest-xdist
 worker has its own. Set ``DATABASE_URL`` / ``REDIS_URL`` to test against servers of
 your own instead (the suite then runs in one process).
 
-Each test that asks for ``clean_state`` starts from empty tables (shop is
-re-seeded when its app starts) and an empty Redis database.
+Each test that asks for ``clean_state`` starts from empty tables and an empty Redis
+database. The shop's demo data is written again where a shop is asked for: by
+``shop_url`` for each module (one shop process serves the session), and by the shop
+app when it starts on empty tables.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
@@ -30,6 +33,7 @@ from reach_common.auth.keys import create_key
 from reach_common.db import create_engine, create_sessionmaker, libpq_url
 from reach_common.embedded import EmbeddedServers
 from reach_common.processes import free_port, running_service
+from shop.seed import seed_if_empty
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ("auth", "gateway", "agent", "retriever", "telemetry", "shop")
@@ -162,10 +166,27 @@ def make_key(clean_state: Backends) -> KeyMaker:
     return make
 
 
-@pytest.fixture(scope="module")
-def shop_url(backends: Backends, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The shop as a real process for the module's tests (its data reset first)."""
-    reset_state(backends)
+@pytest.fixture(scope="session")
+def shop_process(backends: Backends, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The shop as a real process, one for the session (a start costs seconds of imports)."""
     env = {"DATABASE_URL": backends.database_url, "REDIS_URL": backends.redis_url}
     with running_service("shop", free_port(), env, tmp_path_factory.mktemp("shop")) as shop:
         yield shop.url
+
+
+@pytest.fixture(scope="module")
+def shop_url(backends: Backends, shop_process: str) -> str:
+    """The shop process for the module's tests, its data reset and the demo data seeded
+    again first, as a shop starting on empty tables would."""
+    reset_state(backends)
+    asyncio.run(seed_shop(backends))
+    return shop_process
+
+
+async def seed_shop(backends: Backends) -> None:
+    """The shop's demo data, written as the shop writes it when it starts on empty tables."""
+    engine = create_engine(backends.database_url, pool_size=1)
+    try:
+        await seed_if_empty(create_sessionmaker(engine))
+    finally:
+        await engine.dispose()

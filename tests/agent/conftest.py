@@ -17,15 +17,13 @@ from agent.app import create_app
 from agent.settings import Settings
 from gateway.app import create_app as create_gateway_app
 from gateway.settings import Settings as GatewaySettings
-from reach_common.db import create_engine, create_sessionmaker
 from reach_common.embeddings import Embedder
 from shop.app import create_app as create_shop_app
-from shop.seed import seed_if_empty
 from shop.settings import Settings as ShopSettings
 from tests.agent.servers import ServerThread
 from tests.agent.tap import GatewayTap
 from tests.agent.wire import ModelScript
-from tests.conftest import REPO_ROOT, Backends, app_client
+from tests.conftest import REPO_ROOT, Backends, app_client, seed_shop
 from tests.fixtures.llm import HTTPCore2Mocker
 
 MANIFESTS = REPO_ROOT / "manifests"
@@ -96,11 +94,7 @@ async def gateway(
 ) -> AsyncIterator[GatewayTap]:
     """The real gateway (fresh for each test, after the state was cleaned) behind a tap that
     records what the agent sent; the shop's demo data in place."""
-    engine = create_engine(clean_state.database_url, pool_size=1)
-    try:
-        await seed_if_empty(create_sessionmaker(engine))
-    finally:
-        await engine.dispose()
+    await seed_shop(clean_state)
     settings = gateway_settings(clean_state, shop_server, **gateway_overrides)
     tap = GatewayTap(create_gateway_app(settings, embedder=embedder))
     with ServerThread(tap) as server:

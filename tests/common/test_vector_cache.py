@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from reach_common.embeddings import Embedder, Vectors, VectorCache
+from reach_common.embeddings import Embedder, VectorCache, Vectors
 
 
 class CountingEmbedder(Embedder):
@@ -64,7 +64,7 @@ def test_threads_sharing_a_full_cache_each_get_their_own_vectors(
                 got = cache.embed(mine)
                 for text, vector in zip(mine, got, strict=True):
                     np.testing.assert_allclose(vector, expected[text], atol=1e-5)
-        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
