@@ -39,8 +39,9 @@ ranked.
 The index lives in memory in each gateway replica and follows the registry
 change by change (``ToolIndex.apply``): a change embeds and indexes only the
 tools it touched; vectors are appended or replaced, never the matrix rebuilt.
-Tool vectors are also cached by text (and shared by every index on the same
-embedder), so a tool seen before is not embedded again.
+Tool vectors are also cached by text (``reach_common.embeddings.VectorCache``, shared
+by every index and the registry on the same embedder), so a text seen before is not
+embedded again.
 """
 
 from __future__ import annotations
