@@ -58,6 +58,12 @@ def stop_process(
     return process.returncode
 
 
+# A service is ready in 5-10 s on a quiet machine. On two shared cores running the whole
+# test suite, imports alone have taken over 30 s (a gateway missed that limit): a wait
+# this long still fails a service that hangs, without failing one that is merely slow.
+READY_TIMEOUT_S = 90.0
+
+
 def _signal(process: subprocess.Popen[bytes], signum: signal.Signals, group: bool) -> None:
     if process.poll() is not None:
         return
@@ -68,7 +74,9 @@ def _signal(process: subprocess.Popen[bytes], signum: signal.Signals, group: boo
             process.send_signal(signum)
 
 
-def wait_until_ready(url: str, process: subprocess.Popen[bytes], timeout: float = 30) -> None:
+def wait_until_ready(
+    url: str, process: subprocess.Popen[bytes], timeout: float = READY_TIMEOUT_S
+) -> None:
     """Poll ``url/readyz`` until it answers 200; fail fast if the process exits."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -97,7 +105,7 @@ def running_service(
     log_dir: Path,
     *,
     cwd: Path | None = None,
-    ready_timeout: float = 30,
+    ready_timeout: float = READY_TIMEOUT_S,
 ) -> Iterator[RunningService]:
     """``python -m <module>`` on ``port``, output in ``log_dir/<module>.log``."""
     with (log_dir / f"{module}.log").open("wb") as log:
