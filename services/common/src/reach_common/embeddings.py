@@ -213,19 +213,11 @@ class VectorCache:
         store = self._store
         with store.lock:
             found = {k: store.vectors[k] for k in set(keys) if k in store.vectors}
-        # Shortest first: a batch is padded to its longest text.
-        missing = sorted(
-            {k: t for k, t in zip(keys, texts, strict=True) if k not in found}.items(),
-            key=lambda item: (len(item[1]), item[0]),
-        )
+        # Each unseen text once; Embedder.embed batches them by length itself.
+        missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if missing:
-            fresh = dict(
-                zip(
-                    (k for k, _ in missing),
-                    self.embedder.embed([t for _, t in missing]),
-                    strict=True,
-                )
-            )
+            vectors = self.embedder.embed(list(missing.values()))
+            fresh = dict(zip(missing, vectors, strict=True))
             found.update(fresh)
             with store.lock:
                 if len(store.vectors) + len(fresh) > self._LIMIT:
