@@ -93,7 +93,7 @@ bench-agent: $(STAMP) ## Agent per-turn overhead and a concurrency run against r
 bench-mcp: $(STAMP) ## MCP overhead: p50/p99 of /mcp tools/call vs POST /tools/{id}/invoke, same tool, one run
 	$(PY) scripts/bench_mcp.py
 
-bench-registry: $(STAMP) ## Registry at 10,000 tools: rate one by one (start vs end), bulk seconds, replica lag, /run misses
+bench-registry: $(STAMP) ## Registry at 10,000 tools: rate one by one (start vs end), bulk seconds, replica lag, /run misses, replica start
 	$(PY) scripts/bench_registry.py
 
 images: ## Build the four service images (needs Docker)

@@ -15,10 +15,15 @@ and parameters, http endpoints that are never called):
    (``GET /tools/{id}`` there answers it), ``--probes`` times;
 4. on a fresh pair of replicas and database, the same tools through
    ``POST /tools:batch`` (``--batch`` manifests per call): total seconds, and
-   when replica B has them all.
+   when replica B has them all;
+5. then how long a third replica takes to be ready (its registry loaded and
+   its routing index built from the tools' vectors the first two stored in
+   Postgres), and a fourth once that store is emptied (every text embedded
+   again, as every start did before the store existed).
 
     make bench-registry
     python scripts/bench_registry.py --tools 2000 --checkpoint 500
+    python scripts/bench_registry.py --bulk-only
 """
 
 from __future__ import annotations
@@ -30,11 +35,14 @@ import statistics
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
+import psycopg
 
+from reach_common.db import libpq_url
 from reach_common.embedded import process_stack_env
 from reach_common.processes import free_port, running_service
 
@@ -97,8 +105,36 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered)) - 1))]
 
 
+@dataclass
+class Replicas:
+    """Gateway processes on one throwaway database and Redis."""
+
+    urls: list[str]
+    env: dict[str, str]
+    tmp: Path
+    stack: ExitStack
+
+    def start(self) -> float:
+        """Start one more replica; the seconds until it is ready (``/readyz``: its
+        registry loaded and its routing index built)."""
+        log_dir = self.tmp / f"gateway-{len(self.urls)}"
+        log_dir.mkdir()
+        started = time.perf_counter()
+        service = self.stack.enter_context(
+            running_service("gateway", free_port(), self.env, log_dir, cwd=ROOT, ready_timeout=900)
+        )
+        self.urls.append(service.url)
+        return time.perf_counter() - started
+
+    def forget_vectors(self) -> None:
+        """Empty the store of tool texts' vectors (``gateway.text_vector``), as before
+        there was one: the next replica embeds every text again."""
+        with psycopg.connect(libpq_url(self.env["DATABASE_URL"]), autocommit=True) as conn:
+            conn.execute("TRUNCATE gateway.text_vector")
+
+
 @contextmanager
-def replicas(count: int) -> Iterator[list[str]]:
+def replicas(count: int) -> Iterator[Replicas]:
     """Fresh embedded Postgres and Redis, migrated, and ``count`` gateway processes."""
     with process_stack_env("reach-bench-registry-") as (tmp, base), ExitStack() as stack:
         env = {
@@ -107,15 +143,10 @@ def replicas(count: int) -> Iterator[list[str]]:
             "CALLER_RATE_LIMIT": "100000000/minute",
             "ROUTE_CACHE_MIN_CONFIDENCE": "1.0",  # nothing cached: every /run is a miss
         }
-        urls = []
-        for n in range(count):
-            log_dir = tmp / f"gateway-{n}"
-            log_dir.mkdir()
-            service = stack.enter_context(
-                running_service("gateway", free_port(), env, log_dir, cwd=ROOT, ready_timeout=120)
-            )
-            urls.append(service.url)
-        yield urls
+        group = Replicas([], env, tmp, stack)
+        for _ in range(count):
+            group.start()
+        yield group
 
 
 async def register_one_by_one(client: httpx.AsyncClient, tools: range, times: list[float]) -> None:
@@ -171,7 +202,8 @@ def report_run(label: str, latencies: list[float]) -> None:
 
 
 async def one_by_one(args: argparse.Namespace) -> None:
-    with replicas(2) as (a, b):
+    with replicas(2) as group:
+        a, b = group.urls
         async with (
             httpx.AsyncClient(base_url=a, timeout=120) as one,
             httpx.AsyncClient(base_url=b, timeout=120) as two,
@@ -208,7 +240,8 @@ async def one_by_one(args: argparse.Namespace) -> None:
 
 
 async def bulk(args: argparse.Namespace) -> None:
-    with replicas(2) as (a, b):
+    with replicas(2) as group:
+        a, b = group.urls
         async with (
             httpx.AsyncClient(base_url=a, timeout=600) as one,
             httpx.AsyncClient(base_url=b, timeout=120) as two,
@@ -226,11 +259,21 @@ async def bulk(args: argparse.Namespace) -> None:
             await asyncio.wait_for(seen_on(two, last, 1), 600)
             on_b = time.perf_counter() - started
             listed = (await two.get("/tools/list", headers=ADMIN)).json()
+        # Replicas joining (a restart, a scale-out): once reading the vectors the first two
+        # stored, then with the store emptied, as every start was before there was one.
+        stored = group.start()
+        group.forget_vectors()
+        embedded = group.start()
     print(f"\nbulk, POST /tools:batch ({args.batch} per call), {args.tools} tools, 2 replicas:")
     print(
         f"  total {total:.1f} s ({args.tools / total:.0f} tools/s); all on replica B after {on_b:.1f} s"
     )
     print(f"  replica B lists {len(listed['tools'])} tools at revision {listed['revision']}")
+    print(
+        f"  a third replica started at {args.tools} tools: ready in {stored:.1f} s (the "
+        f"tools' vectors read from Postgres); a fourth, the store emptied first: {embedded:.1f} s "
+        "(every text embedded)"
+    )
 
 
 def main() -> None:
@@ -242,8 +285,10 @@ def main() -> None:
     parser.add_argument("--probes", type=int, default=20, help="changes timed across replicas")
     parser.add_argument("--batch", type=int, default=1_000, help="manifests per POST /tools:batch")
     parser.add_argument("--skip-bulk", action="store_true")
+    parser.add_argument("--bulk-only", action="store_true", help="only step 4 (and 5)")
     args = parser.parse_args()
-    asyncio.run(one_by_one(args))
+    if not args.bulk_only:
+        asyncio.run(one_by_one(args))
     if not args.skip_bulk:
         asyncio.run(bulk(args))
 

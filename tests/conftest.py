@@ -76,13 +76,21 @@ def backends(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Backends]:
             servers.stop()
 
 
+# Kept between tests: a cache of a pure function (text and model → vector), so a gateway
+# process a test starts reads the shipped tools' vectors instead of running the model
+# (~8 s of CPU a start). Tests of the store itself empty it themselves.
+KEPT_TABLES = (("gateway", "text_vector"),)
+
+
 def reset_state(backends: Backends) -> None:
-    """Empty every service table (not alembic's) and the Redis database."""
+    """Empty every service table (not alembic's, nor ``KEPT_TABLES``) and the Redis
+    database."""
     with psycopg.connect(libpq_url(backends.database_url), autocommit=True) as conn:
         rows = conn.execute(
             "SELECT schemaname, tablename FROM pg_tables WHERE schemaname = ANY(%s)",
             (list(SCHEMAS),),
         ).fetchall()
+        rows = [row for row in rows if tuple(row) not in KEPT_TABLES]
         if rows:
             tables = ", ".join(f'"{s}"."{t}"' for s, t in rows)
             conn.execute(f"TRUNCATE {tables} RESTART IDENTITY CASCADE")

@@ -20,6 +20,7 @@ from pathlib import Path
 from limits import parse
 from opentelemetry import trace
 from redis.asyncio import BlockingConnectionPool, Redis
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from gateway.approvals.execution import ApprovalRunner
 from gateway.approvals.journal import Journal
@@ -294,6 +295,7 @@ def _router(
     embedder: Embedder,
     redis: Redis,
     tracer: trace.Tracer,
+    sessionmaker: async_sessionmaker[AsyncSession],
 ) -> Router:
     return Router(
         registry,
@@ -309,6 +311,7 @@ def _router(
             cache_min_confidence=settings.route_cache_min_confidence,
         ),
         tracer=tracer,
+        sessionmaker=sessionmaker,
     )
 
 
@@ -471,8 +474,9 @@ async def build_runtime(
         outputs=_outputs(settings, resources, secrets, tracer),
     )
     router, run = await _routing(
-        settings, registry.cache, embedder, redis, (invoke, auth), tracer, stack
-    )
+        settings, registry.cache, embedder, redis, (invoke, auth), tracer, stack,
+        sessionmaker=resources.sessionmaker,
+    )  # fmt: skip
     runtime = GatewayRuntime(
         settings, redis, embedder, registry.cache, registry.service, registry.sync,
         registry.discovery, auth, executor, limiter, tasks, worker, audit, invoke, router, run,
@@ -489,9 +493,12 @@ async def _routing(
     calls: tuple[InvokeService, AuthService],
     tracer: trace.Tracer,
     stack: AsyncExitStack,
+    *,
+    sessionmaker: async_sessionmaker[AsyncSession],
 ) -> tuple[Router, RunService]:
-    """The router (started; stopped by ``stack``) and ``POST /run``'s service over it."""
-    router = _router(settings, registry, embedder, redis, tracer)
+    """The router (started; stopped by ``stack``) and ``POST /run``'s service over it;
+    its index's vectors are kept in Postgres through ``sessionmaker``."""
+    router = _router(settings, registry, embedder, redis, tracer, sessionmaker)
     await router.start()
     stack.push_async_callback(router.stop)
     context = SessionContext(

@@ -12,7 +12,6 @@ start) is one transaction and one revision.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,6 +37,7 @@ from gateway.registry.errors import (
 )
 from gateway.registry.manifest import compile_manifest
 from gateway.registry.models import Tool
+from gateway.registry.vectors import StoredVectors
 from reach_common.embeddings import Embedder, VectorCache
 from reach_common.errors import ReachError
 
@@ -110,14 +110,15 @@ class RegistryService:
     ) -> None:
         self._sessionmaker = sessionmaker
         self._cache = cache
-        self._vectors = VectorCache(embedder)  # a tool registered again is not embedded again
+        # A text embedded before (a tool registered again, a restart) is not embedded again.
+        self._vectors = StoredVectors(sessionmaker, VectorCache(embedder))
         self._publish = publish
         self.compile = compiler
         self.batch_max = batch_max
 
     async def _embed(self, spec: ToolSpec) -> list[float]:
-        vector = await asyncio.to_thread(self._vectors.embed_one, spec.embedding_text())
-        return [float(v) for v in vector]
+        vectors = await self._vectors.embed([spec.embedding_text()])
+        return [float(v) for v in vectors[0]]
 
     async def register(self, manifest: dict[str, Any], *, actor: str | None = None) -> Change:
         spec = self.compile(manifest)
@@ -147,9 +148,7 @@ class RegistryService:
         when any manifest is invalid, repeats a ``tool_id`` or names a registered tool."""
         specs = compile_batch(self.compile, manifests, self.batch_max)
         flags = [_flags(spec) for spec in specs]
-        vectors = await asyncio.to_thread(
-            self._vectors.embed, [spec.embedding_text() for spec in specs]
-        )
+        vectors = await self._vectors.embed([spec.embedding_text() for spec in specs])
         async with self._sessionmaker.begin() as session:
             await repository.lock_registry(session)
             ids = [spec.tool_id for spec in specs]
@@ -296,7 +295,7 @@ class RegistryService:
         if not ready:
             return outcomes
         texts = [spec.embedding_text() for spec, _, _ in ready]
-        vectors = await asyncio.to_thread(self._vectors.embed, texts)
+        vectors = await self._vectors.embed(texts)
         async with self._sessionmaker.begin() as session:
             await repository.lock_registry(session)
             ids = [spec.tool_id for spec, _, _ in ready]

@@ -41,7 +41,8 @@ change by change (``ToolIndex.apply``): a change embeds and indexes only the
 tools it touched; vectors are appended or replaced, never the matrix rebuilt.
 Tool vectors are also cached by text (``reach_common.embeddings.VectorCache``, shared
 by every index and the registry on the same embedder), so a text seen before is not
-embedded again.
+embedded again, and kept in Postgres (``gateway.registry.vectors``), so a replica that
+starts reads them (``index_texts``) instead of embedding the catalogue again.
 """
 
 from __future__ import annotations
@@ -125,6 +126,41 @@ class _View:
     glossed: Matrix  # the English reading's vector, else the description's
     latin: npt.NDArray[np.bool_]  # tools with no Chinese in their text
     glossing: bool  # whether any of the tools has an English reading
+
+
+@dataclass(frozen=True)
+class _Texts:
+    """The texts :meth:`ToolIndex.prepare` embeds for some tools."""
+
+    describe: list[str]
+    bare: list[str]
+    names: list[str]
+    examples: list[list[str]]
+    # Read in English when the description itself is in Chinese (not a tool with a few
+    # Chinese aliases): the whole text for its vector, the Chinese words for BM25.
+    glossed: list[str | None]
+
+    @classmethod
+    def of(cls, manifests: Sequence[dict[str, Any]]) -> _Texts:
+        describe = [describe_text(m) for m in manifests]
+        bare = [bare_text(m) or d for m, d in zip(manifests, describe, strict=True)]
+        glossed = [
+            gloss(d) if cjk_share(b) >= GLOSS_SHARE else None
+            for d, b in zip(describe, bare, strict=True)
+        ]
+        names = [name_text(m) for m in manifests]
+        return cls(describe, bare, names, [example_texts(m) for m in manifests], glossed)
+
+    def embedded(self) -> list[str]:
+        """All of them, in the order of the matrix ``prepare`` slices."""
+        flat = [t for texts in self.examples for t in texts]
+        english = [g for g in self.glossed if g]
+        return [*self.describe, *self.bare, *self.names, *flat, *english]
+
+
+def index_texts(manifests: Sequence[dict[str, Any]]) -> list[str]:
+    """Every text an index of ``manifests`` embeds (to fetch or store their vectors first)."""
+    return _Texts.of(manifests).embedded()
 
 
 @dataclass(frozen=True)
@@ -257,21 +293,12 @@ class ToolIndex:
 
     def prepare(self, manifests: Sequence[dict[str, Any]]) -> Prepared:
         """Vectors (one embedding pass for every text) and BM25 terms of ``manifests``."""
-        describe = [describe_text(m) for m in manifests]
-        bare = [bare_text(m) or d for m, d in zip(manifests, describe, strict=True)]
-        names = [name_text(m) for m in manifests]
-        examples = [example_texts(m) for m in manifests]
-        flat = [t for texts in examples for t in texts]
-        # Read in English when the description itself is in Chinese (not a tool with a
-        # few Chinese aliases): the whole text for its vector, the Chinese words for BM25.
-        glossed = [
-            gloss(d) if cjk_share(b) >= GLOSS_SHARE else None
-            for d, b in zip(describe, bare, strict=True)
-        ]
+        texts = _Texts.of(manifests)
+        describe, names, glossed = texts.describe, texts.names, texts.glossed
         english = [g for g in glossed if g]
-        matrix = self.vectors.embed([*describe, *bare, *names, *flat, *english])
+        matrix = self.vectors.embed(texts.embedded())
         n = len(manifests)
-        bounds = np.cumsum([3 * n, *(len(texts) for texts in examples)])
+        bounds = np.cumsum([3 * n, *(len(e) for e in texts.examples)])
         # A tool with no gloss keeps its description's vector there: the better of the two
         # is then the description's.
         glossed_rows = matrix[:n].copy()

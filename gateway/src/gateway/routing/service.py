@@ -39,11 +39,13 @@ from typing import Any
 
 import structlog
 from opentelemetry import trace
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from gateway.auth.service import can_use
 from gateway.catalog.spec import ToolSpec
 from gateway.metrics import record_route, record_route_cache, record_route_failure
 from gateway.registry.cache import RegistryCache
+from gateway.registry.vectors import StoredVectors
 from gateway.routing import intent, vocabulary
 from gateway.routing.cache import (
     CachedRoute,
@@ -67,7 +69,7 @@ from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
 from gateway.routing.extract import ArgumentExtractor, Extraction, is_elliptical
 from gateway.routing.gloss import dictionary, gloss, gloss_ready
-from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, example_texts
+from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, example_texts, index_texts
 from gateway.routing.rerank import rerank
 from gateway.routing.text import cjk_share, instruction
 from reach_common.auth.caller import Caller
@@ -157,7 +159,10 @@ class Router:
         provider: LLMProvider | None = None,
         settings: RouterSettings | None = None,
         tracer: trace.Tracer | None = None,
+        sessionmaker: async_sessionmaker[AsyncSession] | None = None,
     ) -> None:
+        """``sessionmaker``: keep the index's vectors in Postgres (``StoredVectors``), so
+        a start embeds only texts never embedded before."""
         self.registry = registry
         # The app's own tracer: a process-wide one would miss this app's span store.
         self.tracer = tracer or trace.get_tracer("gateway.routing")
@@ -167,6 +172,7 @@ class Router:
         self.settings = settings or RouterSettings()
         self.extractor = ArgumentExtractor()
         self._vectors = VectorCache(embedder)
+        self._stored = StoredVectors(sessionmaker, self._vectors) if sessionmaker else None
         self._recent_vectors: OrderedDict[str, Vector] = OrderedDict()
         self._index: ToolIndex | None = None
         self._building: asyncio.Lock = asyncio.Lock()
@@ -217,6 +223,8 @@ class Router:
             if index is None:
                 revision = self.registry.revision
                 manifests = [t.spec.manifest for t in self.registry.tools.values()]
+                if self._stored is not None:
+                    await self._stored.fill(index_texts(manifests), start=True)
                 index = await asyncio.to_thread(
                     ToolIndex,
                     manifests,
@@ -246,6 +254,8 @@ class Router:
             if t in tools and index.manifests.get(t) is not tools[t].spec.manifest
         ]
         removed = [t for t in ids if t not in tools and t in index.manifests]
+        if self._stored is not None:
+            await self._stored.fill(index_texts(upserts))
         prepared = await asyncio.to_thread(index.prepare, upserts)
         index.apply(prepared, removed, revision)
         log.info(

@@ -34,7 +34,7 @@ import logging
 import os
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -80,6 +80,7 @@ class Embedder:
     ) -> None:
         """``int8``: compute the matrix products in int8 if the probe at load keeps
         that graph (see the module doc); ``compute`` names the graph that serves."""
+        self.max_tokens = max_tokens
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
         options.inter_op_num_threads = 1
@@ -126,6 +127,13 @@ class Embedder:
             return
         self._session = session
         self.compute = "int8"
+
+    @property
+    def identity(self) -> str:
+        """What a stored vector was computed by: the model, the graph that serves (int8 and
+        float vectors differ slightly) and the truncation. Vectors kept outside the process
+        (``gateway.registry.vectors``) are looked up under it, never across it."""
+        return f"{self.model_name}; {self.compute}; max_tokens={self.max_tokens}"
 
     def _feeds(self, text: str) -> dict[str, npt.NDArray[np.int64]]:
         ids = np.array([self.tokenize([text])[0].ids], dtype=np.int64)
@@ -179,7 +187,7 @@ class Embedder:
 
 @dataclass
 class _Store:
-    vectors: dict[str, Vectors] = field(default_factory=dict)
+    vectors: dict[bytes, Vectors] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -205,24 +213,40 @@ class VectorCache:
         except TypeError:  # an embedder that cannot be weakly referenced keeps its own
             self._store = _Store()
 
+    @staticmethod
+    def key(text: str) -> bytes:
+        """A text's key: its SHA-256 (a key two texts could share would give one the
+        other's vector)."""
+        return hashlib.sha256(text.encode()).digest()
+
+    def missing(self, texts: Sequence[str]) -> dict[bytes, str]:
+        """Key → text of the ``texts`` not held, each once."""
+        keys = {self.key(t): t for t in texts}
+        with self._store.lock:
+            return {k: t for k, t in keys.items() if k not in self._store.vectors}
+
+    def add(self, vectors: Mapping[bytes, Vectors]) -> None:
+        """Hold ``vectors`` (key → vector) computed elsewhere by the same model."""
+        store = self._store
+        with store.lock:
+            if len(store.vectors) + len(vectors) > self._LIMIT:
+                store.vectors.clear()
+            store.vectors.update(vectors)
+
     def embed(self, texts: Sequence[str]) -> Vectors:
         """Like :meth:`Embedder.embed`: an ``(n, 384)`` array, in input order."""
         if not texts:
             return np.zeros((0, self.embedder.dimensions), dtype=np.float32)
-        keys = [hashlib.sha1(t.encode(), usedforsecurity=False).hexdigest() for t in texts]
+        keys = [self.key(t) for t in texts]
         store = self._store
         with store.lock:
             found = {k: store.vectors[k] for k in set(keys) if k in store.vectors}
         # Each unseen text once; Embedder.embed batches them by length itself.
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if missing:
-            vectors = self.embedder.embed(list(missing.values()))
-            fresh = dict(zip(missing, vectors, strict=True))
+            fresh = dict(zip(missing, self.embedder.embed(list(missing.values())), strict=True))
             found.update(fresh)
-            with store.lock:
-                if len(store.vectors) + len(fresh) > self._LIMIT:
-                    store.vectors.clear()
-                store.vectors.update(fresh)
+            self.add(fresh)
         return np.stack([found[k] for k in keys])
 
     def embed_one(self, text: str) -> Vectors:

@@ -49,6 +49,7 @@ from gateway.mcp.federation.sync import Syncer, SyncReport
 from gateway.mcp.federation.translate import ServerPolicy
 from gateway.registry import repository as registry_repository
 from gateway.registry.cache import RegistryCache
+from gateway.registry.vectors import StoredVectors
 from reach_common.embeddings import Embedder, VectorCache
 from reach_common.errors import ReachError
 
@@ -85,7 +86,8 @@ class FederationService:
     ) -> None:
         self._sessionmaker = sessionmaker
         self._registry = registry
-        self._vectors = VectorCache(embedder)  # a tool registered again is not embedded again
+        # A text embedded before (a tool registered again, a restart) is not embedded again.
+        self._vectors = StoredVectors(sessionmaker, VectorCache(embedder))
         self._publish = publish
         self._upstreams = upstreams
         self._egress = egress
@@ -103,8 +105,8 @@ class FederationService:
         self._task: asyncio.Task[None] | None = None
 
     async def _embed(self, spec: ToolSpec) -> list[float]:
-        vector = await asyncio.to_thread(self._vectors.embed_one, spec.embedding_text())
-        return [float(v) for v in vector]
+        vectors = await self._vectors.embed([spec.embedding_text()])
+        return [float(v) for v in vectors[0]]
 
     # --- sessions, for the executor ---------------------------------------------------------
 

@@ -1,0 +1,155 @@
+"""Tool texts' vectors kept in Postgres, so a gateway that starts embeds only texts no
+gateway has embedded before (the routing index's texts, and each tool's own vector).
+
+Every start builds the index from every tool's texts (``index_texts``): about 200 texts
+and 8 s of CPU for the ten shipped tools, minutes at 10,000 tools, and all of it
+repeated on each replica and each restart. A vector is a pure function of the text and
+the model, so it is kept in ``gateway.text_vector`` under the model's identity
+(``Embedder.identity``: the model, int8 or float products, the truncation) and the
+text's SHA-256; only the vector is kept, never the text. Vectors are stored as raw
+little-endian float32 (1,536 bytes), which reads back without parsing: they are never
+searched in SQL.
+
+What :meth:`StoredVectors.fill` does for a set of texts: the texts the process already
+holds (``VectorCache``) cost nothing; the others are read here in one query per 5,000;
+the model runs only for those still missing, and their vectors are written here for the
+next start (a row two replicas both write is the same vector; a damaged one is replaced).
+At a start (``start=True``) the rows read are marked used (at most once a day) and rows
+unused for ``RETENTION_DAYS`` are deleted, so edited and deleted tools' texts do not pile
+up. The store is an optimisation: if Postgres fails here the model runs and the index is
+built all the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Iterator, Sequence
+from datetime import datetime
+from typing import TypeVar
+
+import numpy as np
+import structlog
+from sqlalchemy import DateTime, LargeBinary, Text, delete, func, select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Mapped, mapped_column
+
+from gateway.db import Base
+from reach_common.embeddings import VectorCache, Vectors
+
+log = structlog.get_logger(__name__)
+
+RETENTION_DAYS = 30
+READ_CHUNK = 5000  # keys per query
+WRITE_CHUNK = 1000  # rows per INSERT
+_FLOAT32 = np.dtype("<f4")
+T = TypeVar("T")
+
+
+class TextVector(Base):
+    __tablename__ = "text_vector"
+
+    model: Mapped[str] = mapped_column(Text, primary_key=True)
+    digest: Mapped[bytes] = mapped_column(LargeBinary, primary_key=True)  # SHA-256 of the text
+    embedding: Mapped[bytes] = mapped_column(LargeBinary)  # float32, little-endian
+    used_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class StoredVectors:
+    def __init__(self, sessionmaker: async_sessionmaker[AsyncSession], cache: VectorCache) -> None:
+        self._sessionmaker = sessionmaker
+        self._cache = cache
+        self._model = cache.embedder.identity
+        self._width = cache.embedder.dimensions * _FLOAT32.itemsize
+
+    async def fill(self, texts: Sequence[str], *, start: bool = False) -> None:
+        """Make every one of ``texts`` held by the cache: read from the store, else
+        embedded (off the loop) and stored. ``start``: this is a full build, so mark what
+        was read as used and delete what has gone unused."""
+        missing = self._cache.missing(texts)
+        if not missing:
+            return
+        found: dict[bytes, Vectors] = {}
+        try:
+            found = await self._read(list(missing))
+        except (SQLAlchemyError, OSError) as exc:
+            log.warning("text_vectors_unreadable", error=type(exc).__name__)
+            start = False
+        self._cache.add(found)
+        left = {key: t for key, t in missing.items() if key not in found}
+        if left:
+            vectors = await asyncio.to_thread(self._cache.embed, list(left.values()))
+            try:
+                await self._write(zip(left, vectors, strict=True))
+            except (SQLAlchemyError, OSError) as exc:
+                log.warning("text_vectors_unwritten", error=type(exc).__name__)
+        if start:
+            try:
+                await self._tidy(list(found))
+            except (SQLAlchemyError, OSError) as exc:
+                log.warning("text_vectors_untidied", error=type(exc).__name__)
+        if start:
+            log.info("text_vectors_read", texts=len(missing), stored=len(found), embedded=len(left))
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        """Like :meth:`VectorCache.embed` (an ``(n, 384)`` array in input order), the
+        model running only for texts neither held nor stored."""
+        await self.fill(texts)
+        return self._cache.embed(texts)  # all held now: look-ups only
+
+    async def _read(self, keys: list[bytes]) -> dict[bytes, Vectors]:
+        found: dict[bytes, Vectors] = {}
+        async with self._sessionmaker() as db:
+            for chunk in _chunks(keys, READ_CHUNK):
+                rows = await db.execute(
+                    select(TextVector.digest, TextVector.embedding).where(
+                        TextVector.model == self._model, TextVector.digest.in_(chunk)
+                    )
+                )
+                for digest, raw in rows:
+                    if len(raw) == self._width:  # anything else was not written by us
+                        found[digest] = np.frombuffer(raw, dtype=_FLOAT32).astype(np.float32)
+        return found
+
+    async def _write(self, vectors: Iterable[tuple[bytes, Vectors]]) -> None:
+        rows = [
+            {"model": self._model, "digest": key, "embedding": v.astype(_FLOAT32).tobytes()}
+            for key, v in vectors
+        ]
+        async with self._sessionmaker.begin() as db:
+            for chunk in _chunks(rows, WRITE_CHUNK):
+                statement = insert(TextVector).values(chunk)
+                # A row another replica wrote meanwhile is the same vector; a damaged
+                # one (not ``_width`` bytes, skipped by ``_read``) is written again.
+                await db.execute(
+                    statement.on_conflict_do_update(
+                        index_elements=[TextVector.model, TextVector.digest],
+                        set_={"embedding": statement.excluded.embedding},
+                        where=func.length(TextVector.embedding) != self._width,
+                    )
+                )
+
+    async def _tidy(self, read: list[bytes]) -> None:
+        day_ago = func.now() - text("interval '1 day'")
+        async with self._sessionmaker.begin() as db:
+            for chunk in _chunks(read, READ_CHUNK):
+                await db.execute(
+                    update(TextVector)
+                    .where(
+                        TextVector.model == self._model,
+                        TextVector.digest.in_(chunk),
+                        TextVector.used_at < day_ago,
+                    )
+                    .values(used_at=func.now())
+                )
+            await db.execute(
+                delete(TextVector).where(
+                    TextVector.used_at < func.now() - text(f"interval '{RETENTION_DAYS} days'")
+                )
+            )
+
+
+def _chunks(items: list[T], size: int) -> Iterator[list[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
