@@ -103,6 +103,21 @@ async def test_a_second_embedder_reads_what_the_first_stored(
     assert third.embedded == ["monthly sales report"]
 
 
+async def test_what_was_read_stays_held_when_the_cache_fills_up(
+    engine: AsyncEngine, store_db: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A registry larger than the cache: the vectors read and those embedded are all
+    held afterwards (the index looks them all up), not the last ones alone."""
+    await StoredVectors(create_sessionmaker(engine), VectorCache(CountingEmbedder())).fill(TEXTS)
+    monkeypatch.setattr(VectorCache, "_LIMIT", len(TEXTS))
+    model = CountingEmbedder()
+    cache = VectorCache(model)
+    everything = [*TEXTS, "monthly sales report"]
+    await StoredVectors(create_sessionmaker(engine), cache).fill(everything, start=True)
+    assert model.embedded == ["monthly sales report"]
+    assert cache.missing(everything) == {}
+
+
 async def test_another_model_setting_never_reads_these_vectors(
     engine: AsyncEngine, store_db: str
 ) -> None:

@@ -63,25 +63,31 @@ class StoredVectors:
         self._model = cache.embedder.identity
         self._width = cache.embedder.dimensions * _FLOAT32.itemsize
 
-    async def fill(self, texts: Sequence[str], *, start: bool = False) -> None:
+    async def fill(self, texts: Sequence[str], *, start: bool = False) -> dict[bytes, Vectors]:
         """Make every one of ``texts`` held by the cache: read from the store, else
-        embedded (off the loop) and stored. ``start``: this is a full build, so mark what
-        was read as used and delete what has gone unused."""
+        embedded (off the loop) and stored; returns the vectors of those the cache did not
+        hold. ``start``: this is a full build, so mark what was read as used and delete
+        what has gone unused."""
         missing = self._cache.missing(texts)
         if not missing:
-            return
+            return {}
         found: dict[bytes, Vectors] = {}
         try:
             found = await self._read(list(missing))
         except (SQLAlchemyError, OSError) as exc:
             log.warning("text_vectors_unreadable", error=type(exc).__name__)
             start = False
-        self._cache.add(found)
         left = {key: t for key, t in missing.items() if key not in found}
+        fresh: dict[bytes, Vectors] = {}
         if left:
-            vectors = await asyncio.to_thread(self._cache.embed, list(left.values()))
+            vectors = await asyncio.to_thread(self._cache.embedder.embed, list(left.values()))
+            fresh = dict(zip(left, vectors, strict=True))
+        # One addition: a cache that fills up empties itself first, and must not drop
+        # what was read before the model ran (the caller is about to look it all up).
+        self._cache.add({**found, **fresh})
+        if fresh:
             try:
-                await self._write(zip(left, vectors, strict=True))
+                await self._write(fresh.items())
             except (SQLAlchemyError, OSError) as exc:
                 log.warning("text_vectors_unwritten", error=type(exc).__name__)
         if start:
@@ -89,14 +95,19 @@ class StoredVectors:
                 await self._tidy(list(found))
             except (SQLAlchemyError, OSError) as exc:
                 log.warning("text_vectors_untidied", error=type(exc).__name__)
-        if start:
             log.info("text_vectors_read", texts=len(missing), stored=len(found), embedded=len(left))
+        return {**found, **fresh}
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         """Like :meth:`VectorCache.embed` (an ``(n, 384)`` array in input order), the
         model running only for texts neither held nor stored."""
-        await self.fill(texts)
-        return self._cache.embed(texts)  # all held now: look-ups only
+        known = await self.fill(texts)
+        keys = [VectorCache.key(t) for t in texts]
+        held = {k: t for k, t in zip(keys, texts, strict=True) if k not in known}
+        if held:  # look-ups, off the loop all the same: the cache may have emptied since
+            vectors = await asyncio.to_thread(self._cache.embed, list(held.values()))
+            known.update(zip(held, vectors, strict=True))
+        return np.stack([known[k] for k in keys])
 
     async def _read(self, keys: list[bytes]) -> dict[bytes, Vectors]:
         found: dict[bytes, Vectors] = {}
