@@ -14,7 +14,7 @@ SOURCES := services/common/src services/shop/src gateway/src agent/src retriever
 BYTECODE = $(PY) -m compileall -q -j 0 $(SOURCES)
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-metrics bench-outputs bench-mcp bench-registry faults fuzz soak images clean
+.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-metrics bench-outputs bench-mcp bench-registry bench-gateway-start faults fuzz soak images clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -95,6 +95,9 @@ bench-mcp: $(STAMP) ## MCP overhead: p50/p99 of /mcp tools/call vs POST /tools/{
 
 bench-registry: $(STAMP) ## Registry at 10,000 tools: rate one by one (start vs end), bulk seconds, replica lag, /run misses, replica start
 	$(PY) scripts/bench_registry.py
+
+bench-gateway-start: $(STAMP) ## A gateway process's start with the shipped tools: time to ready and CPU, tool vectors stored vs emptied
+	$(PY) scripts/bench_gateway_start.py
 
 images: ## Build the four service images (needs Docker)
 	docker compose build

@@ -15,7 +15,8 @@ and parameters, http endpoints that are never called):
    (``GET /tools/{id}`` there answers it), ``--probes`` times;
 4. on a fresh pair of replicas and database, the same tools through
    ``POST /tools:batch`` (``--batch`` manifests per call): total seconds, and
-   when replica B has them all;
+   when replica B has them all, and when both replicas' routing indexes hold them
+   (the indexes follow the registry in the background);
 5. then how long a third replica takes to be ready (its registry loaded and
    its routing index built from the tools' vectors the first two stored in
    Postgres), and a fourth once that store is emptied (every text embedded
@@ -158,6 +159,15 @@ async def register_one_by_one(client: httpx.AsyncClient, tools: range, times: li
         times.append(time.perf_counter() - started)
 
 
+async def indexed(client: httpx.AsyncClient, tools: int) -> None:
+    """Return once the replica's routing index holds all ``tools``: a ``/run`` brings its
+    replica's index to the registry's revision before it routes."""
+    body = {"user_query": query(tools - 1), "dry_run": True, "user_context": {"user_id": "bench"}}
+    response = await client.post("/run", json=body, timeout=1800)
+    if response.status_code != 200:
+        raise SystemExit(f"/run after the bulk: {response.status_code} {response.text[:300]}")
+
+
 async def run_misses(client: httpx.AsyncClient, targets: list[int]) -> list[float]:
     """``POST /run`` (dry run) latency in ms for a request per target tool; the first
     request warms the replica up and is not counted."""
@@ -259,6 +269,9 @@ async def bulk(args: argparse.Namespace) -> None:
             await asyncio.wait_for(seen_on(two, last, 1), 600)
             on_b = time.perf_counter() - started
             listed = (await two.get("/tools/list", headers=ADMIN)).json()
+            # The routing indexes follow in the background; a /run waits for its replica's.
+            await asyncio.gather(*(indexed(c, args.tools) for c in (one, two)))
+            on_both = time.perf_counter() - started
         # Replicas joining (a restart, a scale-out): once reading the vectors the first two
         # stored, then with the store emptied, as every start was before there was one.
         stored = group.start()
@@ -269,6 +282,7 @@ async def bulk(args: argparse.Namespace) -> None:
         f"  total {total:.1f} s ({args.tools / total:.0f} tools/s); all on replica B after {on_b:.1f} s"
     )
     print(f"  replica B lists {len(listed['tools'])} tools at revision {listed['revision']}")
+    print(f"  both replicas' routing indexes hold them all after {on_both:.1f} s")
     print(
         f"  a third replica started at {args.tools} tools: ready in {stored:.1f} s (the "
         f"tools' vectors read from Postgres); a fourth, the store emptied first: {embedded:.1f} s "
