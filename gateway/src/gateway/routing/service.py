@@ -223,8 +223,9 @@ class Router:
             if index is None:
                 revision = self.registry.revision
                 manifests = [t.spec.manifest for t in self.registry.tools.values()]
-                if self._stored is not None:
-                    await self._stored.fill(index_texts(manifests), start=True)
+                if self._stored is not None:  # the texts off the loop: 10,000 tools take a while
+                    texts = await asyncio.to_thread(index_texts, manifests)
+                    await self._stored.fill(texts, start=True)
                 index = await asyncio.to_thread(
                     ToolIndex,
                     manifests,
@@ -255,7 +256,7 @@ class Router:
         ]
         removed = [t for t in ids if t not in tools and t in index.manifests]
         if self._stored is not None:
-            await self._stored.fill(index_texts(upserts))
+            await self._stored.fill(await asyncio.to_thread(index_texts, upserts))
         prepared = await asyncio.to_thread(index.prepare, upserts)
         index.apply(prepared, removed, revision)
         log.info(
