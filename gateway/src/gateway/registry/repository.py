@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import TypeVar
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -14,6 +15,7 @@ from gateway.registry.models import RegistryState, Tool
 # revisions are gap-free and concurrent discovery on two replicas cannot race.
 REGISTRY_LOCK = 7_240_401
 _IN_CHUNK = 5_000
+T = TypeVar("T")
 
 
 async def lock_registry(session: AsyncSession) -> None:
@@ -73,15 +75,16 @@ async def tool_versions(session: AsyncSession) -> Sequence[tuple[str, int, int]]
     return [(str(t), int(v), int(r)) for t, v, r in (await session.execute(statement)).all()]
 
 
-def _chunks(tool_ids: Collection[str]) -> list[list[str]]:
-    # An IN list is one bind parameter per id; Postgres takes at most 32,767 per statement.
-    ids = list(tool_ids)
-    return [ids[i : i + _IN_CHUNK] for i in range(0, len(ids), _IN_CHUNK)]
+def in_chunks(items: Collection[T], size: int = _IN_CHUNK) -> list[list[T]]:
+    """``items`` in lists of at most ``size``: an IN list (or a row of an INSERT) is one
+    bind parameter per value, and Postgres takes at most 32,767 per statement."""
+    values = list(items)
+    return [values[i : i + size] for i in range(0, len(values), size)]
 
 
 async def tools_by_id(session: AsyncSession, tool_ids: Collection[str]) -> list[Tool]:
     rows: list[Tool] = []
-    for chunk in _chunks(tool_ids):
+    for chunk in in_chunks(tool_ids):
         rows.extend((await session.scalars(select(Tool).where(Tool.tool_id.in_(chunk)))).all())
     return rows
 
@@ -89,7 +92,7 @@ async def tools_by_id(session: AsyncSession, tool_ids: Collection[str]) -> list[
 async def existing_versions(session: AsyncSession, tool_ids: Collection[str]) -> dict[str, int]:
     """tool_id → version of those of ``tool_ids`` that are registered."""
     found: dict[str, int] = {}
-    for chunk in _chunks(tool_ids):
+    for chunk in in_chunks(tool_ids):
         statement = select(Tool.tool_id, Tool.version).where(Tool.tool_id.in_(chunk))
         found.update({str(t): int(v) for t, v in (await session.execute(statement)).all()})
     return found

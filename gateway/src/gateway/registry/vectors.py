@@ -23,9 +23,8 @@ built all the same.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
-from typing import TypeVar
 
 import numpy as np
 import structlog
@@ -36,15 +35,14 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Mapped, mapped_column
 
 from gateway.db import Base
+from gateway.registry.repository import in_chunks
 from reach_common.embeddings import VectorCache, Vectors
 
 log = structlog.get_logger(__name__)
 
 RETENTION_DAYS = 30
-READ_CHUNK = 5000  # keys per query
-WRITE_CHUNK = 1000  # rows per INSERT
+WRITE_CHUNK = 1000  # rows per INSERT (three bind parameters each)
 _FLOAT32 = np.dtype("<f4")
-T = TypeVar("T")
 
 
 class TextVector(Base):
@@ -84,7 +82,8 @@ class StoredVectors:
             fresh = dict(zip(left, vectors, strict=True))
         # One addition: a cache that fills up empties itself first, and must not drop
         # what was read before the model ran (the caller is about to look it all up).
-        self._cache.add({**found, **fresh})
+        known = {**found, **fresh}
+        self._cache.add(known)
         if fresh:
             try:
                 await self._write(fresh.items())
@@ -96,7 +95,7 @@ class StoredVectors:
             except (SQLAlchemyError, OSError) as exc:
                 log.warning("text_vectors_untidied", error=type(exc).__name__)
             log.info("text_vectors_read", texts=len(missing), stored=len(found), embedded=len(left))
-        return {**found, **fresh}
+        return known
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         """Like :meth:`VectorCache.embed` (an ``(n, 384)`` array in input order), the
@@ -112,7 +111,7 @@ class StoredVectors:
     async def _read(self, keys: list[bytes]) -> dict[bytes, Vectors]:
         found: dict[bytes, Vectors] = {}
         async with self._sessionmaker() as db:
-            for chunk in _chunks(keys, READ_CHUNK):
+            for chunk in in_chunks(keys):
                 rows = await db.execute(
                     select(TextVector.digest, TextVector.embedding).where(
                         TextVector.model == self._model, TextVector.digest.in_(chunk)
@@ -129,7 +128,7 @@ class StoredVectors:
             for key, v in vectors
         ]
         async with self._sessionmaker.begin() as db:
-            for chunk in _chunks(rows, WRITE_CHUNK):
+            for chunk in in_chunks(rows, WRITE_CHUNK):
                 statement = insert(TextVector).values(chunk)
                 # A row another replica wrote meanwhile is the same vector; a damaged
                 # one (not ``_width`` bytes, skipped by ``_read``) is written again.
@@ -144,7 +143,7 @@ class StoredVectors:
     async def _tidy(self, read: list[bytes]) -> None:
         day_ago = func.now() - text("interval '1 day'")
         async with self._sessionmaker.begin() as db:
-            for chunk in _chunks(read, READ_CHUNK):
+            for chunk in in_chunks(read):
                 await db.execute(
                     update(TextVector)
                     .where(
@@ -159,8 +158,3 @@ class StoredVectors:
                     TextVector.used_at < func.now() - text(f"interval '{RETENTION_DAYS} days'")
                 )
             )
-
-
-def _chunks(items: list[T], size: int) -> Iterator[list[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
