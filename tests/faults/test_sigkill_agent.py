@@ -90,7 +90,10 @@ async def test_sigkill_of_the_agent_mid_turn_leaves_no_orphaned_tool_call(
             for n, chatter in enumerate(chatters):
                 traffic.add(f"chat{n}", chatter.send)
             async with traffic.running():
-                await wait_for(lambda: all(c.replies for c in chatters), 30, "first replies")
+                # Warm-up before the fault, not the promise under test: an agent just
+                # restarted on two cores shared with the rest of the suite once took over
+                # 30 s to answer all three callers (fresh-clone CI; alone it takes ~2 s).
+                await wait_for(lambda: all(c.replies for c in chatters), 90, "first replies")
                 proxy.arm()  # the next turns run their tool; the answers wait here
                 await wait_for(lambda: proxy.held >= CHATTERS, 30, "turns in flight")
                 held = proxy.held
