@@ -84,8 +84,8 @@ bench-outputs: $(STAMP) ## Output checks: cost of the budget and output_schema c
 bench-routing: $(STAMP) ## Routing quality and latency: make bench-routing DATASET=path [EXAMPLES=n] (tools.jsonl + queries.jsonl)
 	$(PY) scripts/bench_routing.py $(DATASET) $(if $(EXAMPLES),--examples $(EXAMPLES))
 
-bench-shipped: $(STAMP) ## Routing quality on the shipped tools: make bench-shipped [REQUESTS=path.jsonl] [MANIFESTS=dir]
-	$(PY) scripts/bench_shipped.py $(if $(MANIFESTS),--manifests $(MANIFESTS)) $(REQUESTS)
+bench-shipped: $(STAMP) ## Routing quality on the shipped tools: make bench-shipped [REQUESTS=path.jsonl] [MANIFESTS=dir] [TODAY=YYYY-MM-DD]
+	$(PY) scripts/bench_shipped.py $(if $(MANIFESTS),--manifests $(MANIFESTS)) $(if $(TODAY),--today $(TODAY)) $(REQUESTS)
 
 bench-agent: $(STAMP) ## Agent per-turn overhead and a concurrency run against recorded model responses
 	$(PY) scripts/bench_agent.py

@@ -3,11 +3,13 @@
     make bench-shipped
     make bench-shipped REQUESTS=path/to/requests.jsonl
     python scripts/bench_shipped.py --manifests path/to/manifests   # other manifests
+    python scripts/bench_shipped.py --today 2026-12-01 ...   # the day the set was written
 
 Each line of the requests file is ``{"query", "gold": tool_id | null, "lang":
 "en" | "zh", "session"?, "follow_up"?, "arguments"?}``; ``arguments`` (optional)
 names values the filled arguments must hold for the line to count as right with
-its arguments. An in-process gateway (embedded
+its arguments. A set whose requests say "tomorrow" or 明天 expects dates from the
+day it was written: ``--today`` gives that day (else the gateway's UTC date). An in-process gateway (embedded
 Postgres and Redis, or DATABASE_URL / REDIS_URL) loads ``manifests/`` by tool
 auto-discovery, and every request goes, in file order, through ``POST /run``
 with ``dry_run`` as a caller claiming every role the shipped tools ask for.
@@ -35,6 +37,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -149,7 +152,9 @@ async def send(
 
 
 async def run_all(
-    requests: list[dict[str, Any]], manifests: Path = DEFAULT_MANIFESTS
+    requests: list[dict[str, Any]],
+    manifests: Path = DEFAULT_MANIFESTS,
+    today: date | None = None,
 ) -> tuple[list[Outcome], int]:
     from gateway.app import create_app
     from gateway.settings import Settings
@@ -166,6 +171,8 @@ async def run_all(
         )
         app = create_app(settings)
         async with LifespanManager(app, startup_timeout=STARTUP_TIMEOUT_S) as manager:
+            if today is not None:  # "tomorrow" is the day after the set's writing
+                app.state.runtime.router.extractor.today = lambda: today
             transport = httpx.ASGITransport(app=manager.app)
             async with httpx.AsyncClient(
                 transport=transport, base_url="http://localhost"
@@ -295,11 +302,22 @@ def main(
         typer.Option(help="Folder of manifests to load (e.g. the same tools without examples)."),
     ] = DEFAULT_MANIFESTS,
     show: Annotated[int, typer.Option(min=0, help="Misrouted queries to list.")] = SHOW_MISROUTED,
+    today: Annotated[
+        str | None,
+        typer.Option(
+            help="The date the set was written (YYYY-MM-DD): relative dates in its requests "
+            "(tomorrow, 明天) are read from it. Default: the gateway's UTC date."
+        ),
+    ] = None,
 ) -> None:
     if not requests.exists():
         raise typer.BadParameter(f"{requests} does not exist")
+    try:
+        written = date.fromisoformat(today) if today else None
+    except ValueError:
+        raise typer.BadParameter(f"--today {today!r} is not a YYYY-MM-DD date") from None
     rows = read_jsonl(requests)
-    outcomes, visible = asyncio.run(run_all(rows, manifests))
+    outcomes, visible = asyncio.run(run_all(rows, manifests, written))
     report(requests, outcomes, visible, show)
     report_arguments(outcomes, show)
 
