@@ -182,6 +182,7 @@ class Extraction:
     arguments: dict[str, Any] = field(default_factory=dict)
     from_context: list[str] = field(default_factory=list)
     from_memory: list[str] = field(default_factory=list)
+    by_meaning: list[str] = field(default_factory=list)  # enum options (routing/options.py)
     missing: list[str] = field(default_factory=list)
 
     def missing_message(self, schema: dict[str, Any]) -> str:

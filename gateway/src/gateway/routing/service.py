@@ -70,6 +70,7 @@ from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, Route
 from gateway.routing.extract import ArgumentExtractor, Extraction, is_elliptical
 from gateway.routing.gloss import dictionary, gloss, gloss_ready
 from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, example_texts, index_texts
+from gateway.routing.options import choose_options
 from gateway.routing.rerank import rerank
 from gateway.routing.text import cjk_share, instruction
 from reach_common.auth.caller import Caller
@@ -519,6 +520,8 @@ class Router:
             why += f" ({', '.join(hit.from_context)} from the session's previous call)"
         if hit.from_memory:
             why += f" ({', '.join(hit.from_memory)} from what the user told the agent before)"
+        if hit.by_meaning:
+            why += f" ({', '.join(hit.by_meaning)} the option closest to the request's meaning)"
         decision = RouteDecision(
             cached.tool_id, hit.arguments, current.confidence, "route_cache", candidates, why
         )
@@ -539,14 +542,26 @@ class Router:
         )
 
     def _fill(self, query: str, tool_id: str, known: Known) -> Extraction:
+        """The arguments the request gives ``tool_id``: by the extractor's rules, then an
+        enum option the request means in other words (``options``)."""
         spec = self.registry.tools[tool_id].spec
-        return self.extractor.extract(
+        extraction = self.extractor.extract(
             query,
             spec.input_schema,
             previous=known.previous,
             remembered=known.remembered,
             elliptical=_reads_only(spec),
         )
+        choose_options(
+            extraction,
+            query,
+            spec.input_schema,
+            spec.description or tool_id,
+            acts=not _reads_only(spec),
+            request_vector=lambda text: self._embed(text, needs_shape=False)[0],
+            embed=self._vectors.embed,
+        )
+        return extraction
 
     def _fits(self, query: str, tool_id: str) -> bool:
         schema = self.registry.tools[tool_id].spec.input_schema
@@ -860,6 +875,8 @@ class Router:
             why += f"; {', '.join(filled.from_context)} from the session's previous call"
         if filled.from_memory:
             why += f"; {', '.join(filled.from_memory)} from what the user told the agent before"
+        if filled.by_meaning:
+            why += f"; {', '.join(filled.by_meaning)} the option closest to the request's meaning"
         decision = RouteDecision(
             top.tool_id, filled.arguments, top.confidence, hint, candidates, why=why
         )
