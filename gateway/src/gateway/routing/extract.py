@@ -677,6 +677,23 @@ def is_elliptical(query: str) -> bool:
     return len(query.strip()) <= _ELLIPTICAL_CHARS and not names_an_identifier(query)
 
 
+# How a follow-up that names its own new value begins or ends: "and SF1000000002?",
+# "same for CC-1300", "what about ELM-221?", "and DL-40816 too", "那 ACC-24013 呢",
+# "还有 SF2000000002 呢", "再看看 SKU2158801".
+_CONTINUING = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|so|then)\W+)?(?:and|same(?: thing)? for|what about|how about)\b"
+    r"|\b(?:too|as well)\W*$|^\W*(?:那|还有|再看看|再查)|呢\W*$",
+    re.IGNORECASE,
+)
+
+
+def continues_previous(query: str) -> bool:
+    """A short request put as a continuation of the previous one ("same for CC-1300"),
+    whether or not it names a value of its own."""
+    text = query.strip()
+    return len(text) <= _ELLIPTICAL_CHARS and _CONTINUING.search(text) is not None
+
+
 def _well_formed(properties: object) -> dict[str, dict[str, Any]]:
     """The properties as the filling rules read them: a schema that is not an object
     (``true``), or a ``pattern``, ``enum`` or ``format`` of the wrong type, says nothing

@@ -67,7 +67,12 @@ from gateway.routing.choose import (
 )
 from gateway.routing.context import Known, PastCall, previous_arguments
 from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
-from gateway.routing.extract import ArgumentExtractor, Extraction, is_elliptical
+from gateway.routing.extract import (
+    ArgumentExtractor,
+    Extraction,
+    continues_previous,
+    is_elliptical,
+)
 from gateway.routing.gloss import dictionary, gloss, gloss_ready
 from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, example_texts, index_texts
 from gateway.routing.options import choose_options
@@ -946,7 +951,8 @@ def _names_a_key(text: str) -> bool:
 
 
 def _followed(text: str, recent: Sequence[PastCall]) -> frozenset[str]:
-    """The tool just used, for a short follow-up ("and for Pied Piper?"): it stays among
-    the candidates wherever its words rank it, and ``choose`` decides whether it
-    continues."""
-    return frozenset({recent[0].tool_id}) if recent and is_elliptical(text) else frozenset()
+    """The tool just used, for a short follow-up ("and for Pied Piper?", "same for
+    CC-1300"): it stays among the candidates wherever its words rank it, and ``choose``
+    decides whether it continues."""
+    follows = is_elliptical(text) or continues_previous(text)
+    return frozenset({recent[0].tool_id}) if recent and follows else frozenset()
