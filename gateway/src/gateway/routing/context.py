@@ -96,3 +96,4 @@ class Known:
 
     previous: dict[str, Any]
     remembered: tuple[str, ...] = ()
+    last: PastCall | None = None  # the session's newest call

@@ -338,7 +338,9 @@ class Router:
         index = await self.index()
         allowed = self._allowed(caller, namespaces, within)
         scope, has_examples = self._scope(index, allowed)
-        previous = Known(previous_arguments(list(recent)), tuple(remembered))
+        previous = Known(
+            previous_arguments(list(recent)), tuple(remembered), recent[0] if recent else None
+        )
 
         # Found by what it asks for (a payload after a colon aside); filled from all of it.
         text = instruction(query)
@@ -557,6 +559,7 @@ class Router:
             remembered=known.remembered,
             elliptical=_reads_only(spec),
         )
+        _carry_on(extraction, query, tool_id, spec.input_schema, known.last)
         choose_options(
             extraction,
             query,
@@ -948,6 +951,30 @@ def _names_a_key(text: str) -> bool:
         re.search(r"[A-Za-z]", m.group(0)) and re.search(r"\d", m.group(0))
         for m in _LATIN_TOKEN.finditer(text)
     )
+
+
+def _carry_on(
+    extraction: Extraction,
+    query: str,
+    tool_id: str,
+    schema: dict[str, Any],
+    last: PastCall | None,
+) -> None:
+    """A follow-up that continues the session's last call to the same tool ("what about
+    Thursday?" after a search for spin classes at Riverside in the evening, "and the
+    midterm?", "same for CC-1300") is that call again with what it changes: each of the
+    last call's values the request does not give is kept, optional ones too."""
+    if last is None or last.tool_id != tool_id:
+        return
+    if not (is_elliptical(query) or continues_previous(query) or refers_back(query)):
+        return
+    properties = schema.get("properties") or {}
+    for name, value in last.arguments.items():
+        if name in properties and name not in extraction.arguments:
+            extraction.arguments[name] = value
+            extraction.from_context.append(name)
+            if name in extraction.missing:
+                extraction.missing.remove(name)
 
 
 def _followed(text: str, recent: Sequence[PastCall]) -> frozenset[str]:
