@@ -77,7 +77,7 @@ from gateway.routing.gloss import dictionary, gloss, gloss_ready
 from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, example_texts, index_texts
 from gateway.routing.options import choose_options
 from gateway.routing.rerank import rerank
-from gateway.routing.text import cjk_share, instruction
+from gateway.routing.text import cjk_share, instruction, tokenize
 from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder, VectorCache
 from reach_common.llm.types import LLMProvider
@@ -191,6 +191,8 @@ class Router:
             tuple[dict[str, Any], frozenset[str] | None, bool, intent.OwnWords, frozenset[str]],
         ] = {}
         self._naming: dict[tuple[int, str], frozenset[str]] = {}  # _named_writer's memo
+        # _attribute_words' memo: the manifest, its words, its text, whether glossed
+        self._attributes: dict[int, tuple[dict[str, Any], frozenset[str], str, bool]] = {}
 
     # -- index lifecycle -------------------------------------------------------------
 
@@ -581,6 +583,7 @@ class Router:
         or identifiers another candidate takes and it takes in no parameter. Evaluated
         only for the candidates ``choose`` considers accepting."""
         requested = vocabulary.requested_actions(text)
+        changed = vocabulary.changed_attribute(text)
         identifiers: tuple[set[str], set[str]] | None = None
         head = _PAYLOAD.split(text, maxsplit=1)[0]  # ids in a payload say what it holds
         # an identifier with letters (a bare number may be one typed without its prefix),
@@ -600,6 +603,9 @@ class Router:
             refused = self._disclaimed_actions(spec.manifest)
             if requested and requested <= refused:  # "不负责…修改或取消已有预约"
                 lost = max(lost, DISCLAIMED_PENALTY)
+            if changed:  # "change the title of LS-…" of a tool that changes prices
+                own_words, own_text = self._attribute_words(spec.manifest)
+                lost = max(lost, vocabulary.attribute_gap(changed, own_words, own_text))
             if identifiers is None:
                 shaped: set[str] = set()
                 named: set[str] = set()
@@ -816,6 +822,21 @@ class Router:
             refused = vocabulary.disclaimed_actions(manifest)
             found = self._offered[key] = (manifest, offered, writer, words, refused)
         return found[1], found[2], found[3]
+
+    def _attribute_words(self, manifest: dict[str, Any]) -> tuple[frozenset[str], str]:
+        """The words a request may name as what it changes (``vocabulary.attribute_text``,
+        Chinese read in English too) and the text itself; memoised per manifest."""
+        key, ready = id(manifest), gloss_ready()
+        found = self._attributes.get(key)
+        if found is None or found[0] is not manifest or found[3] != ready:
+            if len(self._attributes) > 4096:
+                self._attributes.clear()
+            text = vocabulary.attribute_text(manifest)
+            words = set(tokenize(text))
+            if ready:
+                words |= set(tokenize(gloss(text, latin=False)))
+            found = self._attributes[key] = (manifest, frozenset(words), text, ready)
+        return found[1], found[2]
 
     def _disclaimed_actions(self, manifest: dict[str, Any]) -> frozenset[str]:
         """``vocabulary.disclaimed_actions``, memoised with :meth:`_actions`."""

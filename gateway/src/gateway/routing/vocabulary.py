@@ -37,8 +37,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from gateway.routing.gloss import every_sense, gloss
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import (
+    STOPWORDS,
     cjk_share,
     disclaimed_text,
     negative_sentences,
@@ -348,3 +350,76 @@ def action_gap(requested: frozenset[str], offered: frozenset[str] | None) -> flo
     if offered is None or not requested or not requested.isdisjoint(offered):
         return 0.0
     return ACTION_PENALTY
+
+
+# What a change request says it changes: "change the title of LS-…", "update my payout
+# bank account to …", "raise the daily budget on AD-…", "把 LS-… 的主图换成…", "OR… 的收货地址
+# 改成…". A tool that changes something else ("Updates a listing's price") is not asked
+# for it, however close the object ("listing LS-…") brings it.
+_CHANGE_VERBS = (
+    "change|update|edit|modify|set|raise|lower|increase|decrease|extend|rename|switch|replace"
+)
+_CHANGED = re.compile(
+    rf"\b(?:{_CHANGE_VERBS})\s+(?:(?:the|my|our|his|her|their|its|this|that)\s+)?"
+    r"((?:[a-z][a-z'-]*\s+){0,2}?[a-z][a-z'-]*)\s+(?:of|on|for|in|to|from|at)\b",
+    re.IGNORECASE,
+)
+_CHANGED_ZH = re.compile(
+    r"的([\u4e00-\u9fff]{2,6}?)(?:改成|改为|改到|换成|换到|调到|调成|调整为|更新为|更新成|延长到)"
+)
+# Words of such a phrase that name no attribute: "set up autoscaling", "change it to".
+_NO_ATTRIBUTE = frozenset({"up", "it", "them", "this", "that", "one", "all", "everything"})
+ATTRIBUTE_PENALTY = 0.25
+
+
+def changed_attribute(text: str) -> tuple[str, ...]:
+    """The attribute a change request names (``_CHANGED``): its content words, English
+    (possessives dropped) or one Chinese phrase; empty when it names none."""
+    chinese = _CHANGED_ZH.search(text)
+    if chinese is not None:
+        return (chinese.group(1),)
+    english = _CHANGED.search(text)
+    if english is None:
+        return ()
+    # "change bob's login email": a possessor is whose, not what; "increase user-profile
+    # replicas": a hyphenated word is a value (a service's name), not what changes
+    content = tuple(
+        w.lower()
+        for w in english.group(1).split()
+        if not w.lower().endswith("'s")
+        and "-" not in w
+        and w.lower() not in _NO_ATTRIBUTE
+        and w.lower() not in STOPWORDS
+    )
+    return content if content and len(content) == len(set(content)) else ()
+
+
+def attribute_gap(changed: tuple[str, ...], own_words: frozenset[str], own_text: str) -> float:
+    """The confidence a tool loses for a request changing an attribute (``changed``) its
+    own text never names: every English word's stem among ``own_words`` (the tool's
+    words, Chinese ones read in English too), a Chinese phrase in ``own_text`` or all its
+    English reading's words among ``own_words``."""
+    if not changed:
+        return 0.0
+    if cjk_share(changed[0]):
+        phrase = changed[0]
+        if phrase in own_text:
+            return 0.0
+        # any sense will do: 库存 reads "property or cash held in reserve" first, "stock" too
+        read = set(tokenize(gloss(phrase, latin=False))) | set(tokenize(every_sense(phrase)))
+        return 0.0 if not read or not read.isdisjoint(own_words) else ATTRIBUTE_PENALTY
+    return 0.0 if all(stem(w) in own_words for w in changed) else ATTRIBUTE_PENALTY
+
+
+def attribute_text(manifest: Mapping[str, Any]) -> str:
+    """What a tool names that a request may change: its own words (``_own_text``) and its
+    parameters' names, descriptions and options."""
+    parts = [_own_text(manifest)]
+    schema = manifest.get("input_schema") or {}
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    for name, spec in (properties or {}).items():
+        parts.append(split_identifier(str(name)))
+        if isinstance(spec, Mapping):
+            parts.append(str(spec.get("description") or ""))
+            parts.extend(str(o) for o in spec.get("enum") or [] if isinstance(o, str))
+    return "\n".join(parts)
