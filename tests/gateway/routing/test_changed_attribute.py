@@ -76,3 +76,12 @@ def test_what_a_change_request_changes() -> None:
     # Nothing named: "it", or no change at all.
     assert changed_attribute("change it to tomorrow") == ()
     assert changed_attribute("what is the price of LS-0048213") == ()
+    # Not an order to change something: a noun, a verb of another clause, "set up".
+    assert changed_attribute("research on climate change and its effects on ecosystems") == ()
+    assert changed_attribute("give me a comprehensive update on current happenings in UK") == ()
+    assert changed_attribute("songs that will set the perfect ambiance for the evening") == ()
+    assert changed_attribute("how do I set up regional targeting for my ads?") == ()
+    assert changed_attribute("buyer moved - change the shipping address on OR2611045821") == (
+        "shipping",
+        "address",
+    )

@@ -359,8 +359,12 @@ def action_gap(requested: frozenset[str], offered: frozenset[str] | None) -> flo
 _CHANGE_VERBS = (
     "change|update|edit|modify|set|raise|lower|increase|decrease|extend|rename|switch|replace"
 )
+# The verb stands where an imperative would (as in ``_IMPERATIVE``, or after a dash):
+# "climate change and …", "a comprehensive update on …", "will set the mood for …" and
+# "set up X for …" change nothing.
 _CHANGED = re.compile(
-    rf"\b(?:{_CHANGE_VERBS})\s+(?:(?:the|my|our|his|her|their|its|this|that)\s+)?"
+    r"(?:^|[,.;:!?(\n\-–—]|\b(?:please|pls|to|you|me|and|then|just|now|also))\s{0,16}"
+    rf"\b(?:{_CHANGE_VERBS})\s+(?!up\b)(?:(?:the|my|our|his|her|their|its|this|that)\s+)?"
     r"((?:[a-z][a-z'-]*\s+){0,2}?[a-z][a-z'-]*)\s+(?:of|on|for|in|to|from|at)\b",
     re.IGNORECASE,
 )
