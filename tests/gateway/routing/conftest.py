@@ -99,7 +99,12 @@ async def registered(
         yield client
 
 
-async def dry_run(client: httpx.AsyncClient, query: str, user_id: str) -> httpx.Response:
-    """``POST /run`` with ``dry_run`` for a user with no roles."""
-    body = {"user_query": query, "user_context": {"user_id": user_id}, "dry_run": True}
-    return await client.post("/run", json=body)
+async def dry_run(
+    client: httpx.AsyncClient, query: str, user_id: str, session: str | None = None
+) -> httpx.Response:
+    """``POST /run`` with ``dry_run`` for a user with no roles (in ``session``, if given).
+    A dry run executes nothing, so it leaves nothing in the session."""
+    body: dict[str, Any] = {"user_query": query, "user_context": {"user_id": user_id}}
+    if session is not None:
+        body["session_id"] = session
+    return await client.post("/run", json={**body, "dry_run": True})

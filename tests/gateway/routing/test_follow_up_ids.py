@@ -9,19 +9,13 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
-from tests.gateway.routing.conftest import blind_set
+from tests.gateway.routing.conftest import blind_set, dry_run
 
 CATALOGUE = blind_set("backoffice")
 
 
 async def run(gateway: httpx.AsyncClient, query: str, session: str) -> httpx.Response:
-    body = {
-        "user_query": query,
-        "session_id": session,
-        "user_context": {"user_id": "clerk"},
-        "dry_run": True,
-    }
-    return await gateway.post("/run", json=body)
+    return await dry_run(gateway, query, "clerk", session)
 
 
 @pytest.mark.parametrize("follow_up", ["same for CC-1300", "那 CC-1300 呢", "what about CC-1300?"])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 from fastapi import FastAPI
 
-from tests.gateway.routing.conftest import manifest
+from tests.gateway.routing.conftest import dry_run, manifest
 
 CATALOGUE = [
     manifest(
@@ -64,14 +64,8 @@ CATALOGUE = [
 
 
 async def run(gateway: httpx.AsyncClient, query: str, session: str) -> httpx.Response:
-    """A dry run: it executes nothing, so nothing is left in the session (see ``called``)."""
-    body = {
-        "user_query": query,
-        "session_id": session,
-        "user_context": {"user_id": "rep"},
-        "dry_run": True,
-    }
-    return await gateway.post("/run", json=body)
+    """A dry run in ``session``: nothing is left there (see ``looked_up``)."""
+    return await dry_run(gateway, query, "rep", session)
 
 
 async def looked_up(gateway: httpx.AsyncClient, app: FastAPI, session: str) -> None:

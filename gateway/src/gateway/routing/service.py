@@ -551,8 +551,9 @@ class Router:
         )
 
     def _fill(self, query: str, tool_id: str, known: Known) -> Extraction:
-        """The arguments the request gives ``tool_id``: by the extractor's rules, then an
-        enum option the request means in other words (``options``)."""
+        """The arguments the request gives ``tool_id``: by the extractor's rules, the last
+        call's values a follow-up keeps (``_carry_on``), then an enum option the request
+        means in other words (``options``)."""
         spec = self.registry.tools[tool_id].spec
         extraction = self.extractor.extract(
             query,
