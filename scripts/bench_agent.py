@@ -334,12 +334,17 @@ MEMORY_USER = {"X-User-Id": "bench-user"}
 NEEDS_MEMORY_EVERY = 4  # one turn in four asks for "my usual SKU" without naming it
 
 
-def memory_message(n: int) -> tuple[str, str]:
-    """Turn ``n`` of the memory run: ``(kind, message)``. Most requests name their SKU
-    (and state a new fact, so each teaches one); every fourth needs a remembered one."""
+def memory_message(n: int) -> tuple[str, str, str]:
+    """Turn ``n`` of the memory run: ``(kind, message, message without memory)``. Most
+    requests name their SKU (and state a new fact, so each teaches one); every fourth
+    needs a remembered one. Without memory the user would have typed that SKU: the agent
+    with memory off is sent that request, so both agents do the same work (one tool call
+    with a SKU) and the difference is what memory costs, not a failed turn's savings."""
     if n % NEEDS_MEMORY_EVERY == NEEDS_MEMORY_EVERY - 1:
-        return "needs a memory", "How much stock is left of my usual SKU?"
-    return "names its values", f"My usual SKU is SKU2024{n:03d}, how much stock is left?"
+        typed = f"How much stock is left of SKU2024{n - 1:03d}?"
+        return "needs a memory", "How much stock is left of my usual SKU?", typed
+    message = f"My usual SKU is SKU2024{n:03d}, how much stock is left?"
+    return "names its values", message, message
 
 
 async def memory_overhead(
@@ -350,7 +355,8 @@ async def memory_overhead(
     Latencies by kind of turn (``memory_message``) and agent. A request that names its
     values recalls nothing offline (memories only fill a value the routed call lacks);
     one that refers back and names no id has its memories recalled before it is sent
-    (without memory it fails: the SKU is missing). A turn is timed until its answer is read (what the user
+    (the agent without memory is sent it with the SKU typed in). Every turn must end in
+    its tool call, on both agents. A turn is timed until its answer is read (what the user
     waits for); then, untimed, the bench waits for that agent's background learning to
     finish, so it never runs during the other agent's timed turn (it would slow the turn
     without memory and make memory look cheaper than it is). Its cost shows in the CPU
@@ -366,17 +372,18 @@ async def memory_overhead(
             )
         before = {url: await work_done(client, url, pids[url]) for url in (on_url, off_url)}
         for n in range(turns):
-            kind, message = memory_message(n)
-            for url in (on_url, off_url):
+            kind, message, typed = memory_message(n)
+            for url, sent in ((on_url, message), (off_url, typed)):
                 started = time.perf_counter()
                 response = await client.post(
                     f"{url}/chat",
-                    json={"session_id": f"mem-{n // 10}", "message": message},
+                    json={"session_id": f"mem-{n // 10}", "message": sent},
                     headers=MEMORY_USER,
                 )
                 spent = (time.perf_counter() - started) * 1000
                 latencies.setdefault(kind, {}).setdefault(url, []).append(spent)
                 assert response.status_code == 200, response.text
+                assert response.json()["tool_calls"], response.text  # the same work, done
                 await client.get(f"{url}{SETTLED_PATH}", params={"user": MEMORY_USER["X-User-Id"]})
         await client.get(f"{on_url}/memories", headers=MEMORY_USER)  # learning settled
         per_turn = {}
@@ -427,7 +434,8 @@ def report_memory(base_env: dict[str, str], log: Path, turns: int) -> None:
         f"{work[off_url]['statements']:.1f} off\n"
         f"  (the user has 40+ memories; a turn that names its SKU states a new fact, which "
         f'is learned; one in {NEEDS_MEMORY_EVERY} asks for "my usual SKU": recalled '
-        "before it is sent with memory on, failed for a missing SKU with it off; each turn timed "
+        "before it is sent with memory on, sent with that SKU typed in to the agent with it "
+        "off; each turn timed "
         "until its answer is read, learning let finish untimed before the next)"
     )
 
