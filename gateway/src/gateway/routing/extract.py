@@ -64,7 +64,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
-from gateway.routing import countries, places, temporal
+from gateway.routing import countries, currencies, places, temporal
 from gateway.routing.gloss import every_sense, gloss, gloss_ready, has_han
 from gateway.routing.text import STOPWORDS, stem
 from reach_common.references import names_an_identifier, refers_back
@@ -859,6 +859,10 @@ class ArgumentExtractor:
             country = countries.country_value(query, name, spec, taken)
             if country is not None:  # "UK passport" → GB for ^[A-Z]{2}$, 去泰国 → TH
                 return country
+        if currencies.takes_a_currency(name, spec):
+            currency = currencies.currency_value(query, name, spec, taken)
+            if currency is not None:  # "how many yen for 500 pounds": GBP → JPY
+                return currency
         if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
             value = _constrained(query, spec, taken)
             if value is None and "pattern" in spec:
