@@ -92,24 +92,31 @@ def country_value(
 
 def _form(mention: Mention, spec: dict[str, Any]) -> str | None:
     """The mention as the schema takes it: a code its pattern or enum accepts, or as written."""
-    codes = (mention.alpha_2, mention.alpha_3)
+    if isinstance(spec.get("enum"), list) or isinstance(spec.get("pattern"), str):
+        return code_taken((mention.alpha_2, mention.alpha_3), spec)
+    return mention.text
+
+
+def code_taken(codes: Collection[str], spec: dict[str, Any]) -> str | None:
+    """The first of ``codes`` the schema takes: one of its ``enum``, or one its ``pattern``
+    matches whole. None when neither takes one (or the schema has neither)."""
     enum = spec.get("enum")
     if isinstance(enum, list):
         return next((code for code in codes if code in enum), None)
     pattern = spec.get("pattern")
-    if isinstance(pattern, str):
-        from gateway.registry.patterns import PatternError, compile_pattern, search
-
-        try:
-            program = compile_pattern(pattern)
-        except PatternError:
-            return None
-        for code in codes:
-            match = search(program, code)
-            if match is not None and match.group(0) == code:
-                return code
+    if not isinstance(pattern, str):
         return None
-    return mention.text
+    from gateway.registry.patterns import PatternError, compile_pattern, search
+
+    try:
+        program = compile_pattern(pattern)
+    except PatternError:
+        return None
+    for code in codes:
+        match = search(program, code)
+        if match is not None and match.group(0) == code:
+            return code
+    return None
 
 
 def mentioned(query: str) -> list[Mention]:

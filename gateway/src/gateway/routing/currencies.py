@@ -27,6 +27,8 @@ from typing import Any, Literal
 
 import pycountry
 
+from gateway.routing.countries import code_taken
+
 Role = Literal["from", "to"]
 
 _CURRENCY_WORDS = re.compile(r"currenc|\bccy\b|iso[ _-]?4217|币种|货币|币别", re.IGNORECASE)
@@ -135,20 +137,10 @@ def currency_value(
 
 
 def _form(code: str, spec: dict[str, Any]) -> str | None:
-    """``code`` if the schema takes it: in its enum, matched whole by its pattern, or (with
-    neither) as is."""
-    enum = spec.get("enum")
-    if isinstance(enum, list):
-        return code if code in enum else None
-    pattern = spec.get("pattern")
-    if isinstance(pattern, str):
-        from gateway.registry.patterns import PatternError, compile_pattern, search
-
-        try:
-            match = search(compile_pattern(pattern), code)
-        except PatternError:
-            return None
-        return code if match is not None and match.group(0) == code else None
+    """``code`` if the schema takes it (``countries.code_taken``), or as is with neither
+    an enum nor a pattern."""
+    if isinstance(spec.get("enum"), list) or isinstance(spec.get("pattern"), str):
+        return code_taken((code,), spec)
     return code
 
 
