@@ -86,6 +86,8 @@ def test_a_single_currency_is_the_first_named_and_one_the_schema_takes() -> None
 
 def test_only_currency_parameters_and_their_roles() -> None:
     assert takes_a_currency("ccy", {"type": "string"})
+    assert takes_a_currency("sell_ccy", {"type": "string"})
+    assert not takes_a_currency("concurrency_mode", {"type": "string"})
     assert takes_a_currency("unit", {"type": "string", "description": "ISO 4217 code"})
     assert takes_a_currency("币种", {"type": "string"})
     assert not takes_a_currency("country", {"type": "string", "pattern": "^[A-Z]{3}$"})

@@ -31,7 +31,9 @@ from gateway.routing.countries import code_taken
 
 Role = Literal["from", "to"]
 
-_CURRENCY_WORDS = re.compile(r"currenc|\bccy\b|iso[ _-]?4217|币种|货币|币别", re.IGNORECASE)
+_CURRENCY_WORDS = re.compile(
+    r"(?<!con)currenc|(?<![a-z])ccy(?![a-z])|iso[ _-]?4217|币种|货币|币别", re.I
+)
 
 
 # A parameter's role, by its name's words ("from_currency", "baseCurrency", "sell_ccy").
