@@ -73,7 +73,7 @@ def test_the_source_and_the_target_follow_what_the_request_says(
     ],
 )
 def test_words_that_are_also_codes_or_names_are_not_currencies(query: str) -> None:
-    assert mentioned(query) == []
+    assert mentioned(query) == ()
 
 
 def test_a_single_currency_is_the_first_named_and_one_the_schema_takes() -> None:

@@ -153,9 +153,11 @@ _LONGEST = 3  # words in the longest English name looked up ("new taiwan dollar"
 _CJK_LONGEST = 6
 
 
-def mentioned(query: str) -> list[Mention]:
+@functools.lru_cache(maxsize=64)  # read once per request, not once per parameter
+def mentioned(query: str) -> tuple[Mention, ...]:
     """The currencies ``query`` names, in order, each once, with what the words around
-    each say of it. Names are looked up, not searched for: a request costs its length."""
+    each say of it. Names are looked up, not searched for: a request costs its length,
+    and a word that begins no longer name one lookup."""
     tables = _tables()
     found: list[tuple[int, int, str]] = []  # start, end, code
     tokens = list(_TOKEN.finditer(query))
@@ -167,7 +169,7 @@ def mentioned(query: str) -> list[Mention]:
         elif token.group("cjk"):
             found += _chinese(token.start(), token.group("cjk"), tables.chinese)
         else:
-            hit = _english(query, tokens, i, tables.english)
+            hit = _english(query, tokens, i, tables)
             if hit is not None:
                 found.append(hit[0])
                 i += hit[1]
@@ -179,14 +181,16 @@ def mentioned(query: str) -> list[Mention]:
         if code not in seen:
             seen.add(code)
             mentions.append(Mention(start, code, _role(query, start, end)))
-    return mentions
+    return tuple(mentions)
 
 
 def _english(
-    query: str, tokens: list[re.Match[str]], i: int, names: dict[str, str]
+    query: str, tokens: list[re.Match[str]], i: int, tables: _Tables
 ) -> tuple[tuple[int, int, str], int] | None:
     """The longest name (or code) starting at word ``i``: ``((start, end, code), words)``."""
-    for n in range(min(_LONGEST, len(tokens) - i), 0, -1):
+    names = tables.english
+    longest = 1 if tokens[i].group(0).lower() not in tables.starts else _LONGEST
+    for n in range(min(longest, len(tokens) - i), 0, -1):
         run = tokens[i : i + n]
         if any(not t.group("word") for t in run):
             continue
@@ -248,6 +252,7 @@ def _codes() -> frozenset[str]:
 @dataclass(frozen=True)
 class _Tables:
     english: dict[str, str]  # a name's words, lower case, one blank apart
+    starts: frozenset[str]  # the first words of the names of more than one word
     chinese: dict[str, str]
 
 
@@ -276,4 +281,5 @@ def _tables() -> _Tables:
                 chinese.setdefault(translated[:-1] + "币", code)  # 港元, 港币
     english.update(_ALIASES)
     chinese.update(_CHINESE_ALIASES)
-    return _Tables(english, chinese)
+    starts = frozenset(name.split()[0] for name in english if " " in name)
+    return _Tables(english=english, chinese=chinese, starts=starts)
