@@ -28,7 +28,7 @@ from tests.faults.matrix import Row, record
 from tests.faults.stack_procs import holding_proxy, wait_for
 from tests.faults.traffic import Traffic
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 CHATTERS = 3
 QUESTION = "SKU2024001 还有多少库存"
 
@@ -102,7 +102,10 @@ async def test_sigkill_of_the_agent_mid_turn_leaves_no_orphaned_tool_call(
                 await asyncio.to_thread(stack.kill, "agent")
                 proxy.release()
                 await asyncio.to_thread(stack.start, "agent", **settings)
-                await wait_for(lambda: traffic.recovered_at(killed_at) is not None, 30, "recovery")
+                # How long recovery took is recorded (row.recover_s, the fault matrix), not
+                # promised: the agent restarted beside the rest of the suite on two cores
+                # took over 30 s to answer all three sessions again (fresh-clone CI).
+                await wait_for(lambda: traffic.recovered_at(killed_at) is not None, 90, "recovery")
                 recovered_at = traffic.recovered_at(killed_at)
             sessions = [await c.messages() for c in chatters]
     assert recovered_at is not None
