@@ -83,10 +83,17 @@ def holding_proxy(target: str, hold_prefix: str) -> Iterator[HoldingProxy]:
             proxy.release()
 
 
-async def wait_for(condition: Callable[[], bool], limit_s: float, what: str) -> None:
-    """Poll ``condition`` (bounded) without blocking the event loop the traffic runs on."""
+async def wait_for(
+    condition: Callable[[], bool],
+    limit_s: float,
+    what: str,
+    state: Callable[[], object] | None = None,
+) -> None:
+    """Poll ``condition`` (bounded) without blocking the event loop the traffic runs on;
+    on a time-out the message carries ``state()``, what was seen meanwhile."""
     deadline = time.monotonic() + limit_s
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {limit_s} s waiting for {what}")
+            seen = "" if state is None else f"; seen: {state()}"
+            raise AssertionError(f"timed out after {limit_s} s waiting for {what}{seen}")
         await asyncio.sleep(0.05)

@@ -33,6 +33,7 @@ from tests.faults.matrix import Row, record
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 
 RECOVERY_LIMIT_S = 10.0
+BUSY_LIMIT_S = 30.0  # a turn left running when the traffic stopped, on a loaded machine
 VENDORS = ("anthropic", "openai")
 # Clear answers to a request that needed the database while it was down: the service's own
 # 503, or, for a tool call, the shop's 503 passed on as the tool's failure.
@@ -162,14 +163,29 @@ async def sessions_after(
     who = {"user_id": caller, "roles": ["ops_admin"]}
     for vendor, url in agents.items():
         session = f"{caller}-{vendor}"
-        read = await client.get(
-            f"{url}/sessions/{session}",
-            headers={"X-User-Id": caller, "X-User-Roles": "ops_admin"},
+        read = await once_not_busy(
+            lambda url=url, session=session: client.get(
+                f"{url}/sessions/{session}",
+                headers={"X-User-Id": caller, "X-User-Roles": "ops_admin"},
+            )
         )
         problems = history_problems(read.json()["messages"]) if read.status_code == 200 else []
-        turn = await chat_sender(client, url, session, who)()
+        turn = await once_not_busy(chat_sender(client, url, session, who))
         result[vendor] = (read.status_code, problems, turn.status_code)
     return result
+
+
+async def once_not_busy(send: Any, limit_s: float = BUSY_LIMIT_S) -> httpx.Response:
+    """``send()`` again while the session answers 409 ``session_busy``, as the API tells a
+    client to: the last turn the traffic sent had its client go away when the traffic
+    stopped, and the agent finishes a turn whose caller left (bounded polling)."""
+    deadline = time.monotonic() + limit_s
+    while True:
+        response: httpx.Response = await send()
+        busy = response.status_code == 409 and response.json().get("reason") == "session_busy"
+        if not busy or time.monotonic() > deadline:
+            return response
+        await asyncio.sleep(0.2)
 
 
 async def start_agents(stack: FaultStack, llm_url: str) -> dict[str, str]:

@@ -93,7 +93,12 @@ async def test_sigkill_of_the_agent_mid_turn_leaves_no_orphaned_tool_call(
                 # Warm-up before the fault, not the promise under test: an agent just
                 # restarted on two cores shared with the rest of the suite once took over
                 # 30 s to answer all three callers (fresh-clone CI; alone it takes ~2 s).
-                await wait_for(lambda: all(c.replies for c in chatters), 90, "first replies")
+                await wait_for(
+                    lambda: all(c.replies for c in chatters),
+                    90,
+                    "first replies",
+                    traffic.tally,
+                )
                 proxy.arm()  # the next turns run their tool; the answers wait here
                 await wait_for(lambda: proxy.held >= CHATTERS, 30, "turns in flight")
                 held = proxy.held
@@ -105,7 +110,12 @@ async def test_sigkill_of_the_agent_mid_turn_leaves_no_orphaned_tool_call(
                 # How long recovery took is recorded (row.recover_s, the fault matrix), not
                 # promised: the agent restarted beside the rest of the suite on two cores
                 # took over 30 s to answer all three sessions again (fresh-clone CI).
-                await wait_for(lambda: traffic.recovered_at(killed_at) is not None, 90, "recovery")
+                await wait_for(
+                    lambda: traffic.recovered_at(killed_at) is not None,
+                    90,
+                    "recovery",
+                    lambda: traffic.tally(killed_at),
+                )
                 recovered_at = traffic.recovered_at(killed_at)
             sessions = [await c.messages() for c in chatters]
     assert recovered_at is not None

@@ -116,6 +116,16 @@ class Traffic:
             await asyncio.sleep(0.1)
         return self.recovered_at(since)
 
+    def tally(self, since: float = 0.0) -> dict[str, dict[str, int]]:
+        """Per kind, how many answers ``since`` had each reason ("ok" for a success): what
+        a wait that timed out says it saw."""
+        counts: dict[str, dict[str, int]] = {}
+        for o in self.between(since):
+            mine = counts.setdefault(o.kind, {})
+            key = o.reason or "ok"
+            mine[key] = mine.get(key, 0) + 1
+        return counts
+
     def between(self, start: float, end: float = float("inf")) -> list[Outcome]:
         return [o for o in self.outcomes if start <= o.at <= end]
 
