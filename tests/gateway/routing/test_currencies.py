@@ -56,6 +56,9 @@ def both(query: str) -> tuple[str | None, str | None]:
         ("1000欧元能换多少港币", ("EUR", "HKD")),
         ("€200 in Polish zloty please", ("EUR", "PLN")),
         ("rate eur -> usd", ("EUR", "USD")),
+        # An English cue after a name is a whole word: "tomorrow" and "total" say nothing.
+        ("I need JPY tomorrow for 300 USD", ("USD", "JPY")),
+        ("what's the EUR equivalent of my USD total", ("USD", "EUR")),
     ],
 )
 def test_the_source_and_the_target_follow_what_the_request_says(

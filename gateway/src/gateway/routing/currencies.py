@@ -83,8 +83,11 @@ _LOWER_CASE_CODES = frozenset({
 # Capital words that are ISO codes and still English ("ALL accounts", "TOP 5").
 _CAPITAL_WORDS = frozenset({"ALL", "TOP", "CUP", "MOP", "SOS", "TRY"})
 
-# What the words around a mention say of it (lower-cased text).
-_INTO_AFTER = re.compile(r"\s*(?:to|into|in|->|→|=>|/|兑换|兑|换成|换|对)", re.IGNORECASE)
+# What the words around a mention say of it (the request as written; cues in any case).
+# An English cue is a whole word: "USD to EUR" names a source, "USD total" does not.
+_INTO_AFTER = re.compile(r"\s*(?:(?:to|into|in)\b|->|→|=>|/|兑换|兑|换成|换|对)", re.IGNORECASE)
+# A name followed by these is what one converts into ("the EUR equivalent of $50").
+_TARGET_AFTER = re.compile(r"\s*(?:equivalents?|等值|等额)", re.IGNORECASE)
 # Between the cue and the name: an amount, and one word ("buying Thai baht").
 _BETWEEN = r"\s*(?:\d[\d,.]*\s*)?(?:[A-Za-z]+\s+)?$"
 _INTO_BEFORE = re.compile(
@@ -233,9 +236,9 @@ def _chinese(offset: int, run: str, names: dict[str, str]) -> list[tuple[int, in
 
 def _role(query: str, start: int, end: int) -> Role | None:
     """What the words next to a mention say: converted into ("to EUR", "how many yen",
-    换多少港币), or from ("EUR to", "with GBP", "500 pounds", 美元兑); None if nothing."""
+    换多少港币, "the EUR equivalent"), or from ("EUR to", "with GBP", "500 pounds", 美元兑); None if nothing."""
     before = query[max(0, start - _CUE_SPAN) : start]
-    if _INTO_BEFORE.search(before):
+    if _INTO_BEFORE.search(before) or _TARGET_AFTER.match(query, end):
         return "to"
     if _FROM_BEFORE.search(before) or _INTO_AFTER.match(query, end):
         return "from"
