@@ -57,8 +57,9 @@ _FUNCTION_WORDS = frozenset(
 )
 # Words whose first sense names another action than a request means by them: 吊销 is
 # "to suspend (a license)" first, but "吊销 API key" revokes it (its action class in
-# ``vocabulary`` is cancelling; the gloss would hold it to pausing).
-_OWN_SENSES = {"吊销": "revoke"}
+# ``vocabulary`` is cancelling; the gloss would hold it to pausing). 兑 is "to cash (a
+# cheque)" first, but "美元兑人民币" is the dollar against the yuan: an exchange.
+_OWN_SENSES = {"吊销": "revoke", "兑": "exchange"}
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word
 _MAX_CHARS = 2000

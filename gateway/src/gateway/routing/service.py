@@ -46,7 +46,7 @@ from gateway.catalog.spec import ToolSpec
 from gateway.metrics import record_route, record_route_cache, record_route_failure
 from gateway.registry.cache import RegistryCache
 from gateway.registry.vectors import StoredVectors
-from gateway.routing import intent, vocabulary
+from gateway.routing import currencies, intent, vocabulary
 from gateway.routing.cache import (
     CachedRoute,
     RouteCache,
@@ -91,7 +91,9 @@ _RECENT_TEXT_CHARS = 4096
 # What follows a colon is a payload ("内容如下：SKU2024001 单价 99 元"), not its subject.
 _PAYLOAD = re.compile(r"[:：]")
 # Words with digits (identifiers, amounts, dates) say nothing of a request's language.
-_VALUES = re.compile(r"(?<!\S)\S*\d\S*")  # from a token's start only: linear
+# Chinese is written without spaces: a value ends where a Han character begins, so
+# "1000欧元能换多少港币" keeps its Chinese. From a token's start only: linear.
+_VALUES = re.compile(r"(?<![^\s\u3400-\u9fff])[^\s\u3400-\u9fff]*\d[^\s\u3400-\u9fff]*")
 _DIGIT = re.compile(r"\d")
 # A tool's words "in the other language" from a request's (``Router._across``).
 ACROSS_CJK_BELOW = 0.2
@@ -191,6 +193,7 @@ class Router:
             tuple[dict[str, Any], frozenset[str] | None, bool, intent.OwnWords, frozenset[str]],
         ] = {}
         self._naming: dict[tuple[int, str], frozenset[str]] = {}  # _named_writer's memo
+        self._converters: tuple[int, frozenset[str]] | None = None  # _converter's memo
         # _attribute_words' memo: the manifest, its words, its text, whether glossed
         self._attributes: dict[int, tuple[dict[str, Any], frozenset[str], str, bool]] = {}
 
@@ -355,7 +358,7 @@ class Router:
             cached = await self.cache.get_similar(scope, shape_vector, cached_vectors)
         record_route_cache(cached is not None)
         # The coarse stage runs on every request: a cache hit is checked against it.
-        named = self._named_writer(text, allowed)
+        named = self._named_writer(text, allowed) | self._converter(text, allowed)
         english = await self._english(text, index, allowed)
         candidates = index.search(
             text, vector, allowed=allowed, k=self.settings.top_k, shape_vector=shape_vector,
@@ -793,6 +796,27 @@ class Router:
             return frozenset()
         return named
 
+    def _converter(self, text: str, allowed: frozenset[str]) -> frozenset[str]:
+        """For a request naming two currencies, one of them as converted into
+        ("今天美元兑人民币汇率多少", "1000欧元能换多少港币"), the one allowed tool that takes a
+        pair of them (``takes_a_pair``), if its words are in the other language; empty
+        otherwise. Currencies, like identifiers, do not depend on the language a request
+        is written in, and a source and a target currency are what such a tool needs. It
+        joins the candidates wherever the coarse stage ranks it, and ``_across`` vouches
+        for it (a question's reader, or for an order no verb names a writer of)."""
+        mentions = currencies.mentioned(text)
+        if len({m.code for m in mentions}) < 2 or not any(m.role == "to" for m in mentions):
+            return frozenset()  # two currencies, one converted into ("美元和欧元的流水": not)
+        revision = self.registry.revision
+        if self._converters is None or self._converters[0] != revision:
+            tools = self.registry.tools.items()
+            pairs = frozenset(t for t, tool in tools if takes_a_pair(tool.spec.input_schema))
+            self._converters = (revision, pairs)
+        found = self._converters[1] & allowed
+        if len(found) != 1 or not self._other_language(text)(next(iter(found))):
+            return frozenset()
+        return found
+
     def _writes_too(self, tool_id: str) -> bool:
         """An idempotent tool whose words do not say it reads (``rag_ingest``: a POST
         that stores, safe to repeat): a reader by its method only."""
@@ -1005,3 +1029,19 @@ def _followed(text: str, recent: Sequence[PastCall]) -> frozenset[str]:
     decides whether it continues."""
     follows = is_elliptical(text) or continues_previous(text)
     return frozenset({recent[0].tool_id}) if recent and follows else frozenset()
+
+
+def takes_a_pair(schema: dict[str, Any]) -> bool:
+    """Whether a tool converts between two currencies: it requires a currency parameter
+    for the source and one for the target (``currencies.role_of``: ``from_currency`` and
+    ``to_currency``, ``base`` and ``quote``)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return False
+    roles = {
+        currencies.role_of(name)
+        for name in schema.get("required") or []
+        if isinstance(properties.get(name), dict)
+        and currencies.takes_a_currency(name, properties[name])
+    }
+    return {"from", "to"} <= roles
