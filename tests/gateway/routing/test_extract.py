@@ -555,6 +555,12 @@ GUEST = {
         ("王医生明天上午在不在", None),  # a surname and a title is no name
         ("林先生要订房", None),
         ("我想订个房，下周五", None),
+        # a name beside a title: "教练李娜", "约陈静教练"; a rank or a weekday is none
+        ("约一节私教，教练李娜，这周六上午10点", "李娜"),
+        ("想约陈静教练做康复训练，明天下午3点", "陈静"),
+        ("给高级教练打电话", None),
+        ("约周六，找王医生看看", None),
+        ("约高铁票", None),
     ],
 )
 def test_a_chinese_name_fills_a_name_parameter(query: str, name: str | None) -> None:
@@ -998,3 +1004,49 @@ def test_the_one_option_every_word_of_which_the_request_writes() -> None:
     assert found.arguments["issue_type"] == "streetlight_out"
     # Both options share "streetlight": neither is named by it alone.
     assert extractor.extract("the streetlight is weird", schema).missing == ["issue_type"]
+
+
+BRANCH = {
+    "type": "object",
+    "properties": {
+        "branch": {"type": "string", "description": "门店代码或名称，例如 PVG-T2、上海虹桥站"},
+        "date": {"type": "string", "format": "date"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "branch"),
+    [
+        ("is the MUC-CTR branch open on sundays?", "MUC-CTR"),
+        ("CAN-AP 晚上几点关门？", "CAN-AP"),
+        ("opening hours for the downtown SFO-DT office?", "SFO-DT"),
+        ("does PEK-T3 open at 6?", "PEK-T3"),
+    ],
+)
+def test_a_segmented_code_example_stands_for_codes_of_its_segments(
+    query: str, branch: str
+) -> None:
+    """ "e.g. PVG-T2" is a code of capital segments: another branch's may hold letters where
+    it holds a digit."""
+    assert extractor.extract(query, BRANCH).arguments["branch"] == branch
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["is the branch open on 2026-12-24?", "are you open on Sundays, OK?", "is mu-ctr open"],
+)
+def test_a_segmented_example_takes_no_date_word_or_lower_case_token(query: str) -> None:
+    assert "branch" not in extractor.extract(query, BRANCH).arguments
+
+
+@pytest.mark.parametrize(
+    ("example", "query"),
+    [
+        ("LOT-24051807", "记录停机：IMM-02 换模用了 1.5 小时"),  # two digits are no batch's eight
+        ("D1234-56789-01234", "生日 1987-11-02，驾照号 310104198711020012"),  # a date is no code
+    ],
+)
+def test_a_segment_keeps_its_kind(example: str, query: str) -> None:
+    schema = {"type": "object", "properties": {"code": {"type": "string", "examples": [example]}}}
+    assert "code" not in extractor.extract(query, schema).arguments

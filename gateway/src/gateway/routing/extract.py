@@ -380,14 +380,17 @@ _SURNAMES = (
     "毛郝龚邵万钱严覃武戴莫孔向汤"
 )
 _CJK_NAME = re.compile(
-    r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士|一下)|(?<=[给为叫帮替让请那]))"
+    r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士|一下|教练|医生|老师)|(?<=[给为叫帮替让请那]))"
     rf"([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
     r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员"
-    r"|[上下这本]周|[今明昨后]天)"
+    r"|教练|医生|大夫|师傅|[上下这本]周|[今明昨后]天)"
+    # whom one books or looks for, by name and title: "约陈静教练", "找李明医生"
+    rf"|(?<=[约找])([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)(?=教练|医生|大夫|师傅|老师)"
 )
-# Words that begin like a name and are not one ("高铁", "万元"), and titles ("王医生").
+# Words that begin like a name and are not one ("高铁", "万元", "周六"), and titles ("王医生").
 _NOT_NAMES = re.compile(
-    r"^.(?:医生|大夫|老师|经理|总|院长|主任|师傅|先生|女士|小姐|元|块|件|个|天|号|点|月|年)"
+    r"^.(?:医生|大夫|老师|经理|总|院长|主任|师傅|先生|女士|小姐|教练|元|块|件|个|天|号|点|月|年)"
+    r"|^周[一二三四五六日天末]|^高级|^金牌"  # a weekday; a rank before a title ("高级教练")
 )
 
 
@@ -406,7 +409,7 @@ def _chinese_names(query: str) -> list[str]:
     "帮客人王芳订一间…", 赵磊 of "：赵磊 13800138000"."""
     if not has_han(query):
         return []
-    found = [m.group(1) for m in _CJK_NAME.finditer(query)]
+    found = [m.group(1) or m.group(2) for m in _CJK_NAME.finditer(query)]
     return [name for name in found if not _NOT_NAMES.match(name)]
 
 
@@ -2414,10 +2417,43 @@ def _identifier(
             if found is not None:
                 return found
     for example in examples:
-        found = _scrambled(query, example, used) or _folded_example(query, example, used)
+        found = (
+            _scrambled(query, example, used)
+            or _folded_example(query, example, used)
+            or _segmented(query, example, used)
+        )
         if found is not None:
             return found
     return None  # the examples say what it looks like, and nothing in the query does
+
+
+# A code of capitals in segments a hyphen joins ("PVG-T2", "LOT-24051807"): a branch, an
+# airport, a batch. A segment of letters and digits stands for any of capitals and digits
+# ("SHA-HQ", "MUC-CTR" for "e.g. PVG-T2"); one of letters or of digits keeps its kind.
+_SEGMENTED = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+")
+
+
+def _segmented(query: str, example: str, used: set[int]) -> str | None:
+    """For an example code of capital segments (``_SEGMENTED``), the query's first token
+    of as many segments, each of its kind (``_segment_shape``), the first led by a letter."""
+    if len(example) > 32 or not _SEGMENTED.fullmatch(example):
+        return None
+    first, *rest = example.split("-")
+    shapes = [_segment_shape(first)] + [_segment_shape(segment) for segment in rest]
+    if not first.isalpha():
+        shapes[0] = f"[A-Z][A-Z0-9]{{0,{2 * len(first) - 1}}}"
+    return _find_shape(query, "-".join(shapes), used)
+
+
+def _segment_shape(segment: str) -> str:
+    """A segment's shape, up to twice its length: letters, digits (at least half as many:
+    "02" is no batch number's "24051807"), or capitals and digits for a mixed one."""
+    n = len(segment)
+    if segment.isalpha():
+        return f"[A-Z]{{1,{2 * n}}}"
+    if segment.isdigit():
+        return rf"\d{{{max(1, n // 2)},{2 * n}}}"
+    return f"[A-Z0-9]{{1,{2 * n}}}"
 
 
 def _folded_example(query: str, example: str, used: set[int]) -> str | None:
