@@ -1050,3 +1050,32 @@ def test_a_segmented_example_takes_no_date_word_or_lower_case_token(query: str) 
 def test_a_segment_keeps_its_kind(example: str, query: str) -> None:
     schema = {"type": "object", "properties": {"code": {"type": "string", "examples": [example]}}}
     assert "code" not in extractor.extract(query, schema).arguments
+
+
+REPLACEMENT = {
+    "type": "object",
+    "properties": {
+        "reason": {"type": "string", "enum": ["lost", "stolen", "damaged", "expiring"]},
+        "status": {"type": "string", "enum": ["paid", "unpaid", "overdue"]},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        ("我的卡丢了，尾号4471，帮我补一张", "lost"),  # 丢 reads "lose"
+        ("被偷了 卡号后四位 9034 补卡 加急", "stolen"),  # 偷 reads "steal"
+        ("I lose this card all the time", "lost"),
+        ("replace my card please", None),
+    ],
+)
+def test_an_irregular_participle_option_is_named_by_its_verb(
+    query: str, reason: str | None
+) -> None:
+    assert extractor.extract(query, REPLACEMENT).arguments.get("reason") == reason
+
+
+def test_an_order_to_pay_names_no_paid_filter() -> None:
+    assert "status" not in extractor.extract("帮我付款", REPLACEMENT).arguments
+    assert "status" not in extractor.extract("I want to pay my invoice", REPLACEMENT).arguments

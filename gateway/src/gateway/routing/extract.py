@@ -1321,24 +1321,35 @@ _CALENDAR_WORDS = frozenset((
 
 
 _INFLECTIONS = ("s", "es", "ed", "d", "ing", "ment", "ments")
+# Irregular participles of what happens to a thing, which an option names as its state
+# ("lost", "stolen", "broken"): a request says the verb ("I lose …", or 丢 read "lose",
+# 偷 "steal"). Not "paid", "sold" or "left": an order to pay is no ``paid`` filter.
+_PARTICIPLES = {
+    "lose": "lost", "steal": "stolen", "break": "broken", "tear": "torn", "freeze": "frozen",
+    "burn": "burnt", "bend": "bent", "spill": "spilt", "forget": "forgotten", "hide": "hidden",
+    "wear": "worn", "fall": "fallen", "shake": "shaken", "bite": "bitten",
+}  # fmt: skip
 
 
 def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
     """The one word option the query writes inflected ("finals" for ``final``, "mailed"
     for ``mail``: an ending added to an option of three letters or more; not "product"
-    for ``production``, as a stemmer would have it), or abbreviated as
+    for ``production``, as a stemmer would have it; "lose" or 丢 for ``lost``), or abbreviated as
     calendars do ("friday" for ``fri``, "tues" for ``tue``; "周五" read as Friday)."""
     words = set(_LATIN_WORD.findall(lowered))
     if has_han(lowered) and gloss_ready():
         words |= _glossed_words(lowered)
     calendar = {w for w in words if w in _CALENDAR_WORDS}
+    participles = {_PARTICIPLES[w] for w in words if w in _PARTICIPLES}
     found = []
     for option in options:
         text = str(option).lower()
         if not (isinstance(option, str) and text.isascii() and text.isalpha() and len(text) >= 3):
             continue
-        if any(w.startswith(text) for w in calendar) or any(
-            text + ending in words for ending in _INFLECTIONS
+        if (
+            text in participles
+            or any(w.startswith(text) for w in calendar)
+            or any(text + ending in words for ending in _INFLECTIONS)
         ):
             found.append(option)
     return found[0] if len(found) == 1 else None
