@@ -236,7 +236,8 @@ def _chinese(offset: int, run: str, names: dict[str, str]) -> list[tuple[int, in
 
 def _role(query: str, start: int, end: int) -> Role | None:
     """What the words next to a mention say: converted into ("to EUR", "how many yen",
-    换多少港币, "the EUR equivalent"), or from ("EUR to", "with GBP", "500 pounds", 美元兑); None if nothing."""
+    换多少港币, "the EUR equivalent"), or from ("EUR to", "with GBP", "500 pounds",
+    美元兑); None if nothing."""
     before = query[max(0, start - _CUE_SPAN) : start]
     if _INTO_BEFORE.search(before) or _TARGET_AFTER.match(query, end):
         return "to"
