@@ -1024,9 +1024,7 @@ BRANCH = {
         ("does PEK-T3 open at 6?", "PEK-T3"),
     ],
 )
-def test_a_segmented_code_example_stands_for_codes_of_its_segments(
-    query: str, branch: str
-) -> None:
+def test_a_segmented_code_example_stands_for_codes_of_its_segments(query: str, branch: str) -> None:
     """ "e.g. PVG-T2" is a code of capital segments: another branch's may hold letters where
     it holds a digit."""
     assert extractor.extract(query, BRANCH).arguments["branch"] == branch
@@ -1079,3 +1077,22 @@ def test_an_irregular_participle_option_is_named_by_its_verb(
 def test_an_order_to_pay_names_no_paid_filter() -> None:
     assert "status" not in extractor.extract("帮我付款", REPLACEMENT).arguments
     assert "status" not in extractor.extract("I want to pay my invoice", REPLACEMENT).arguments
+
+
+@pytest.mark.parametrize(
+    ("options", "query", "chosen"),
+    [
+        (["freeze", "unfreeze"], "unlock my card pls", "unfreeze"),
+        (["freeze", "unfreeze"], "temporarily block 3307", "freeze"),
+        (["freeze", "unfreeze"], "card 3307, what's up with it", None),
+        (["freeze", "unfreeze"], "我的信用卡 5530 先锁住", "freeze"),  # 锁住 reads "lock"
+        (["freeze", "unfreeze"], "解锁我的卡", "unfreeze"),
+        (["unrecognised", "duplicate", "not_received"], "I was charged twice for it", "duplicate"),
+        (["lost", "damaged", "missing_contents"], "arrived with the screen smashed", "damaged"),
+    ],
+)
+def test_an_option_is_named_by_a_word_people_use_for_it(
+    options: list[str], query: str, chosen: str | None
+) -> None:
+    schema = {"type": "object", "properties": {"choice": {"type": "string", "enum": options}}}
+    assert extractor.extract(query, schema).arguments.get("choice") == chosen

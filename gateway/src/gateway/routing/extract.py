@@ -1507,9 +1507,13 @@ _VAGUE_OPTIONS = frozenset({"all", "any", "both", "none", "other", "others", "ea
 # An option that names every other one: written in the request, it is the choice.
 _CHOOSES_ALL = frozenset({"both", "all"})
 # Words people use for an option's word: "last month" for ``previous``, "this cycle"
-# for ``current``.
+# for ``current``, "lock my card" for ``freeze``, "charged twice" for ``duplicate``.
 _OPTION_WORDS = {
     "previous": ("last", "prior"), "current": ("this",), "next": ("following", "upcoming"),
+    # what is done to a card, an account or a key, and what happened to a thing or a charge
+    "freeze": ("lock", "block"), "unfreeze": ("unlock", "unblock"),
+    "duplicate": ("twice", "double", "doubled"),
+    "damaged": ("broken", "smashed", "cracked", "shattered", "dented"),
 }  # fmt: skip
 
 
@@ -1532,6 +1536,7 @@ def _partial_option(lowered: str, options: Sequence[Any]) -> Any:
     the query writes ("repair" for ``fault_repair``), or begins with a word of five letters
     or more ("install" for ``new_installation``)."""
     owners: dict[str, list[Any]] = {}
+    synonyms: set[str] = set()
     for option in options:
         words = re.split(r"[_\-\s]+", str(option).lower())
         for word in dict.fromkeys(words[1:]):
@@ -1539,7 +1544,10 @@ def _partial_option(lowered: str, options: Sequence[Any]) -> Any:
                 owners.setdefault(word, []).append(option)
         for said in _OPTION_WORDS.get(words[0], ()):  # "last cycle" for previous_cycle
             owners.setdefault(said, []).append(option)
+            synonyms.add(said)
     query_words = set(_LATIN_WORD.findall(lowered))
+    if synonyms and has_han(lowered) and gloss_ready():  # 锁住 reads "lock", 解锁 "unlock"
+        query_words |= synonyms & _glossed_words(lowered)
     named = {
         found[0]
         for word, found in owners.items()
