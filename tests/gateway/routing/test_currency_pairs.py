@@ -8,7 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
-from gateway.routing.service import _VALUES, takes_a_pair
+from gateway.routing.currencies import takes_a_pair
+from gateway.routing.service import _VALUES
 from gateway.routing.text import cjk_share
 from tests.gateway.routing.conftest import blind_set, dry_run
 

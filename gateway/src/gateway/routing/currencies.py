@@ -123,6 +123,21 @@ def role_of(name: str) -> Role | None:
     return None
 
 
+def takes_a_pair(schema: dict[str, Any]) -> bool:
+    """Whether a tool converts between two currencies: it requires a currency parameter
+    for the source and one for the target (``role_of``: ``from_currency`` and
+    ``to_currency``, ``base`` and ``quote``)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return False
+    roles = {
+        role_of(name)
+        for name in schema.get("required") or []
+        if isinstance(properties.get(name), dict) and takes_a_currency(name, properties[name])
+    }
+    return {"from", "to"} <= roles
+
+
 def currency_value(
     query: str, name: str, spec: dict[str, Any], taken: Collection[object] = ()
 ) -> str | None:

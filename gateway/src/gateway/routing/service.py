@@ -799,9 +799,10 @@ class Router:
     def _converter(self, text: str, allowed: frozenset[str]) -> frozenset[str]:
         """For a request naming two currencies, one of them as converted into
         ("今天美元兑人民币汇率多少", "1000欧元能换多少港币"), the one allowed tool that takes a
-        pair of them (``takes_a_pair``), if its words are in the other language; empty
-        otherwise. Currencies, like identifiers, do not depend on the language a request
-        is written in, and a source and a target currency are what such a tool needs. It
+        pair of them (``currencies.takes_a_pair``), if its words are in the other
+        language; empty otherwise. Currencies, like identifiers, do not depend on the
+        language a request is written in, and a source and a target currency are what
+        such a tool needs. It
         joins the candidates wherever the coarse stage ranks it, and ``_across`` vouches
         for it (a question's reader, or for an order no verb names a writer of)."""
         mentions = currencies.mentioned(text)
@@ -810,7 +811,9 @@ class Router:
         revision = self.registry.revision
         if self._converters is None or self._converters[0] != revision:
             tools = self.registry.tools.items()
-            pairs = frozenset(t for t, tool in tools if takes_a_pair(tool.spec.input_schema))
+            pairs = frozenset(
+                t for t, tool in tools if currencies.takes_a_pair(tool.spec.input_schema)
+            )
             self._converters = (revision, pairs)
         found = self._converters[1] & allowed
         if len(found) != 1 or not self._other_language(text)(next(iter(found))):
@@ -1029,19 +1032,3 @@ def _followed(text: str, recent: Sequence[PastCall]) -> frozenset[str]:
     decides whether it continues."""
     follows = is_elliptical(text) or continues_previous(text)
     return frozenset({recent[0].tool_id}) if recent and follows else frozenset()
-
-
-def takes_a_pair(schema: dict[str, Any]) -> bool:
-    """Whether a tool converts between two currencies: it requires a currency parameter
-    for the source and one for the target (``currencies.role_of``: ``from_currency`` and
-    ``to_currency``, ``base`` and ``quote``)."""
-    properties = schema.get("properties")
-    if not isinstance(properties, dict):
-        return False
-    roles = {
-        currencies.role_of(name)
-        for name in schema.get("required") or []
-        if isinstance(properties.get(name), dict)
-        and currencies.takes_a_currency(name, properties[name])
-    }
-    return {"from", "to"} <= roles
