@@ -716,6 +716,7 @@ class Router:
         - An order: the writer ``named`` by its verb (``_named_writer``), or, as for a
           question, the one writer the request's identifiers are for ("ak_c0ffee01
           泄露了，赶紧吊销！" of the only tool taking ``^ak_[0-9a-f]{8}$``).
+        - Either: the one tool two named currencies are for (``_converter``, in ``named``).
         """
         question = intent.asks_to_read(text)
         verb = None if question else intent.order_verb(text)
@@ -802,9 +803,9 @@ class Router:
         pair of them (``currencies.takes_a_pair``), if its words are in the other
         language; empty otherwise. Currencies, like identifiers, do not depend on the
         language a request is written in, and a source and a target currency are what
-        such a tool needs. It
-        joins the candidates wherever the coarse stage ranks it, and ``_across`` vouches
-        for it (a question's reader, or for an order no verb names a writer of)."""
+        such a tool needs. It joins the candidates wherever the coarse stage ranks it,
+        and ``_across`` vouches for it (a question's reader, or for an order no verb
+        names a writer of)."""
         mentions = currencies.mentioned(text)
         if len({m.code for m in mentions}) < 2 or not any(m.role == "to" for m in mentions):
             return frozenset()  # two currencies, one converted into ("美元和欧元的流水": not)
@@ -891,7 +892,8 @@ class Router:
         named: frozenset[str] = frozenset(),
         english: tuple[str, Callable[[str], bool]] | None = None,
     ) -> RouteDecision:
-        """``named``: the writer an order's verb names across languages (``_named_writer``);
+        """``named``: the writer an order's verb names across languages (``_named_writer``)
+        and the converter two currencies name (``_converter``);
         ``english``: a Chinese request's English reading, and which tools are described
         only in English (``_in_english``)."""
         text = instruction(query)
