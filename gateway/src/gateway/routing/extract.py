@@ -413,6 +413,40 @@ def _chinese_names(query: str) -> list[str]:
     return [name for name in found if not _NOT_NAMES.match(name)]
 
 
+def person_names(query: str) -> list[str]:
+    """The persons ``query`` names: a Chinese name (``_chinese_names``), or capitalised
+    words in a run of two or more ("Maria Lopez"; ``_capitalised_names``) that no
+    preposition of place comes before ("at Harbor Point" is a place)."""
+    english = []
+    for name in _capitalised_names(query):
+        start = query.find(name)
+        if " " in name and not _AT_PLACE.search(query, max(0, start - _AT_PLACE_SPAN), start):
+            english.append(name)
+    return english + _chinese_names(query)
+
+
+# Searched in the few characters before a name: a long request costs no more per name.
+_AT_PLACE = re.compile(r"\b(?:at|in|on|near|to|from)\s{1,3}(?:the\s{1,3})?$", re.IGNORECASE)
+_AT_PLACE_SPAN = 16
+
+
+def takes_a_name(schema: dict[str, Any]) -> bool:
+    """Whether a tool takes a person's or an organisation's name: a parameter named for
+    one (``names_a_party``), or one its description says holds a name ("Name, email or
+    job title.", 姓名)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return False
+    return any(
+        names_a_party(name) or _NAME_DESCRIBED.search(str(spec.get("description") or ""))
+        for name, spec in properties.items()
+        if isinstance(spec, dict)
+    )
+
+
+_NAME_DESCRIBED = re.compile(r"\bname\b|姓名|名字", re.IGNORECASE)
+
+
 # Chinese labels of name-like parameters: "客户是华强贸易", "收件人：王芳".
 _CJK_LABELS = {
     "customer": "客户", "recipient": "收件人", "company": "公司", "contact": "联系人",

@@ -72,6 +72,8 @@ from gateway.routing.extract import (
     Extraction,
     continues_previous,
     is_elliptical,
+    person_names,
+    takes_a_name,
 )
 from gateway.routing.gloss import dictionary, gloss, gloss_ready
 from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, example_texts, index_texts
@@ -578,8 +580,18 @@ class Router:
         return extraction
 
     def _fits(self, query: str, tool_id: str) -> bool:
-        schema = self.registry.tools[tool_id].spec.input_schema
-        return carries_identifiers(self.extractor, query, schema)
+        """Whether the request holds what the tool is looked up by: every identifier it
+        needs, or, for a question to a tool that only reads and takes a person's name,
+        a person's name ("who is Maria Lopez's manager?", "帮我找一下李娜，她在哪个部门")."""
+        spec = self.registry.tools[tool_id].spec
+        if carries_identifiers(self.extractor, query, spec.input_schema):
+            return True
+        return (
+            _reads_only(spec)
+            and takes_a_name(spec.input_schema)
+            and intent.asks_to_read(query)
+            and bool(person_names(query))
+        )
 
     def _unoffered(self, text: str, candidates: list[Candidate]) -> Callable[[str], float]:
         """Per candidate, the confidence it loses for what the request asks that the tool
