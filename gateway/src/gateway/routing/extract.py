@@ -64,7 +64,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
-from gateway.routing import countries, currencies, places, temporal
+from gateway.routing import countries, currencies, places, roles, temporal
 from gateway.routing.gloss import every_sense, gloss, gloss_ready, has_han
 from gateway.routing.text import STOPWORDS, stem
 from reach_common.references import names_an_identifier, refers_back
@@ -791,8 +791,12 @@ class ArgumentExtractor:
                 resolved = temporal.resolve(query, self.today())
             return resolved
 
+        paired = roles.pairs(props)
+        self._period(result, query, props, paired, on_calendar, used_numbers)
         claims: dict[str, set[str]] | None = None  # per patterned parameter, its tokens
         for name in order:
+            if name in result.arguments:
+                continue
             spec = props.get(name) or {}
             taken = set(map(str, result.arguments.values()))
             if not _constrains(spec):
@@ -816,6 +820,7 @@ class ArgumentExtractor:
                 ):
                     used_numbers.update(_numbers_within(query, value))
 
+        _sides(result.arguments, query, props, paired, on_calendar)
         for name, value in result.arguments.items():
             if name.lower() in _TERMS_NAMES and value == query.strip():
                 others = [str(v) for other, v in result.arguments.items() if other != name]
@@ -823,6 +828,33 @@ class ArgumentExtractor:
                 break
         self._complete(result, query, props, required, previous, remembered, elliptical)
         return result
+
+    def _period(
+        self,
+        result: Extraction,
+        query: str,
+        props: dict[str, dict[str, Any]],
+        paired: list[tuple[str, str]],
+        on_calendar: Callable[[], str],
+        used_numbers: set[int],
+    ) -> None:
+        """A month or a year the request names, and no day, for a pair of day parameters
+        (``start_date`` / ``end_date``): its first and last day ("last month", 10月份,
+        "for 2026"). Its year is no number for another parameter."""
+        days = [(s, e) for s, e in paired if _takes_day(props[s]) and _takes_day(props[e])]
+        if not days:
+            return
+        span = roles.period(on_calendar(), self.today())
+        if span is None:
+            return
+        first, last = span
+        start, end = days[0]
+        if first is not None:
+            result.arguments[start] = first
+        if last is not None:
+            result.arguments[end] = last
+        years = {value[:4] for value in span if value is not None}
+        used_numbers.update(n.start() for n in _numbers(query) if n.group(0) in years)
 
     def _complete(
         self,
@@ -1156,6 +1188,81 @@ def _dated(
         return value
     written = _constrained(query, spec, taken)
     return value if written is None else written
+
+
+_A_DAY = "2026-01-31"
+
+
+def _takes_day(spec: dict[str, Any]) -> bool:
+    """A parameter whose values are days: ``format: date``, or a pattern taking 2026-01-31."""
+    return spec.get("format") == "date" or (
+        "pattern" in spec and "enum" not in spec and _constrained(_A_DAY, spec) == _A_DAY
+    )
+
+
+def _sides(
+    arguments: dict[str, Any],
+    query: str,
+    props: dict[str, dict[str, Any]],
+    paired: list[tuple[str, str]],
+    on_calendar: Callable[[], str],
+) -> None:
+    """Values of a start/end pair put at the end the request's words give them
+    (``roles.side``): the one value of a pair, filled in schema order, moves to the other
+    end when its words say so ("extend RSV-228904 until 2025-03-22" is a new return date,
+    "还车门店改成 SHA-HQ" a new return branch); two values the order crossed ("to
+    40128876 from 61009374") change places; one value written once holds one end only."""
+    for start, end in paired:
+        first, second = arguments.get(start), arguments.get(end)
+        if isinstance(first, str) and first == second and query.count(first) == 1:
+            # One value written once is one end: the one its words say, else the first.
+            del arguments[start if _side(query, on_calendar, first) == roles.END else end]
+            continue
+        if isinstance(first, str) and isinstance(second, str):
+            if _side(query, on_calendar, first) == roles.END and (
+                _side(query, on_calendar, second) == roles.START
+            ):
+                arguments[start], arguments[end] = second, first
+            continue
+        for here, there, wanted in ((start, end, roles.END), (end, start, roles.START)):
+            value = arguments.get(here)
+            if there in arguments or not isinstance(value, str):
+                continue
+            if _side(query, on_calendar, value) == wanted and _fits(value, props[there]):
+                arguments[there] = arguments.pop(here)
+            else:
+                other = _partner(query, value, props[here], props[there])
+                if other is not None and _side(query, on_calendar, other) == wanted:
+                    arguments[there] = other  # "from LHR-T5 to EDI-WAV": the return branch
+            break
+
+
+def _partner(query: str, value: str, spec: dict[str, Any], other: dict[str, Any]) -> str | None:
+    """For the empty end of a pair that says nothing of its values' shape, another token
+    of the shape its filled partner's examples give (``_identifier``)."""
+    if _constrains(other) or examples_of(other) or not examples_of(spec):
+        return None
+    at = query.find(value)
+    if at < 0:
+        return None
+    found = _identifier(query, "", spec, {at})
+    return found if found != value else None
+
+
+def _side(query: str, on_calendar: Callable[[], str], value: str) -> str | None:
+    """Which end of a pair the request's words make ``value`` (a date is read where the
+    request has it in ISO form)."""
+    text = query if value in query else on_calendar()
+    return roles.side(text, value)
+
+
+def _fits(value: str, spec: dict[str, Any]) -> bool:
+    """Whether ``value`` is one ``spec`` takes as it is (its pattern, options or format)."""
+    if "enum" in spec:
+        return value in spec["enum"]
+    if "pattern" in spec or spec.get("format") in _FORMATS:
+        return bool(_constrained(value, spec) == value)
+    return bool(spec.get("type", "string") == "string")
 
 
 def _takes_time(spec: dict[str, Any]) -> bool:
@@ -2443,41 +2550,59 @@ def _identifier(
     examples = examples_of(spec)
     if not examples:
         return _identifier_by_name(query, name, used, taken)
-    for example in examples:
-        found = _version_or_hash(query, example, used)
+    # Each example's best find (the strictest reading that finds a token), then the
+    # strictest of those, the query's first on a tie: "from LHR-T5 to EDI-WAV" starts at
+    # LHR-T5, shaped like PVG-T2 of "e.g. LAX-AP, PVG-T2".
+    finds = [_example_find(query, example, used) for example in examples]
+    found = [(rank, _position(query, value), value) for rank, value in finds if value is not None]
+    return min(found)[2] if found else None  # else: nothing in the query looks like one
+
+
+# How strictly an example's shape is read, strictest first: (digits, letters).
+_READINGS = (("exact", "literal"), ("near", "literal"), ("exact", "class"))
+_LOOSER_READINGS = (("near", "class"), ("near", "loose"))
+
+
+def _example_find(query: str, example: str, used: set[int]) -> tuple[int, str | None]:
+    """The token the query has in ``example``'s shape, by the strictest reading that finds
+    one, and that reading's rank: a version or commit, the shape with its letters as
+    written then of their class (``shape_of``), a code of words, the looser shapes, and
+    last the scrambled, case-folded and segmented forms."""
+    found = _version_or_hash(query, example, used)
+    if found is not None:
+        return 0, found
+    has_letters = any(c.isalpha() for c in example)
+    for rank, (digits, letters) in enumerate(_READINGS, start=1):
+        if letters != "literal" and not has_letters:
+            continue
+        if digits == "near" and not has_letters:
+            continue  # a bare number of another length is not this identifier
+        found = _find_shape(query, shape_of(example, digits=digits, letters=letters), used)
         if found is not None:
-            return found
-    for example in examples:
-        if not any(c.isdigit() for c in example):
-            found = _find_shape(query, _words_shape(example), used)
-            if found is not None:
-                return found
-    for digits, letters in (
-        ("exact", "literal"),
-        ("near", "literal"),
-        ("exact", "class"),
-        ("near", "class"),
-        ("near", "loose"),
-    ):
-        for example in examples:
-            if letters != "literal" and not any(c.isalpha() for c in example):
-                continue
-            if letters == "loose" and not _LOOSE_LETTERS.search(example):
-                continue
-            if digits == "near" and not any(c.isalpha() for c in example):
-                continue  # a bare number of another length is not this identifier
-            found = _find_shape(query, shape_of(example, digits=digits, letters=letters), used)
-            if found is not None:
-                return found
-    for example in examples:
-        found = (
-            _scrambled(query, example, used)
-            or _folded_example(query, example, used)
-            or _segmented(query, example, used)
-        )
+            return rank, found
+    words_rank = len(_READINGS) + 1
+    if not any(c.isdigit() for c in example):
+        found = _find_shape(query, _words_shape(example), used)
         if found is not None:
-            return found
-    return None  # the examples say what it looks like, and nothing in the query does
+            return words_rank, found
+    rank = words_rank
+    for rank, (digits, letters) in enumerate(_LOOSER_READINGS, start=words_rank + 1):
+        if not has_letters or (letters == "loose" and not _LOOSE_LETTERS.search(example)):
+            continue
+        found = _find_shape(query, shape_of(example, digits=digits, letters=letters), used)
+        if found is not None:
+            return rank, found
+    found = (
+        _scrambled(query, example, used)
+        or _folded_example(query, example, used)
+        or _segmented(query, example, used)
+    )
+    return rank + 1, found
+
+
+def _position(query: str, value: str) -> int:
+    at = query.find(value)
+    return at if at >= 0 else query.lower().find(value.lower()) % (len(query) + 1)
 
 
 # A code of capitals in segments a hyphen joins ("PVG-T2", "LOT-24051807"): a branch, an
