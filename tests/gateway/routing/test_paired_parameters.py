@@ -181,3 +181,30 @@ def test_a_to_before_another_value_is_that_values() -> None:
     assert roles.side("need flights SFO to NRT on 2025-05-02", "2025-05-02") is None
     assert roles.side("need flights SFO to NRT on 2025-05-02", "NRT") == roles.END
     assert roles.side("send 500 to my savings 61009374", "61009374") == roles.END
+
+
+def test_a_place_takes_the_placed_name_and_a_person_the_other() -> None:
+    schema = schema_of("book_branch_appointment")  # branch_name: 网点名称或所在街道
+    arguments = extracted(
+        "Can I book a slot for my mother Wang Lan at Kowloon Bay branch on 2024-09-09 09:30",
+        schema,
+    )
+    assert (arguments["branch_name"], arguments["customer_name"]) == ("Kowloon Bay", "Wang Lan")
+    # A street is no customer, and a branch that is a place is no git branch ("step-free").
+    arguments = extracted(
+        "appointment at Oxford Street 2024-11-15 15:00 to open a joint account. "
+        "I use a wheelchair so need step-free access",
+        schema,
+    )
+    assert arguments["branch_name"] == "Oxford Street"
+    assert "customer_name" not in arguments
+
+
+def test_a_code_glued_to_a_chinese_word_is_no_name() -> None:
+    arguments = extracted(
+        "我要预订一台SUV，SHA-HQ门店，2025-08-08 上午10点取车，2025-08-12 还，司机叫李娜",
+        schema_of("create_booking"),
+    )
+    assert arguments["driver_name"] == "李娜"
+    assert arguments["pickup_branch"] == "SHA-HQ"
+    assert (arguments["pickup_date"], arguments["return_date"]) == ("2025-08-08", "2025-08-12")

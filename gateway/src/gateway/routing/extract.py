@@ -365,8 +365,11 @@ def _capitalised_names(query: str) -> list[str]:
             name = _POSSESSIVE.sub("", " ".join(words).strip(" .,"))
             alone = sentence_start and " " not in name  # a sentence's first word
             money = name in countries.currency_codes()  # "1000 USD" names no one
-            if name and not alone and not money and not any(c.isdigit() for c in name):
-                names.append(name)  # nor SKU2024001
+            # nor SKU2024001, a code in capital segments (SHA-HQ) or one a Chinese word
+            # is glued to (SHA-HQ门店)
+            code = any(c.isdigit() for c in name) or _SEGMENTED.fullmatch(name) or has_han(name)
+            if name and not alone and not money and not code:
+                names.append(name)
             words, sentence_start = [], not breaks
     return names
 
@@ -2208,22 +2211,73 @@ def _string(
         if lowered in _QUERY_NAMES:  # "grep the logs for 'connection reset'": the quoted text
             return quoted.pop(0) if quoted else query.strip()
     if any(hint in lowered for hint in _NAME_LIKE) or _names_a_person(lowered):
-        person = _person(query, lowered, names, taken)
+        kind = (
+            "place"
+            if places.takes_a_place(lowered, spec)
+            else "person"
+            if _names_a_person(lowered) or _PERSON_HINT.search(lowered)
+            else None
+        )
+        person = _person(query, lowered, names, taken, kind)
         if person is not None:
             return person
     return _called_or_quoted(query, lowered, spec, quoted)
 
 
-def _person(query: str, name: str, names: list[str], taken: Collection[object]) -> str | None:
+def _person(
+    query: str, name: str, names: list[str], taken: Collection[object], kind: str | None = None
+) -> str | None:
     """For a name parameter: the value after its label, else the request's next name
-    that no other parameter holds ("Jade Garden" is the outlet's, no guest's)."""
+    that no other parameter holds ("Jade Garden" is the outlet's, no guest's). A place's
+    parameter takes a name the request places ("at Kowloon Bay", "Kowloon Bay branch")
+    before a person's ("my mother Wang Lan"); a person's never takes a placed name."""
     labelled = _labelled_name(query, name)
     if labelled is not None:
         return labelled
     chosen = {_spelled(value) for value in taken}
     while names and _spelled(names[0]) in chosen:
         names.pop(0)
+    free = [n for n in names if _spelled(n) not in chosen]
+    if kind == "place":
+        placed = [n for n in free if _placed(query, n)]
+        if placed:
+            names.remove(placed[0])
+            return placed[0]
+    elif kind == "person":
+        people = [n for n in free if not _placed(query, n, _IN_PLACE)]
+        if people:
+            names.remove(people[0])
+        return people[0] if people else None
     return names.pop(0) if names else None
+
+
+# A person's parameter by its name: whoever books, drives, stays, is treated ...
+_PERSON_HINT = re.compile(
+    r"customer|contact|driver|guest|passenger|patient|recipient|employee|staff|booker"
+    r"|holder|applicant|requester|travell?er|student|teacher|doctor|trainer|instructor"
+    r"|person|people|member_name|full_name|first_name|last_name"
+)
+# A name a place word follows: "Kowloon Bay branch", "SHA-HQ门店".
+_PLACE_AFTER = re.compile(
+    r"\s{0,2}(?:branch|store|shop|office|station|airport|terminal|campus|site|depot|"
+    r"warehouse|clinic|hospital|hotel|mall|centre|center|支行|分行|门店|网点|店)\b",
+    re.IGNORECASE,
+)
+
+
+# Only a place comes after these ("Jenny from Northwind" is from a company).
+_IN_PLACE = re.compile(r"\b(?:at|in|near)\s{1,3}(?:the\s{1,3})?$", re.IGNORECASE)
+
+
+def _placed(query: str, name: str, before: re.Pattern[str] = _AT_PLACE) -> bool:
+    """Whether ``query`` writes ``name`` as a place: after one of the words ``before``
+    ("at", "in", "near" …) or before a place word."""
+    start = query.find(name)
+    if start < 0:
+        return False
+    if before.search(query, max(0, start - _AT_PLACE_SPAN), start):
+        return True
+    return _PLACE_AFTER.match(query, start + len(name)) is not None
 
 
 def _called_or_quoted(query: str, name: str, spec: dict[str, Any], quoted: list[str]) -> str | None:
@@ -2532,9 +2586,10 @@ def _id_tokens(query: str) -> Iterator[tuple[int, str]]:
             yield run.start() + match.start(), match.group(0)
 
 
-def is_id_name(name: str) -> bool:
+def is_id_name(name: str, *, machine: bool = True) -> bool:
     parts = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)  # order_id, orderId, sku
-    return any(part.lower() in _ID_NAMES or part.lower() in _MACHINE_NAMES for part in parts)
+    names = _ID_NAMES + _MACHINE_NAMES if machine else _ID_NAMES
+    return any(part.lower() in names for part in parts)
 
 
 def _identifier(
@@ -2548,8 +2603,9 @@ def _identifier(
     if "pattern" in spec or "enum" in spec or "format" in spec:
         return None
     examples = examples_of(spec)
-    if not examples:
-        return _identifier_by_name(query, name, used, taken)
+    if not examples:  # a branch that is a place ("网点名称或所在街道") is no git branch
+        machine = not places.takes_a_place(name.lower(), spec)
+        return _identifier_by_name(query, name, used, taken, machine=machine)
     # Each example's best find (the strictest reading that finds a token), then the
     # strictest of those, the query's first on a tie: "from LHR-T5 to EDI-WAV" starts at
     # LHR-T5, shaped like PVG-T2 of "e.g. LAX-AP, PVG-T2".
@@ -2692,15 +2748,16 @@ def _introduced_by(lowered: str, end: int, start: int) -> bool:
 
 
 def _identifier_by_name(
-    query: str, name: str, used: set[int], taken: Collection[object] = ()
+    query: str, name: str, used: set[int], taken: Collection[object] = (), *, machine: bool = True
 ) -> str | None:
     """With no example: for an id-like name (``sku``, ``order_id``) or the name of a
     machine's thing (``service``, ``host``), an identifier-looking token (letters and
     digits, or words joined like ``payments-api``) that starts with the name ("sku" →
     SKU2024001), else one the name introduces ("order SO20240715001"), else the only
     such token in the query that no other parameter took. Any other name counts as id-like
-    when a token of the query starts with it whole ("mrn" → MRN-066241)."""
-    if not (is_id_name(name) or _begins_a_token(query, name)):
+    when a token of the query starts with it whole ("mrn" → MRN-066241). Not ``machine``:
+    a machine's thing is no id-like name."""
+    if not (is_id_name(name, machine=machine) or _begins_a_token(query, name)):
         return None
     tokens = [
         (start, text)
