@@ -810,7 +810,9 @@ class ArgumentExtractor:
             if _takes_time(spec):  # read where "tomorrow" and "下午两点" stand in the text
                 value = _dated(query, on_calendar(), spec, taken, props)
             else:
-                value = self._fill(query, name, spec, used_numbers, quoted, names, used_ids, taken)
+                value = self._fill(
+                    query, name, spec, used_numbers, quoted, names, used_ids, taken, props
+                )
             if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
                 value = _calendar_value(on_calendar(), query, name, spec, taken)
             if name not in required and _guessed_word(value, spec):
@@ -917,9 +919,11 @@ class ArgumentExtractor:
         names: list[str],
         used_ids: set[int],
         taken: Collection[object] = (),
+        props: dict[str, dict[str, Any]] | None = None,
     ) -> Any:
         """``taken``: values other parameters already hold: a second date or id of the
-        same shape is another one ("from 2027-01-10 to 2027-01-14")."""
+        same shape is another one ("from 2027-01-10 to 2027-01-14"). ``props``: the
+        schema's parameters (what sets this one's description apart)."""
         kind = spec.get("type", "string")
         if kind in ("integer", "number") and isinstance(spec.get("enum"), list):
             span = _duration(query, name, spec, kind, used_numbers)  # "半小时" of [30, 60]
@@ -943,7 +947,12 @@ class ArgumentExtractor:
         if kind in ("integer", "number"):
             return _number(query, name, spec, kind, used_numbers)
         if kind == "boolean":
-            return _boolean(query, name)
+            said = _boolean(query, name, fallback=False)
+            if said is None and props is not None:
+                said = _described_flag(query, name, spec, props)
+            if said is None:
+                said = _yes_or_no(query)
+            return said
         if kind == "string":
             return _string(query, name, spec, quoted, names, used_ids, taken)
         return None
@@ -1052,7 +1061,7 @@ def _search_terms(query: str, others: Sequence[str]) -> str | None:
     return terms
 
 
-def _boolean(query: str, name: str) -> bool | None:
+def _boolean(query: str, name: str, *, fallback: bool = True) -> bool | None:
     """``name=false`` written out ("dry-run=false" for ``dry_run``); else, for a switch
     (``enabled``, ``active``, ``on`` ...), one thrown in words ("turn on", "flip X off",
     "disable", 打开 / 关掉), the first one said and not negated ("don't turn on" says
@@ -1071,9 +1080,79 @@ def _boolean(query: str, name: str) -> bool | None:
             word = (switched.group("particle") or switched.group("after") or "").lower()
             return word == "on" or bool(switched.group("on") or switched.group("zh_on"))
     named = _named_flag(query, name)
-    if named is not None:
+    if named is not None or not fallback:
         return named
+    return _yes_or_no(query)
+
+
+def _yes_or_no(query: str) -> bool | None:
     return True if _TRUE.search(query) else False if _FALSE.search(query) else None
+
+
+# Pieces of a flag's description that say nothing of what it is about.
+_FLAG_GENERIC = frozenset(
+    (
+        *("also", "return", "returns", "list", "show", "include", "includes", "whether"),
+        *("default", "true", "false", "only", "when", "with", "will", "this", "that"),
+        *("from", "than", "then", "each", "instead", "otherwise", "set", "flag"),
+    )
+)
+_FUNCTION_HAN = re.compile(
+    r"[的了是否不在和与或及也都就把被给对为请吗呢吧啊默认如果可以需要时候]|一[下个点次些]|[个这那][人月]"
+)
+_HAN_PAIR = re.compile(r"(?=([\u4e00-\u9fff]{2}))")
+_FLAG_NEGATED = re.compile(
+    r"(?:\bdon'?t|\bdo not|\bnever|\bnot|\bno need to|\bneedn'?t|\bwithout)\s*$"
+    r"|(?:不用|无需|不必|不需要|不要|别|勿|不|还没|没有|没)[\u4e00-\u9fff]{0,3}$",
+    re.IGNORECASE,
+)
+
+
+def _described_flag(
+    query: str, name: str, spec: dict[str, Any], props: dict[str, dict[str, Any]]
+) -> bool | None:
+    """A flag whose description's own words the request says: in Chinese one of its
+    two-character words ("是否加急制卡寄送" and "补卡 加急", "是否到开户网点自取" and "我自己
+    去网点拿"), in English two of its content words ("Join the waitlist if the class is
+    full" and "is full, put me on the waitlist"); words another parameter's name or
+    description has say nothing. True, or false when negated just before ("不用通知报修人",
+    "no need to notify the requester")."""
+    description = str(spec.get("description") or "")[:_MAX_FLAG_DESCRIPTION]
+    # What follows "instead of" is what false means ("… instead of refunding the card").
+    description = _INSTEAD.split(description, maxsplit=1)[0]
+    if not description or spec.get("default") is True:
+        return None
+    others = " ".join(
+        f"{other} {str(p.get('description') or '')[:_MAX_FLAG_DESCRIPTION]}"
+        for other, p in props.items()
+        if other != name
+    )
+    if has_han(description) and has_han(query):
+        pairs = {m.group(1) for m in _HAN_PAIR.finditer(description)}
+        pairs -= {m.group(1) for m in _HAN_PAIR.finditer(others)}
+        said = [p for p in pairs if not _FUNCTION_HAN.search(p) and p in query]
+        if len(said) < 2:  # one word is often the tool's own (值机 for a check-in's flag)
+            return None
+        first = min(query.find(p) for p in said)
+    elif not has_han(query):
+        lowered = query.lower()
+        other_stems = {stem(w) for w in _LATIN_WORD.findall(others.lower())}
+        own = {
+            stem(w)
+            for w in _LATIN_WORD.findall(description.lower())
+            if len(w) >= 4 and w not in STOPWORDS and w not in _FLAG_GENERIC
+        } - other_stems
+        found = [m for m in _LATIN_WORD.finditer(lowered) if stem(m.group(0)) in own]
+        if len({stem(m.group(0)) for m in found}) < 2:
+            return None
+        first = found[0].start()
+    else:
+        return None
+    return not _FLAG_NEGATED.search(query[max(0, first - 12) : first])
+
+
+_MAX_FLAG_DESCRIPTION = 300  # characters of a description read for a flag
+_INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than)\b|而不是|而非", re.IGNORECASE)
 
 
 # Words of a flag's name that say nothing of what it is about ("include_history": history).
@@ -1102,8 +1181,9 @@ def _named_flag(query: str, name: str) -> bool | None:
     if not all(stem(p) in stems for p in content):
         return None
     first = _cached(rf"\b{re.escape(content[0])}").search(lowered)
-    if first is not None and _NEGATED.search(lowered[max(0, first.start() - 12) : first.start()]):
-        return False
+    before = lowered[max(0, first.start() - 12) : first.start()] if first is not None else ""
+    if _FLAG_NEGATED.search(before):
+        return False  # "don't notify", "no need to notify"
     return not (chinese and _CJK_NEGATED.search(query))
 
 
@@ -2609,26 +2689,35 @@ def _identifier(
     # Each example's best find (the strictest reading that finds a token), then the
     # strictest of those, the query's first on a tie: "from LHR-T5 to EDI-WAV" starts at
     # LHR-T5, shaped like PVG-T2 of "e.g. LAX-AP, PVG-T2".
-    finds = [_example_find(query, example, used) for example in examples]
-    found = [(rank, _position(query, value), value) for rank, value in finds if value is not None]
-    return min(found)[2] if found else None  # else: nothing in the query looks like one
+    best: tuple[int, int, str] | None = None
+    for example in examples:  # a reading looser than the best find so far is not tried
+        rank, value = _example_find(query, example, used, _LAST_RANK if best is None else best[0])
+        if value is not None:
+            found = (rank, _position(query, value), value)
+            best = found if best is None else min(best, found)
+    return None if best is None else best[2]  # None: nothing in the query looks like one
 
 
 # How strictly an example's shape is read, strictest first: (digits, letters).
 _READINGS = (("exact", "literal"), ("near", "literal"), ("exact", "class"))
 _LOOSER_READINGS = (("near", "class"), ("near", "loose"))
+_WORDS_RANK = len(_READINGS) + 1  # a code of words ("payments-api" for "e.g. billing-svc")
+_LAST_RANK = _WORDS_RANK + len(_LOOSER_READINGS) + 1
 
 
-def _example_find(query: str, example: str, used: set[int]) -> tuple[int, str | None]:
+def _example_find(query: str, example: str, used: set[int], limit: int) -> tuple[int, str | None]:
     """The token the query has in ``example``'s shape, by the strictest reading that finds
     one, and that reading's rank: a version or commit, the shape with its letters as
     written then of their class (``shape_of``), a code of words, the looser shapes, and
-    last the scrambled, case-folded and segmented forms."""
+    last the scrambled, case-folded and segmented forms. Readings ranked over ``limit``
+    are not tried."""
     found = _version_or_hash(query, example, used)
     if found is not None:
         return 0, found
     has_letters = any(c.isalpha() for c in example)
     for rank, (digits, letters) in enumerate(_READINGS, start=1):
+        if rank > limit:
+            return rank, None
         if letters != "literal" and not has_letters:
             continue
         if digits == "near" and not has_letters:
@@ -2636,24 +2725,27 @@ def _example_find(query: str, example: str, used: set[int]) -> tuple[int, str | 
         found = _find_shape(query, shape_of(example, digits=digits, letters=letters), used)
         if found is not None:
             return rank, found
-    words_rank = len(_READINGS) + 1
-    if not any(c.isdigit() for c in example):
+    rank = _WORDS_RANK
+    if rank <= limit and not any(c.isdigit() for c in example):
         found = _find_shape(query, _words_shape(example), used)
         if found is not None:
-            return words_rank, found
-    rank = words_rank
-    for rank, (digits, letters) in enumerate(_LOOSER_READINGS, start=words_rank + 1):
+            return rank, found
+    for rank, (digits, letters) in enumerate(_LOOSER_READINGS, start=_WORDS_RANK + 1):
+        if rank > limit:
+            return rank, None
         if not has_letters or (letters == "loose" and not _LOOSE_LETTERS.search(example)):
             continue
         found = _find_shape(query, shape_of(example, digits=digits, letters=letters), used)
         if found is not None:
             return rank, found
+    if limit < _LAST_RANK:
+        return _LAST_RANK, None
     found = (
         _scrambled(query, example, used)
         or _folded_example(query, example, used)
         or _segmented(query, example, used)
     )
-    return rank + 1, found
+    return _LAST_RANK, found
 
 
 def _position(query: str, value: str) -> int:
