@@ -1074,6 +1074,35 @@ def test_an_irregular_participle_option_is_named_by_its_verb(
     assert extractor.extract(query, REPLACEMENT).arguments.get("reason") == reason
 
 
+SUSPENSION = {
+    "type": "object",
+    "properties": {
+        "phone_number": {"type": "string", "description": "需要停机的手机号码"},
+        "reason": {
+            "type": "string",
+            "enum": ["丢失", "被盗", "临时停机"],
+            "description": "停机原因",
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        # "phone" is a sense of 临时停机 ("suspend a phone line") too: what happened to the
+        # phone names the option, and 被盗 (not a dictionary word) is read as "steal".
+        ("My phone was stolen on the train this morning, please block the SIM", "被盗"),
+        ("I lost my phone, suspend 0412009988", "丢失"),
+        ("please suspend my line for a month", "临时停机"),
+    ],
+)
+def test_a_chinese_option_is_named_by_the_verb_of_an_english_participle(
+    query: str, reason: str
+) -> None:
+    assert extractor.extract(query, SUSPENSION).arguments.get("reason") == reason
+
+
 def test_an_order_to_pay_names_no_paid_filter() -> None:
     assert "status" not in extractor.extract("帮我付款", REPLACEMENT).arguments
     assert "status" not in extractor.extract("I want to pay my invoice", REPLACEMENT).arguments

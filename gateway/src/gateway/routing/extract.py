@@ -826,6 +826,10 @@ class ArgumentExtractor:
                     used_numbers.update(_numbers_within(query, value))
 
         _sides(result.arguments, query, props, paired, on_calendar)
+        for name, value in list(result.arguments.items()):
+            if _NEW_VALUE.search(name) and isinstance(value, str):
+                held = {str(v) for other, v in result.arguments.items() if other != name}
+                result.arguments[name] = _changed_to(query, name, props[name], value, held)
         for name, value in result.arguments.items():
             if name.lower() in _TERMS_NAMES and value == query.strip():
                 others = [str(v) for other, v in result.arguments.items() if other != name]
@@ -940,7 +944,9 @@ class ArgumentExtractor:
             if currency is not None:  # "how many yen for 500 pounds": GBP → JPY
                 return currency
         if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
-            value = _constrained(query, spec, taken)
+            # The other parameters' words are the tool's, no option's (号码 of a number).
+            around = " ".join(f"{o} {p.get('description') or ''}" for o, p in (props or {}).items())
+            value = _constrained(query, spec, taken, around[:_MAX_AROUND])
             if value is None and "pattern" in spec:
                 return _prefixed(query, name, spec, taken)
             return value
@@ -1332,6 +1338,43 @@ def _partner(query: str, value: str, spec: dict[str, Any], other: dict[str, Any]
     return found if found != value else None
 
 
+# A parameter that takes what something becomes: new_plan_code, new_role, target_status.
+_NEW_VALUE = re.compile(r"(?:^|_)(?:new|target)(?:_|$)|^new[A-Z]", re.IGNORECASE)
+# What a change is changed to comes after: "from FBB-100 to FBB-500", 降成访客, 升到.
+_CHANGED_TO = re.compile(
+    r"\s*(?:\bto\b|\binto\b|→|->|=>|(?:改|换|升|降|调|变)?[到成为])\s*", re.IGNORECASE
+)
+
+
+def _changed_to(
+    query: str, name: str, spec: dict[str, Any], value: str, taken: Collection[str]
+) -> str:
+    """For a parameter of what something becomes, the value the request changes it to
+    when it names the one it has first ("从 FBB-100 升到 FBB-500", "现在是管理员 … 降成
+    访客"): a value of the same kind after "to", 到, 成 … that follows this one, and that
+    no other parameter holds. A value already after such a word ("推迟到 2025-07-15") is
+    the new one."""
+    at = query.find(value)
+    if at < 0 or _CHANGED_BEFORE.search(query, max(0, at - 8), at):
+        return value
+    rest = query[at + len(value) :]
+    marker = _CHANGED_TO.search(rest)
+    if marker is None:
+        return value
+    after = _CLAUSE_BREAK.split(rest[marker.end() :], maxsplit=1)[0]
+    if "enum" in spec or "pattern" in spec or spec.get("format") in _FORMATS:
+        changed = _constrained(after, spec)
+    else:
+        changed = _identifier(after, name, spec, set()) if examples_of(spec) else None
+    if not isinstance(changed, str) or not changed or changed == value or changed in taken:
+        return value
+    return changed
+
+
+_CLAUSE_BREAK = re.compile(r"[,，。;；!?！？\n]")
+_CHANGED_BEFORE = re.compile(r"(?:\bto|\binto|→|->|=>|[到成为])\s*$", re.IGNORECASE)
+
+
 def _side(query: str, on_calendar: Callable[[], str], value: str) -> str | None:
     """Which end of a pair the request's words make ``value`` (a date is read where the
     request has it in ISO form)."""
@@ -1377,7 +1420,12 @@ def _calendar_value(
     return value if temporal.is_calendar_value(value) and value not in query else None
 
 
-def _constrained(query: str, spec: dict[str, Any], taken: Collection[object] = ()) -> Any:
+_MAX_AROUND = 2_000  # characters of the other parameters' words read beside an option
+
+
+def _constrained(
+    query: str, spec: dict[str, Any], taken: Collection[object] = (), around: str = ""
+) -> Any:
     """A value the schema pins down: a ``pattern`` match, an ``enum`` option (the longest
     named), or a known ``format`` (date, email ...); not one in ``taken``."""
     if "pattern" in spec:
@@ -1388,12 +1436,12 @@ def _constrained(query: str, spec: dict[str, Any], taken: Collection[object] = (
             return whole
         return _assembled(query, pattern, taken) or _grouped_digits(query, pattern, taken)
     if "enum" in spec:
-        return _enum_option(query, spec)
+        return _enum_option(query, spec, around)
     found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))
     return next((value for value in found if value not in taken), None)
 
 
-def _enum_option(query: str, spec: dict[str, Any]) -> Any:
+def _enum_option(query: str, spec: dict[str, Any], around: str = "") -> Any:
     """The enum option the query names: written as it is (the longest first), with spaces
     for its underscores ("thinkpad x1" for ``thinkpad_x1``), by a first word no other
     option shares ("dell" for ``dell_latitude_7440``), or by the word the description
@@ -1438,7 +1486,43 @@ def _enum_option(query: str, spec: dict[str, Any]) -> Any:
         or _glossed_option(query, firsts)
         or _sensed_option(lowered, options)
         or _window_option(query, options)
+        or _shared_character_option(query, options, f"{description} {around}")
     )
+
+
+# Characters that say nothing of an option: particles, "other", and words of degree.
+_PLAIN_HAN = frozenset("的了是否不在和与或及也都就把被给对为请吗呢吧啊一个其他它们我你这那有无")
+
+
+def _shared_character_option(query: str, options: Sequence[Any], around: str) -> Any:
+    """For a Chinese request and Chinese options: the one option that shares characters
+    with the request that no other option, nor ``around`` (the parameter's description,
+    the other parameters' names and descriptions), has (被刮了
+    for 刮擦, 凹进去 for 凹陷, 装错了 for 装配错误, 提前还一部分本金 for 提前部分还款 and not
+    提前结清, whose 提前 both have; one character alone only if the option begins with it),
+    when no other option shares any; an option one of
+    whose parts the request writes whole (轮毂 of 轮胎/轮毂). A catch-all (其他) is never
+    chosen."""
+    if not has_han(query):
+        return None
+    chinese = [o for o in options if isinstance(o, str) and has_han(o) and "其他" not in o]
+    if len(chinese) < 2:
+        return None
+    # A part of an option written whole: 轮毂 of 轮胎/轮毂.
+    whole = [o for o in chinese if any(len(p) >= 2 and p in query for p in o.split("/"))]
+    if len(whole) == 1 and "/" in whole[0]:
+        return whole[0]
+    counts = Counter(c for option in chinese for c in set(option))
+    plain = _PLAIN_HAN | set(around)
+
+    def shares(option: str) -> bool:
+        found = [c for c in set(option) if counts[c] == 1 and c not in plain and c in query]
+        # One character alone only as the option's first (刮 of 刮擦): the 行 of 放行 is
+        # no 银行卡.
+        return len(found) >= 2 or (len(found) == 1 and option.startswith(found[0]))
+
+    sharing = [option for option in chinese if shares(option)]
+    return sharing[0] if len(sharing) == 1 else None
 
 
 def _written_option(query: str, lowered: str, options: list[Any], by_length: list[Any]) -> Any:
@@ -1588,8 +1672,9 @@ def _glossed_words(query: str) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=4096)
 def _sense_stems(option: str) -> frozenset[str]:
-    """The stems of a Chinese option's English senses (``every_sense``), content words."""
-    words = _LATIN_WORD.findall(every_sense(option).lower())
+    """The stems of a Chinese option's English senses (``every_sense``; for a word the
+    dictionary lacks, its reading: 被盗 "steal"), content words."""
+    words = _LATIN_WORD.findall((every_sense(option) or gloss(option)).lower())
     return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) >= 4)
 
 
@@ -1606,11 +1691,14 @@ def _sensed_pairing(lowered: str, paired: dict[Any, tuple[str, ...]]) -> Any:
 def _sensed_option(lowered: str, options: Sequence[Any]) -> Any:
     """The one Chinese option whose English sense the query writes (``gloss``): 下午
     "afternoon", 皮肤科 "dermatology" for "dermatologist" (one stem begins the other, five
-    letters or more), 夜班 "night shift" for "nights". A sense word two options share names
-    neither."""
+    letters or more), 夜班 "night shift" for "nights", 被盗 "steal" for "stolen" (a
+    participle read as its verb). A sense word two options share names neither."""
     if not gloss_ready() or not _LATIN_WORD.search(lowered):
         return None
-    asked = {stem(w) for w in _LATIN_WORD.findall(lowered) if w not in STOPWORDS and len(w) >= 4}
+    written = [w for w in _LATIN_WORD.findall(lowered) if w not in STOPWORDS]
+    # An irregular participle is said by its verb too: "stolen" for 被盗 ("steal").
+    verbs = {stem(v) for v, participle in _PARTICIPLES.items() if participle in written}
+    asked = {stem(w) for w in written if len(w) >= 4} | verbs
     senses = {o: _sense_stems(o) for o in options if isinstance(o, str) and has_han(o)}
     shared = Counter(s for found in senses.values() for s in found)
 
@@ -1622,6 +1710,8 @@ def _sensed_option(lowered: str, options: Sequence[Any]) -> Any:
         )
 
     named = [o for o, found in senses.items() if any(shared[s] == 1 and said(s) for s in found)]
+    if len(named) > 1:  # what happened to the thing says more than the thing ("phone")
+        named = [o for o in named if senses[o] & verbs]
     return named[0] if len(named) == 1 else None
 
 
