@@ -71,3 +71,24 @@ def test_a_flag_named_by_its_name_is_false_after_no_need_to() -> None:
     notify = {"type": "object", "properties": {"notify_requester": {"type": "boolean"}}}
     arguments = ArgumentExtractor().extract("No need to notify the requester", notify).arguments
     assert arguments == {"notify_requester": False}
+
+
+def test_a_schema_of_many_flags_costs_its_length_not_its_square() -> None:
+    """Each flag reads the other parameters' words: once per request and bounded, so 8x
+    the parameters cost about 8x the time, not the 64x a reading per flag would."""
+    import time
+
+    def many(count: int) -> dict[str, Any]:
+        described = {"type": "boolean", "description": "是否把境外漫游用量单独列出 " * 10}
+        return {"type": "object", "properties": {f"flag_{i}": described for i in range(count)}}
+
+    def cost(schema: dict[str, Any]) -> float:
+        best = float("inf")
+        for _ in range(3):
+            started = time.thread_time()
+            ArgumentExtractor().extract("漫游的也单独列出来", schema)
+            best = min(best, time.thread_time() - started)
+        return max(best, 1e-4)
+
+    small, large = many(100), many(800)
+    assert cost(large) / cost(small) < 24

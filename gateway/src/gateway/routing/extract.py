@@ -795,6 +795,7 @@ class ArgumentExtractor:
             return resolved
 
         paired = roles.pairs(props)
+        around = _around(props)
         self._period(result, query, props, paired, on_calendar, used_numbers)
         claims: dict[str, set[str]] | None = None  # per patterned parameter, its tokens
         for name in order:
@@ -811,7 +812,7 @@ class ArgumentExtractor:
                 value = _dated(query, on_calendar(), spec, taken, props)
             else:
                 value = self._fill(
-                    query, name, spec, used_numbers, quoted, names, used_ids, taken, props
+                    query, name, spec, used_numbers, quoted, names, used_ids, taken, around
                 )
             if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
                 value = _calendar_value(on_calendar(), query, name, spec, taken)
@@ -923,11 +924,12 @@ class ArgumentExtractor:
         names: list[str],
         used_ids: set[int],
         taken: Collection[object] = (),
-        props: dict[str, dict[str, Any]] | None = None,
+        around: str | None = None,
     ) -> Any:
         """``taken``: values other parameters already hold: a second date or id of the
-        same shape is another one ("from 2027-01-10 to 2027-01-14"). ``props``: the
-        schema's parameters (what sets this one's description apart)."""
+        same shape is another one ("from 2027-01-10 to 2027-01-14"). ``around``: the
+        schema's parameters' words (``_around``: what sets this one's description
+        apart), None when there is no schema around it."""
         kind = spec.get("type", "string")
         if kind in ("integer", "number") and isinstance(spec.get("enum"), list):
             span = _duration(query, name, spec, kind, used_numbers)  # "半小时" of [30, 60]
@@ -945,8 +947,7 @@ class ArgumentExtractor:
                 return currency
         if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
             # The other parameters' words are the tool's, no option's (号码 of a number).
-            around = " ".join(f"{o} {p.get('description') or ''}" for o, p in (props or {}).items())
-            value = _constrained(query, spec, taken, around[:_MAX_AROUND])
+            value = _constrained(query, spec, taken, around or "")
             if value is None and "pattern" in spec:
                 return _prefixed(query, name, spec, taken)
             return value
@@ -954,8 +955,8 @@ class ArgumentExtractor:
             return _number(query, name, spec, kind, used_numbers)
         if kind == "boolean":
             said = _boolean(query, name, fallback=False)
-            if said is None and props is not None:
-                said = _described_flag(query, name, spec, props)
+            if said is None and around is not None:
+                said = _described_flag(query, name, spec, around)
             if said is None:
                 said = _yes_or_no(query)
             return said
@@ -1114,9 +1115,7 @@ _FLAG_NEGATED = re.compile(
 )
 
 
-def _described_flag(
-    query: str, name: str, spec: dict[str, Any], props: dict[str, dict[str, Any]]
-) -> bool | None:
+def _described_flag(query: str, name: str, spec: dict[str, Any], around: str) -> bool | None:
     """A flag whose description's own words the request says: in Chinese one of its
     two-character words ("是否加急制卡寄送" and "补卡 加急", "是否到开户网点自取" and "我自己
     去网点拿"), in English two of its content words ("Join the waitlist if the class is
@@ -1128,11 +1127,7 @@ def _described_flag(
     description = _INSTEAD.split(description, maxsplit=1)[0]
     if not description or spec.get("default") is True:
         return None
-    others = " ".join(
-        f"{other} {str(p.get('description') or '')[:_MAX_FLAG_DESCRIPTION]}"
-        for other, p in props.items()
-        if other != name
-    )
+    others = around.replace(_entry(name, spec), " ")
     if has_han(description) and has_han(query):
         pairs = {m.group(1) for m in _HAN_PAIR.finditer(description)}
         pairs -= {m.group(1) for m in _HAN_PAIR.finditer(others)}
@@ -1420,7 +1415,18 @@ def _calendar_value(
     return value if temporal.is_calendar_value(value) and value not in query else None
 
 
-_MAX_AROUND = 2_000  # characters of the other parameters' words read beside an option
+_MAX_AROUND = 2_000  # characters of the parameters' words read beside an option or a flag
+
+
+def _around(props: dict[str, dict[str, Any]]) -> str:
+    """The parameters' names and descriptions (``_entry`` each), read once per request and
+    bounded: a schema of thousands of parameters costs no more per parameter."""
+    text = " ".join(_entry(name, spec) for name, spec in itertools.islice(props.items(), 64))
+    return text[:_MAX_AROUND]
+
+
+def _entry(name: str, spec: dict[str, Any]) -> str:
+    return f"{name} {str(spec.get('description') or '')[:_MAX_FLAG_DESCRIPTION]}"
 
 
 def _constrained(
