@@ -89,6 +89,10 @@ def test_the_words_beside_a_value_say_which_end_it_is(
         ("去年的账单", ("2025-01-01", "2025-12-31")),
         ("everything since March 2024", ("2024-03-01", None)),
         ("everything until March 2024", (None, "2024-03-31")),
+        # Two months a range joins, the year written once: both of that year.
+        ("transactions from March to May 2024", ("2024-03-01", "2024-05-31")),
+        ("2024年3月到5月的流水", ("2024-03-01", "2024-05-31")),
+        ("from Dec 2024 to Feb", None),  # a year it did not write: no 14-month range
         # A day written, two periods, or none: no period.
         ("from 2024-02-01 to 2024-02-29", None),
         ("compare March 2024 with April 2024", None),

@@ -337,3 +337,20 @@ def test_a_clock_or_a_date_is_no_count(
         },
     }
     assert extractor.extract(query, schema).arguments.get("guests") == guests
+
+
+@pytest.mark.parametrize(
+    ("text", "resolved"),
+    [
+        ("from March to May 2024", "from 2024-03 to 2024-05"),
+        ("between March and May 2024", "between 2024-03 and 2024-05"),
+        ("2024年3月到5月", "2024-03 到 2024-05"),
+        # Written twice, or running backwards: each month keeps its own year.
+        ("March 2023 to May 2024", "2023-03 to 2024-05"),
+        ("from Dec 2024 to Feb", "from 2024-12 to 2026-02"),
+    ],
+)
+def test_a_range_of_months_with_its_year_written_once_is_of_that_year(
+    text: str, resolved: str
+) -> None:
+    assert temporal.resolve(text, date(2026, 12, 3)) == resolved

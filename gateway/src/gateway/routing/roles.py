@@ -162,11 +162,16 @@ _UNTIL_CUE = re.compile(r"\b(?:until|till|through|up\s+to)\s*$|(?:截止|截至|
 _UNTIL_AFTER = re.compile(r"\s*(?:为止|之前)")
 
 
+_YEAR_DAYS = 366
+_RANGE_JOINER = re.compile(r"\s*(?:to|and|through|till|until|-|–|~|到|至)\s*", re.IGNORECASE)
+
+
 def period(resolved: str, today: date) -> tuple[str | None, str | None] | None:
     """The first and the last day of the one month or year ``resolved`` (a request with
-    its dates in ISO form) names and no day: ``("2026-10-01", "2026-10-31")``. Either is
-    None when the words only start ("since March") or only end ("until March") it. None
-    when a day is written, or more than one period is."""
+    its dates in ISO form) names and no day: ``("2026-10-01", "2026-10-31")``, or of two
+    months a range joins, within a year ("March to May 2024"). Either is None when the
+    words only start ("since March") or only end ("until March") it. None when a day is
+    written, or other periods are."""
     if _DAY.search(resolved):
         return None
     found: list[tuple[int, int, date, date]] = []
@@ -184,6 +189,11 @@ def period(resolved: str, today: date) -> tuple[str | None, str | None] | None:
         word = (match.group(1) or match.group(2)).lower()
         year = today.year + _YEAR_SHIFT[word]
         found.append((match.start(), match.end(), date(year, 1, 1), date(year, 12, 31)))
+    if len(found) == 2 and _RANGE_JOINER.fullmatch(resolved[found[0][1] : found[1][0]]):
+        (_, _, first_day, _), (_, _, _, last_day) = found  # "March to May 2024"
+        if first_day < last_day and (last_day - first_day).days < _YEAR_DAYS:
+            return first_day.isoformat(), last_day.isoformat()
+        return None  # backwards, or a year it did not write ("Dec 2024 to Feb")
     if len(found) != 1:
         return None
     at, to, first_day, last_day = found[0]

@@ -459,9 +459,37 @@ def _english_month(match: re.Match[str], today: date) -> str | None:
 _CALENDAR_VALUE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?|\d{2}:\d{2}")
 
 
+# Two months a range joins: "March to May 2024", "2024年3月到5月" once resolved.
+_MONTH_RANGE = re.compile(
+    r"(?<![\d-])(\d{4})-(\d{2})(?![\d-])(\s*(?:to|and|through|till|until|-|–|~|到|至)\s*)"
+    r"(\d{4})-(\d{2})(?![\d-])",
+    re.IGNORECASE,
+)
+_WRITTEN_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def _one_year(original: str, text: str) -> str:
+    """A range of months whose year is written once ("March to May 2024") is of that
+    year at both ends, when the request writes one year only and the range still runs
+    forward ("Dec 2024 to Feb" is left alone)."""
+    years = set(_WRITTEN_YEAR.findall(original))
+    if len(years) != 1:
+        return text
+    (year,) = years
+
+    def within(match: re.Match[str]) -> str:
+        first, last = match.group(1), match.group(4)
+        if first == last or year not in (first, last) or match.group(2) > match.group(5):
+            return match.group(0)
+        return f"{year}-{match.group(2)}{match.group(3)}{year}-{match.group(5)}"
+
+    return _MONTH_RANGE.sub(within, text)
+
+
 def resolve(text: str, today: date) -> str:
     """``text`` with its calendar expressions rewritten as ISO months and days, each set
     apart by single spaces (so "明天上午" reads "2026-12-02 上午")."""
+    original = text
     changed = False
     for pattern, rewrite in _REWRITES:
         if not pattern.search(text):
@@ -474,7 +502,9 @@ def resolve(text: str, today: date) -> str:
         rewritten = pattern.sub(replace, text)
         changed = changed or rewritten != text
         text = rewritten
-    return re.sub(r" {2,}", " ", text).strip() if changed else text
+    if not changed:
+        return text
+    return _one_year(original, re.sub(r" {2,}", " ", text).strip())
 
 
 def is_calendar_value(value: object) -> bool:
