@@ -1116,12 +1116,11 @@ _FLAG_NEGATED = re.compile(
 
 
 def _described_flag(query: str, name: str, spec: dict[str, Any], around: str) -> bool | None:
-    """A flag whose description's own words the request says: in Chinese one of its
-    two-character words ("是否加急制卡寄送" and "补卡 加急", "是否到开户网点自取" and "我自己
-    去网点拿"), in English two of its content words ("Join the waitlist if the class is
-    full" and "is full, put me on the waitlist"); words another parameter's name or
-    description has say nothing. True, or false when negated just before ("不用通知报修人",
-    "no need to notify the requester")."""
+    """A flag whose description's own words the request says: two of them, in Chinese
+    two-character words ("是否把境外漫游用量单独列出" and "漫游的也单独列出来"), in English
+    content words ("Join the waitlist if the class is full" and "is full, put me on the
+    waitlist"); words another parameter's name or description has say nothing. True, or
+    false when negated just before ("不要恢复出厂设置", "no need to join the waitlist")."""
     description = str(spec.get("description") or "")[:_MAX_FLAG_DESCRIPTION]
     # What follows "instead of" is what false means ("… instead of refunding the card").
     description = _INSTEAD.split(description, maxsplit=1)[0]
@@ -1335,10 +1334,11 @@ def _partner(query: str, value: str, spec: dict[str, Any], other: dict[str, Any]
 
 # A parameter that takes what something becomes: new_plan_code, new_role, target_status.
 _NEW_VALUE = re.compile(r"(?:^|_)(?:new|target)(?:_|$)|^new[A-Z]", re.IGNORECASE)
-# What a change is changed to comes after: "from FBB-100 to FBB-500", 降成访客, 升到.
-_CHANGED_TO = re.compile(
-    r"\s*(?:\bto\b|\binto\b|→|->|=>|(?:改|换|升|降|调|变)?[到成为])\s*", re.IGNORECASE
-)
+# The word a change ends at: "from FBB-100 to FBB-500", 降成访客, 升到. What a change is
+# changed to comes after it (_CHANGED_TO); a value right after it is the new one already.
+_CHANGE_WORD = r"(?:\bto\b|\binto\b|→|->|=>|(?:改|换|升|降|调|变)?[到成为])"
+_CHANGED_TO = re.compile(rf"\s*{_CHANGE_WORD}\s*", re.IGNORECASE)
+_CHANGED_BEFORE = re.compile(rf"{_CHANGE_WORD}\s*$", re.IGNORECASE)
 
 
 def _changed_to(
@@ -1356,7 +1356,7 @@ def _changed_to(
     marker = _CHANGED_TO.search(rest)
     if marker is None:
         return value
-    after = _CLAUSE_BREAK.split(rest[marker.end() :], maxsplit=1)[0]
+    after = roles.CLAUSE_END.split(rest[marker.end() :], maxsplit=1)[0]
     if "enum" in spec or "pattern" in spec or spec.get("format") in _FORMATS:
         changed = _constrained(after, spec)
     else:
@@ -1364,10 +1364,6 @@ def _changed_to(
     if not isinstance(changed, str) or not changed or changed == value or changed in taken:
         return value
     return changed
-
-
-_CLAUSE_BREAK = re.compile(r"[,，。;；!?！？\n]")
-_CHANGED_BEFORE = re.compile(r"(?:\bto|\binto|→|->|=>|[到成为])\s*$", re.IGNORECASE)
 
 
 def _side(query: str, on_calendar: Callable[[], str], value: str) -> str | None:

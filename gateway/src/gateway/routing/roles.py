@@ -70,7 +70,7 @@ _END_AFTER = re.compile(
 )
 _START_AFTER = re.compile(r"\s*(?:取车|提车|入住|开始|出发|起|生效)")
 # A clause ends at punctuation: words beyond it speak of another value.
-_CLAUSE_END = re.compile(r"[,，。;；!?！？\n]")
+CLAUSE_END = re.compile(r"[,，。;；!?！？\n]")
 
 
 def _tokens(name: str) -> tuple[str, ...]:
@@ -119,7 +119,7 @@ def side(text: str, value: str) -> str | None:
     at = text.find(value)
     if at < 0 or not value:
         return None
-    clause = _CLAUSE_END.split(text[:at])[-1]
+    clause = CLAUSE_END.split(text[:at])[-1]
     found = [(m.end(), END) for m in _END_BEFORE.finditer(clause)]
     found += [(m.end(), START) for m in _START_BEFORE.finditer(clause)]
     if not _CHANGE.search(clause):  # a "to" just before the value, plain words between
