@@ -1125,3 +1125,46 @@ def test_an_option_is_named_by_a_word_people_use_for_it(
 ) -> None:
     schema = {"type": "object", "properties": {"choice": {"type": "string", "enum": options}}}
     assert extractor.extract(query, schema).arguments.get("choice") == chosen
+
+
+def _schema(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties}
+
+
+def test_a_code_inside_a_longer_code_is_none_of_its_own() -> None:
+    """ "ULT-99" of "XPL-ULT-99" has the shape of "TRF-900" but is a piece of a code of
+    "MOB-5G-20"'s shape: the whole code is the value."""
+    plan = _schema({"plan_code": {"type": "string", "description": "e.g. TRF-900 or MOB-5G-20"}})
+    assert extractor.extract("move me to XPL-ULT-99 please", plan).arguments == {
+        "plan_code": "XPL-ULT-99"
+    }
+    assert extractor.extract("switch to TRF-450", plan).arguments == {"plan_code": "TRF-450"}
+
+
+def test_a_number_the_example_starts_with_is_no_example_value() -> None:
+    """ "e.g. 12 High Street": a request's "12" is its own address's house number."""
+    address = _schema({"address": {"type": "string", "description": "e.g. 12 High Street."}})
+    result = extractor.extract("when are the bins collected at 12 Mill Lane?", address)
+    assert result.arguments == {"address": "12 Mill Lane"}
+
+
+def test_a_long_text_parameter_named_like_a_machines_thing_takes_no_code() -> None:
+    """A ``topic`` of up to 300 characters is what someone wants to talk about, not a
+    message queue's topic: the code the request labels is the rep's."""
+    schema = _schema(
+        {
+            "topic": {"type": "string", "maxLength": 300, "description": "What to discuss"},
+            "rep_code": {"type": "string"},
+        }
+    )
+    result = extractor.extract("book a call with rep code R-2231 about my renewal", schema)
+    assert result.arguments == {"rep_code": "R-2231"}
+
+
+def test_an_acronym_is_a_persons_name_only_when_no_other_name_is_there() -> None:
+    contact = _schema({"contact_name": {"type": "string", "description": "Person on site"}})
+    request = "set up my new VPN router on Friday, contact Tom Baker"
+    assert extractor.extract(request, contact).arguments == {"contact_name": "Tom Baker"}
+    assert extractor.extract("set up the router, contact IBM", contact).arguments == {
+        "contact_name": "IBM"
+    }

@@ -2417,6 +2417,8 @@ def _person(
             return placed[0]
     elif kind == "person":
         people = [n for n in free if not _placed(query, n, _IN_PLACE)]
+        # an acronym ("install my new NBN") is a person's name only when nothing else is
+        people.sort(key=lambda n: bool(_ACRONYM.fullmatch(n)))
         if people:
             names.remove(people[0])
         return people[0] if people else None
@@ -2437,6 +2439,7 @@ _PLACE_AFTER = re.compile(
 )
 
 
+_ACRONYM = re.compile(r"[A-Z]{2,4}")
 # Only a place comes after these ("Jenny from Northwind" is from a company).
 _IN_PLACE = re.compile(r"\b(?:at|in|near)\s{1,3}(?:the\s{1,3})?$", re.IGNORECASE)
 
@@ -2568,6 +2571,8 @@ def _mentioned_example(query: str, spec: dict[str, Any], taken: Collection[objec
     for value in itertools.chain(_example_values(spec, defaults=False), _chinese_examples(spec)):
         if not isinstance(value, str) or value in taken or not 1 < len(value) <= 64:
             continue
+        if value.isdigit():  # a number the request names is its own ("e.g. 14 Alder Road")
+            continue
         seen += 1
         if seen > _MAX_EXAMPLES:
             break
@@ -2687,7 +2692,10 @@ def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -
 # A piece of a date, a time or a version: glued to digits before it (searched up to its
 # end) or after it, or a Chinese date's ("2026年5月20日").
 _GLUED_BEFORE = re.compile(r"(?:\d[-/:.]|[年月])$")
-_GLUED_AFTER = re.compile(r"[-/:.]\d|[年月日号点點]")
+_GLUED_AFTER = re.compile(r"[-/:.]\d|[年月日号点點]|-[A-Za-z]")
+# A code led by a letter is no piece of a longer one either ("BASIC-20" of "PLN-BASIC-20"
+# for "e.g. FBB-500")
+_CODE_BEFORE = re.compile(r"[A-Za-z0-9]-$")
 
 
 def _find_shape(query: str, shape: str, used: set[int]) -> str | None:
@@ -2706,8 +2714,10 @@ def _find_shape(query: str, shape: str, used: set[int]) -> str | None:
             return None
         start, end = match.start(1), match.end(1)
         # not a piece of a date, a time or a version ("2026" of 2026-12-23 for "e.g. 1208")
-        piece = _GLUED_BEFORE.search(query, max(0, start - 2), start) or _GLUED_AFTER.match(
-            query, end
+        piece = (
+            _GLUED_BEFORE.search(query, max(0, start - 2), start)
+            or _GLUED_AFTER.match(query, end)
+            or (query[start].isalpha() and _CODE_BEFORE.search(query, max(0, start - 2), start))
         )
         if start not in used and not piece:
             used.add(start)
@@ -2758,6 +2768,15 @@ def _id_tokens(query: str) -> Iterator[tuple[int, str]]:
             yield run.start() + match.start(), match.group(0)
 
 
+# A string this long is written, not named: no machine's name or identifier is.
+_PROSE_LENGTH = 100
+
+
+def _prose(spec: dict[str, Any]) -> bool:
+    longest = spec.get("maxLength")
+    return isinstance(longest, int) and longest >= _PROSE_LENGTH
+
+
 def is_id_name(name: str, *, machine: bool = True) -> bool:
     parts = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)  # order_id, orderId, sku
     names = _ID_NAMES + _MACHINE_NAMES if machine else _ID_NAMES
@@ -2775,8 +2794,9 @@ def _identifier(
     if "pattern" in spec or "enum" in spec or "format" in spec:
         return None
     examples = examples_of(spec)
-    if not examples:  # a branch that is a place ("网点名称或所在街道") is no git branch
-        machine = not places.takes_a_place(name.lower(), spec)
+    if not examples:  # a branch that is a place ("网点名称或所在街道") is no git branch,
+        # nor a topic of up to 300 characters ("客户想咨询的内容") a message queue's
+        machine = not places.takes_a_place(name.lower(), spec) and not _prose(spec)
         return _identifier_by_name(query, name, used, taken, machine=machine)
     # Each example's best find (the strictest reading that finds a token), then the
     # strictest of those, the query's first on a tie: "from LHR-T5 to EDI-WAV" starts at
