@@ -1168,3 +1168,66 @@ def test_an_acronym_is_a_persons_name_only_when_no_other_name_is_there() -> None
     assert extractor.extract("set up the router, contact IBM", contact).arguments == {
         "contact_name": "IBM"
     }
+
+
+@pytest.mark.parametrize(
+    ("request_text", "minutes"),
+    [
+        ("squash court on 2025-09-02 from 5pm to 6:30pm", 90),
+        ("the studio 2025-09-02, 09:00-11:00", 120),
+        ("squash court on 2025-09-02 at 5pm for 2 hours", 120),  # said outright
+    ],
+)
+def test_a_length_in_minutes_is_the_stretch_between_two_times(
+    request_text: str, minutes: int
+) -> None:
+    schema = _schema(
+        {
+            "start_time": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"},
+            "duration_minutes": {"type": "integer", "minimum": 30, "maximum": 480},
+        }
+    )
+    assert extractor.extract(request_text, schema).arguments["duration_minutes"] == minutes
+
+
+def test_a_stretch_of_no_whole_hours_fills_no_count_of_hours() -> None:
+    hours = _schema({"hours": {"type": "integer", "minimum": 1, "maximum": 8}})
+    assert "hours" not in extractor.extract("from 10:30 to 12:00", hours).arguments
+    assert extractor.extract("from 10am to 1pm", hours).arguments == {"hours": 3}
+
+
+def test_a_name_labelled_with_an_apostrophe_s_is_the_name_alone() -> None:
+    guest = _schema({"guest_name": {"type": "string"}})
+    request = "Could you book me a double for Friday? Name's Olga Petrova"
+    assert extractor.extract(request, guest).arguments == {"guest_name": "Olga Petrova"}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "quantity"),
+    [
+        ("could we get three clean mugs at desk 12?", 3),
+        ("send two pillows please", 2),
+        ("keep the blanket for two weeks", None),  # a length of time counts nothing
+        ("that one, please", None),
+    ],
+)
+def test_a_count_in_words_fills_a_quantity_of_anything(
+    request_text: str, quantity: int | None
+) -> None:
+    schema = _schema({"quantity": {"type": "integer", "minimum": 1, "maximum": 9}})
+    assert extractor.extract(request_text, schema).arguments.get("quantity") == quantity
+
+
+def test_the_options_of_a_list_come_in_the_order_the_request_names_them() -> None:
+    schema = _schema(
+        {
+            "items": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["charger", "adapter", "keyboard", "mouse"]},
+            }
+        }
+    )
+    request = "I need a mouse, a keyboard and two chargers"
+    assert extractor.extract(request, schema).arguments == {
+        "items": ["mouse", "keyboard", "charger"]
+    }

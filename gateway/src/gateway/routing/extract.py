@@ -539,15 +539,16 @@ def _labelled_text(query: str, parameter: str) -> str | None:
 
 
 # A person's family or given name after its label: "surname Kowalski", "last name: Smith",
-# "lastname O'Brien", "姓HUANG", "Name: Lindqvist" (a bare "name" only before a colon or
-# "is": "the name on the booking" labels nothing).
+# "lastname O'Brien", "姓HUANG", "Name: Lindqvist", "Name's Chen Wei" (a bare "name" only
+# before a colon, "is" or "'s": "the name on the booking" labels nothing).
 _NAME_LABELS = (
     (("last", "surname", "family"), r"sur\s?name|last\s?name|family\s?name|姓"),
     (("first", "given"), r"first\s?name|given\s?name|名"),
-    (("name",), r"(?<![\w\s])\s*name(?=\s*(?:[:：=]|\bis\b))"),
+    (("name",), r"(?<![\w\s])\s*name(?=\s*(?:[:：=]|\bis\b)|['’]s\b)"),
 )
 _NAME_AFTER_LABEL = re.compile(  # blanks bounded: a run of them is not re-split
-    r"\s{0,3}(?:[:：=]|\bis\b|是|叫)?\s{0,3}([A-Za-z][A-Za-z'’-]*(?:\s{1,3}[A-Z][A-Za-z'’-]*)?)"
+    r"(?:['’]s\b)?\s{0,3}(?:[:：=]|\bis\b|是|叫)?\s{0,3}"
+    r"([A-Za-z][A-Za-z'’-]*(?:\s{1,3}[A-Z][A-Za-z'’-]*)?)"
 )
 
 
@@ -1032,6 +1033,7 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
                 break
             found.append(option)
             options.remove(option)
+        found.sort(key=lambda option: _mentioned_at(query, option))  # as the request lists
     elif _constrains(items) and items.get("type", "string") == "string":
         while len(found) < limit:
             value = _constrained(query, items, [*map(str, taken), *found])
@@ -1045,6 +1047,20 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         found = list(dict.fromkeys(a for a in addresses if a not in taken))[:limit]
     minimum = spec.get("minItems")
     return found if found and len(found) >= (minimum if isinstance(minimum, int) else 1) else None
+
+
+def _mentioned_at(query: str, option: object) -> int:
+    """Where ``query`` first writes a word of ``option`` (any of its words, in any
+    inflection: "towels" of ``towel``); after the end when it writes none (an option
+    named in other words keeps its place among those)."""
+    words = {stem(w) for w in re.split(r"[\s_\-]+", str(option).lower()) if w}
+    lowered = query.lower()
+    for match in _LATIN_WORD.finditer(lowered):
+        if stem(match.group(0)) in words:
+            return match.start()
+    text = str(option)
+    at = query.find(text) if has_han(text) else -1
+    return at if at >= 0 else len(query)
 
 
 def _search_terms(query: str, others: Sequence[str]) -> str | None:
@@ -2220,13 +2236,30 @@ def _duration(
     unit = temporal.unit_of(name, spec)
     found = temporal.duration(query, unit) if unit else None
     if found is None:
-        return None
+        return _clock_span(query, unit, spec, kind) if unit in _CLOCK_UNITS else None
     amount, start, end = found
     value: int | float = round(amount) if kind == "integer" else amount
     if (kind == "integer" and value < 1 and amount > 0) or not _within(float(value), spec):
         return None
     used.update(n.start() for n in _NUMBER.finditer(query) if start <= n.start() < end)
     return value
+
+
+# Units a stretch between two times of day is counted in.
+_CLOCK_UNITS = {"minute": 1, "hour": 60}
+
+
+def _clock_span(query: str, unit: str, spec: dict[str, Any], kind: str) -> int | float | None:
+    """The length between the two times of day a request names ("from 6pm to 9pm" is 180
+    minutes, "10:30-12:00" 1.5 hours), in ``unit``; None without such a range."""
+    times = _times_of_day(temporal.resolve(query, datetime.now(UTC).date()))
+    if times is None or times[1] is None or times[1] <= times[0]:
+        return None
+    amount = (times[1] - times[0]) / _CLOCK_UNITS[unit]
+    value: int | float = round(amount) if kind == "integer" else amount
+    if kind == "integer" and value != amount:
+        return None  # 90 minutes is no whole number of hours
+    return value if _within(float(value), spec) else None
 
 
 _CJK_DATE = frozenset("年月日号点點")  # a number before one is part of a date or a clock
@@ -2277,13 +2310,32 @@ _COUNT_WORD = re.compile(rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+([a-z]+)", r
 
 def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
     """A count written in words before what the parameter counts: "one night" for
-    ``nights``, "two adults" for ``adults`` (not "the one I booked")."""
+    ``nights``, "two adults" for ``adults`` (not "the one I booked"); for a count of
+    anything (``quantity``), two or more of a thing ("two extra pillows"), never of a
+    length of time ("two weeks")."""
     counted = {stem(w) for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2}
     for match in _COUNT_WORD.finditer(query):
         value = _COUNT_WORDS[match.group(1).lower()]
         if stem(match.group(2).lower()) in counted and _within(float(value), spec):
             return value
+    if name.lower() not in _ANY_COUNT_NAMES:
+        return None
+    for match in _COUNT_OF_THINGS.finditer(query):
+        value = _COUNT_WORDS[match.group(1).lower()]
+        if value >= 2 and match.group(2).lower() not in _TIME_PLURALS and _within(value, spec):
+            return value
     return None
+
+
+# Names of a count of whatever the request is about.
+_ANY_COUNT_NAMES = frozenset(("quantity", "qty", "count", "units", "pieces"))
+# A count and the plural it counts, a word apart at most ("two extra pillows").
+_COUNT_OF_THINGS = re.compile(
+    rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+(?:[a-z]+\s+)?([a-z]{{3,}}s)\b", re.IGNORECASE
+)
+_TIME_PLURALS = frozenset(
+    ("seconds", "minutes", "mins", "hours", "hrs", "days", "weeks", "months", "years", "times")
+)
 
 
 # A count written in Chinese numerals before its measure word: "三个人", "两位", "五件".
