@@ -1231,3 +1231,20 @@ def test_the_options_of_a_list_come_in_the_order_the_request_names_them() -> Non
     assert extractor.extract(request, schema).arguments == {
         "items": ["mouse", "keyboard", "charger"]
     }
+
+
+@pytest.mark.parametrize(
+    ("request_text", "priority"),
+    [
+        ("新建一个任务：季度报表核对，优先级低", "low"),
+        ("这是个高优先级的任务，明早前处理", "high"),
+        ("任务优先级设为高", "high"),
+        ("机房温度很高，帮我建个任务", None),  # 高 beside no label of the parameter
+    ],
+)
+def test_a_chinese_level_beside_the_parameters_label_is_its_option(
+    request_text: str, priority: str | None
+) -> None:
+    dictionary()
+    schema = _schema({"priority": {"type": "string", "enum": ["low", "medium", "high"]}})
+    assert extractor.extract(request_text, schema).arguments.get("priority") == priority

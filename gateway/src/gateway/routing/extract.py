@@ -65,7 +65,8 @@ from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
 from gateway.routing import countries, currencies, places, roles, temporal
-from gateway.routing.gloss import every_sense, gloss, gloss_ready, has_han
+from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han
+from gateway.routing.gloss import segment as segment_words
 from gateway.routing.text import STOPWORDS, stem
 from reach_common.references import names_an_identifier, refers_back
 
@@ -951,6 +952,8 @@ class ArgumentExtractor:
             value = _constrained(query, spec, taken, around or "")
             if value is None and "pattern" in spec:
                 return _prefixed(query, name, spec, taken)
+            if value is None and "enum" in spec:
+                return _beside_its_label(query, name, spec["enum"])
             return value
         if kind in ("integer", "number"):
             return _number(query, name, spec, kind, used_numbers)
@@ -1457,6 +1460,53 @@ def _constrained(
         return _enum_option(query, spec, around)
     found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))
     return next((value for value in found if value not in taken), None)
+
+
+# What may stand between a Chinese label and its value: 优先级：高, 优先级是低, 级别为中.
+_LABEL_JOINT = re.compile(r"\s{0,2}(?:[:：]|是|为|设为|设成|调成|改成)?\s{0,2}")
+_JOINT_WORDS = frozenset(("是", "为", "设为", "设成", "调成", "改成", "调", "改", "设"))
+
+
+def _beside_its_label(query: str, name: str, options: list[Any]) -> Any:
+    """In a Chinese request, the option the word next to the parameter's label means:
+    the label a Chinese word whose English sense has the parameter's name (优先级
+    "priority level" for ``priority``), the word right after it or right before it
+    (优先级高, 高优先级: 高 "high"). None when no such word is there."""
+    if not has_han(query) or not gloss_ready():
+        return None
+    named = {stem(w) for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2}
+    stems = {stem(str(o).lower()): o for o in options if isinstance(o, str) and o.isascii()}
+    if not named or not stems:
+        return None
+    words = dictionary()
+
+    def option_of(word: str) -> Any:
+        sense = words.get(word, "")
+        return next((stems[s] for s in map(stem, _LATIN_WORD.findall(sense)) if s in stems), None)
+
+    text = query[:_MAX_LABELLED]
+    for run in _ALL_HAN.finditer(text):
+        pieces = segment_words(run.group(0), words)
+        for i, piece in enumerate(pieces):
+            sense = words.get(piece, "")
+            if len(piece) < 2 or not named & {stem(w) for w in _LATIN_WORD.findall(sense)}:
+                continue
+            rest = pieces[i + 1 :]
+            while rest and rest[0] in _JOINT_WORDS:
+                rest = rest[1:]
+            after = rest[0] if rest else None
+            if after is None:  # 优先级：高 (the value in the next run of Chinese)
+                joint = _LABEL_JOINT.match(text, run.end())
+                following = _ALL_HAN.match(text, joint.end()) if joint else None
+                after = segment_words(following.group(0), words)[0] if following else None
+            for word in (after, pieces[i - 1] if i else None):
+                option = option_of(word) if word else None
+                if option is not None:
+                    return option
+    return None
+
+
+_MAX_LABELLED = 300  # characters of a request searched for a label
 
 
 def _enum_option(query: str, spec: dict[str, Any], around: str = "") -> Any:
