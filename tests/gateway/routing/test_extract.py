@@ -1248,3 +1248,51 @@ def test_a_chinese_level_beside_the_parameters_label_is_its_option(
     dictionary()
     schema = _schema({"priority": {"type": "string", "enum": ["low", "medium", "high"]}})
     assert extractor.extract(request_text, schema).arguments.get("priority") == priority
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["tyre's flat on the A40. call me back on 0161 496 0321", "tyre's flat. 0161 496 0321"],
+)
+def test_a_pattern_that_allows_blanks_takes_none_from_around_the_value(request_text: str) -> None:
+    schema = _schema({"phone": {"type": "string", "pattern": "^\\+?[0-9 ()-]{6,20}$"}})
+    assert extractor.extract(request_text, schema).arguments == {"phone": "0161 496 0321"}
+
+
+def test_a_number_apart_from_a_code_written_whole_is_a_number_of_its_own() -> None:
+    schema = _schema(
+        {
+            "code": {"type": "string", "pattern": "^[A-Z0-9]{4,15}$"},
+            "percent_off": {"type": "number", "exclusiveMinimum": 0},
+        }
+    )
+    result = extractor.extract("make code SPRING25 for 25 percent off", schema)
+    assert result.arguments == {"code": "SPRING25", "percent_off": 25}
+
+
+@pytest.mark.parametrize(
+    ("request_text", "expected"),
+    [
+        ("show the last 30 payments on my card", {"limit": 30}),
+        ("最近30笔消费", {"limit": 30}),
+        ("payments over 30 dollars", {"min_amount": 30}),
+        ("payments over 30 Swiss francs", {"min_amount": 30}),
+        ("send 120 towards my balance", {"min_amount": 120}),
+    ],
+)
+def test_a_number_that_counts_things_is_no_sum_of_money(
+    request_text: str, expected: dict[str, int]
+) -> None:
+    schema = _schema(
+        {
+            "min_amount": {"type": "number", "minimum": 0},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+        }
+    )
+    assert extractor.extract(request_text, schema).arguments == expected
+
+
+def test_a_percent_sign_names_the_percent_option() -> None:
+    schema = _schema({"kind": {"type": "string", "enum": ["percentage", "flat"]}})
+    assert extractor.extract("knock 12% off", schema).arguments == {"kind": "percentage"}
+    assert extractor.extract("knock 12 off", schema).arguments == {}

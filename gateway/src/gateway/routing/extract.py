@@ -1523,6 +1523,10 @@ def _enum_option(query: str, spec: dict[str, Any], around: str = "") -> Any:
     inflected = _inflected_option(lowered, by_length)
     if inflected is not None:
         return inflected
+    if _PERCENT_SIGN.search(query):  # "10% off" names ``percent``
+        percent = [o for o in options if re.split(r"[_\-\s]+", str(o).lower())[0] in _PERCENT]
+        if len(percent) == 1:
+            return percent[0]
     firsts: dict[str, list[Any]] = {}
     for option in options:
         first = re.split(r"[_\-\s]+", str(option).lower())[0]
@@ -1556,6 +1560,10 @@ def _enum_option(query: str, spec: dict[str, Any], around: str = "") -> Any:
         or _window_option(query, options)
         or _shared_character_option(query, options, f"{description} {around}")
     )
+
+
+_PERCENT_SIGN = re.compile(r"\d\s?[%％]")
+_PERCENT = frozenset(("percent", "percentage", "pct", "percent_off"))
 
 
 # Characters that say nothing of an option: particles, "other", and words of degree.
@@ -2074,6 +2082,21 @@ def _glued(query: str, start: int, end: int) -> bool:
     return before or after
 
 
+def _trimmed(query: str, match: Any, program: Any) -> tuple[int, int, str]:
+    """A match without the blanks at its ends that a pattern allowing blanks inside
+    (``^\\+?[0-9 ()-]{6,20}$``) took from around it (". 310 555 0187"), if the pattern
+    still takes it so; else the match as it is."""
+    start, end = match.start(), match.end()
+    value = str(match.group(0))
+    stripped = value.strip()
+    if stripped and stripped != value:
+        again = search(program, stripped)
+        if again is not None and again.group(0) == stripped:
+            start += len(value) - len(value.lstrip())
+            return start, start + len(stripped), stripped
+    return start, end, value
+
+
 def _pattern_value(
     query: str, pattern: str, taken: Collection[object] = (), *, anchored: bool = False
 ) -> str | None:
@@ -2098,15 +2121,15 @@ def _pattern_value(
             match = program.search(query, position)
             if match is None:
                 break
+            start, end, value = _trimmed(query, match, program)
             whole = not anchored or (
-                _whole(query, match.start(), match.end())
-                and not any(a <= match.start() < b for a, b in grouped)  # "6037" of a card's
+                _whole(query, start, end)
+                and not any(a <= start < b for a, b in grouped)  # "6037" of a card's
             )
-            value = str(match.group(0))
             if whole and value not in taken:
                 if value.isalpha():
                     word = word or value
-                elif _glued(query, match.start(), match.end()):
+                elif _glued(query, start, end):
                     piece = piece or value
                 else:
                     return value
@@ -2214,6 +2237,8 @@ def _digits_of(query: str, value: object) -> Iterator[int]:
     amount is made of them."""
     if not isinstance(value, str):
         return
+    if not value.isdigit() and value.lower() in query.lower():
+        return  # written whole ("XMAS15: 15 percent off"): a 15 apart is a number of its own
     digits = value if value.isdigit() else None
     if digits is None:
         found = re.search(r"(?<=[A-Za-z_/-])\d+$", value)
@@ -2335,11 +2360,14 @@ def _number(
         }
     number = _number_near(query, _mentions(name, spec), skip)
     if number is None:
+        money = _MONEY_NAMES.intersection(re.split(r"[_\W]+", name.lower()))
         number = next(
             (
                 n
                 for n in _numbers(query)
-                if n.start() not in skip and _within(_amount(query, n), spec)
+                if n.start() not in skip
+                and _within(_amount(query, n), spec)
+                and not (money and _counts_things(query, n.end()))
             ),
             None,
         )
@@ -2349,6 +2377,40 @@ def _number(
     if value is not None:
         used.add(number.start())
     return value
+
+
+# Names of a sum of money, which no count of things is ("last 20 transactions", 20笔).
+_MONEY_NAMES = frozenset(
+    ("amount", "price", "cost", "fee", "fees", "total", "budget", "balance", "payment")
+)
+# A plural after a number says what it counts; a currency's name counts money.
+_COUNTED = re.compile(r"\s{0,2}(?:([A-Za-z]{2,}s)\b|[笔条个件次张份单])")
+# Words ending in s that count nothing ("pay 1500 towards my tuition").
+_NOT_PLURALS = frozenset(
+    (
+        *("towards", "afterwards", "backwards", "forwards", "is", "was", "has", "does"),
+        *("this", "thus", "plus", "minus", "less", "unless", "as", "us", "its", "his"),
+        *("always", "perhaps", "across", "besides", "yes", "ours", "yours", "theirs"),
+    )
+)
+_MONEY_PLURALS = frozenset(
+    ("dollars", "bucks", "euros", "pounds", "yens", "cents", "pence", "rupees", "pesos", "francs")
+)
+
+
+def _counts_things(query: str, end: int) -> bool:
+    """Whether the number ending at ``end`` counts things ("20 transactions", "200 uses",
+    20笔), not money ("20 dollars", 20元)."""
+    counted = _COUNTED.match(query, end)
+    if counted is None:
+        return False
+    plural = counted.group(1)
+    if plural is None:
+        return True
+    if plural.lower() in _MONEY_PLURALS or plural.lower() in _NOT_PLURALS:
+        return False
+    # a currency's name that begins with such a word: "300 Swiss francs"
+    return all(m.start != counted.start(1) for m in currencies.mentioned(query))
 
 
 _COUNT_WORDS = {
