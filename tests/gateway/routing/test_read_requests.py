@@ -152,6 +152,8 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("need to push my appointment back a week", None),  # "need to" is not an order's start
         ("push my appointment back a week, APT0918834", "reschedule"),
         ("move 200 units of SKU2024001 from WH01 to WH03", None),
+        ("move 1000 USD from 40128876 to 73350219", None),  # to an account, not a day
+        ("move my session to 3pm", "reschedule"),
         ("发条提醒到13912345678，预约号APT0637712", "发条提醒"),
         ("提醒病人明天来复诊，APT0840021", "提醒"),
         # Orders no lookup carries out: a reader is not given them, and a writer only if
@@ -378,3 +380,16 @@ async def test_a_route_cached_before_the_rule_does_not_take_a_question_to_a_writ
     body = response.json()
     assert body["tool_id"] == "contract_get"
     assert "cached route contract_sign (exact hit) not used" in body["route"]["why"]
+
+
+def test_extending_renews_and_raising_or_filing_creates() -> None:
+    """ "extend my lease one more year" was refused by the renewal tool, and "raise a
+    critical maintenance job" by the one that opens work orders: neither tool says the
+    verb, but each does its action class."""
+    renewal = tool("lease_renewal", "POST", "Requests a renewal of a lease for a new term.")
+    assert does(renewal, "extend", strict=True)
+    assert order_verb("extend my lease one more year") == "extend"
+    opens = tool("job_create", "POST", "Creates a maintenance job for a machine.")
+    assert does(opens, "raise", strict=True)
+    assert does(tool("claim_new", "POST", "Creates an insurance claim."), "lodge", strict=True)
+    assert not does(tool("job_cancel", "POST", "Cancels a maintenance job."), "raise")

@@ -142,8 +142,10 @@ def penalty(
 # manifest), so each holds both.
 ACTION_PENALTY = 0.35
 _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
+    # (a ticket or a claim is raised, filed or lodged: it is created)
     "create": (
-        frozenset({"create", "add", "insert", "register", "enroll", "enrol"}),
+        frozenset({"create", "add", "insert", "register", "enroll", "enrol"})
+        | {"raise", "file", "lodge"},
         ("创建", "新建", "新增", "添加", "下单", "选课", "加选", "选一下", "报名", "登记", "录入"),
     ),
     "store": (
@@ -180,7 +182,8 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         frozenset({"book", "schedule", "reserve"}),
         ("预订", "预约", "挂号", "约一下", "约个", "约一个"),
     ),
-    "renew": (frozenset({"renew"}), ("续借", "续期", "续订", "续约", "续费")),
+    # (extending a lease, a loan or a subscription renews it: "extend my lease a year")
+    "renew": (frozenset({"renew", "extend"}), ("续借", "续期", "续订", "续约", "续费")),
     "withdraw": (
         frozenset({"withdraw", "drop", "unenroll", "unenrol", "quit"}),
         ("退课", "退选", "退出"),
