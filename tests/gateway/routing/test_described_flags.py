@@ -92,3 +92,28 @@ def test_a_schema_of_many_flags_costs_its_length_not_its_square() -> None:
 
     small, large = many(100), many(800)
     assert cost(large) / cost(small) < 24
+
+
+@pytest.mark.parametrize(
+    ("request_text", "history"),
+    [
+        ("帮我查下 AC-5521 今年的充值记录", True),  # 记录: records
+        ("会员 AC-5521 的积分明细", True),  # 明细: the itemised list
+        ("AC-5521 历史记录也给我看看", True),
+        ("balance of AC-5521, and the history please", True),
+        ("balance of AC-5521 only, no history", False),  # "no" just before
+        ("AC-5521 还有多少余额", None),
+    ],
+)
+def test_a_history_flag_is_set_by_the_words_people_use_for_one(
+    request_text: str, history: bool | None
+) -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "account": {"type": "string", "pattern": "^AC-[0-9]{4}$"},
+            "include_history": {"type": "boolean"},
+        },
+    }
+    arguments = ArgumentExtractor().extract(request_text, schema).arguments
+    assert arguments.get("include_history") == history

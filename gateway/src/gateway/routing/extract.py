@@ -1128,7 +1128,7 @@ _FUNCTION_HAN = re.compile(
 )
 _HAN_PAIR = re.compile(r"(?=([\u4e00-\u9fff]{2}))")
 _FLAG_NEGATED = re.compile(
-    r"(?:\bdon'?t|\bdo not|\bnever|\bnot|\bno need to|\bneedn'?t|\bwithout)\s*$"
+    r"(?:\bdon'?t|\bdo not|\bnever|\bnot|\bno need to|\bneedn'?t|\bwithout|\bno)\s*$"
     r"|(?:不用|无需|不必|不需要|不要|别|勿|不|还没|没有|没)[\u4e00-\u9fff]{0,3}$",
     re.IGNORECASE,
 )
@@ -1197,13 +1197,25 @@ def _named_flag(query: str, name: str) -> bool | None:
     chinese = has_han(query) and gloss_ready()
     words = set(_LATIN_WORD.findall(lowered)) | (_glossed_words(query) if chinese else set())
     stems = {stem(w) for w in words}
-    if not all(stem(p) in stems for p in content):
+    if not all(stem(p) in stems or _flag_word_said(p, stems, query) for p in content):
         return None
     first = _cached(rf"\b{re.escape(content[0])}").search(lowered)
     before = lowered[max(0, first.start() - 12) : first.start()] if first is not None else ""
     if _FLAG_NEGATED.search(before):
         return False  # "don't notify", "no need to notify"
     return not (chinese and _CJK_NEGATED.search(query))
+
+
+# Words people use for a flag's word: a history is a list of records (缴费记录, 积分明细,
+# 历史记录, 流水).
+_FLAG_WORDS = {"history": ("record", "records", "记录", "历史", "明细", "流水")}
+
+
+def _flag_word_said(part: str, stems: set[str], query: str) -> bool:
+    """Whether the request says ``part`` (a word of a flag's name) in other words."""
+    return any(
+        (w in query) if has_han(w) else (stem(w) in stems) for w in _FLAG_WORDS.get(part, ())
+    )
 
 
 _TIME_SAMPLES = ("2026-01", "2026-01-31", "10:30")
