@@ -117,3 +117,19 @@ def test_a_history_flag_is_set_by_the_words_people_use_for_one(
     }
     arguments = ArgumentExtractor().extract(request_text, schema).arguments
     assert arguments.get("include_history") == history
+
+
+@pytest.mark.parametrize(
+    ("request_text", "itemised"),
+    [
+        ("send me the breakdown of invoice 7781", True),
+        ("total of invoice 7781 only, no breakdown", False),
+        ("what's the total on acc no 7781?", None),  # "no" of "acc no" is a number's
+    ],
+)
+def test_an_itemised_flag_is_set_by_a_breakdown_and_no_number_unsets_it(
+    request_text: str, itemised: bool | None
+) -> None:
+    schema = {"type": "object", "properties": {"include_itemised": {"type": "boolean"}}}
+    arguments = ArgumentExtractor().extract(request_text, schema).arguments
+    assert arguments.get("include_itemised") == itemised

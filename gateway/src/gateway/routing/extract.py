@@ -157,7 +157,11 @@ _COLON = re.compile(r"(?:(?<!\d):|:(?!\d)|：)\s*(.+)$", re.DOTALL)
 # "Bank of China", "Maria de la Cruz": the particles are whole words ("What's due" is no name).
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|(?:of|de|la|du)\b))*")
 _TRUE = re.compile(r"\b(yes|true|enable|enabled|include|with)\b", re.IGNORECASE)
-_FALSE = re.compile(r"\b(no|false|disable|disabled|exclude|without)\b", re.IGNORECASE)
+# ("acc no ACC-1184420", "order no. 5521": "no" there is a number's abbreviation)
+_FALSE = re.compile(
+    r"\b(no(?!\.?\s{0,2}[:#]?\s{0,2}[A-Za-z-]{0,12}\d)|false|disable|disabled|exclude|without)\b",
+    re.IGNORECASE,
+)
 # A switch thrown in words: "turn on", "switch X off", "disable", 打开 / 关掉.
 _SWITCHED = re.compile(
     r"\b(?:turn|switch|flip|toggle|set|put|flick)(?:ed)?\s+(?P<particle>on|off)\b"
@@ -1199,7 +1203,9 @@ def _named_flag(query: str, name: str) -> bool | None:
     stems = {stem(w) for w in words}
     if not all(stem(p) in stems or _flag_word_said(p, stems, query) for p in content):
         return None
-    first = _cached(rf"\b{re.escape(content[0])}").search(lowered)
+    said = [content[0], *(w for w in _FLAG_WORDS.get(content[0], ()) if not has_han(w))]
+    found = [m for w in said if (m := _cached(rf"\b{re.escape(w)}").search(lowered))]
+    first = min(found, key=lambda m: m.start()) if found else None
     before = lowered[max(0, first.start() - 12) : first.start()] if first is not None else ""
     if _FLAG_NEGATED.search(before):
         return False  # "don't notify", "no need to notify"
@@ -1207,8 +1213,13 @@ def _named_flag(query: str, name: str) -> bool | None:
 
 
 # Words people use for a flag's word: a history is a list of records (缴费记录, 积分明细,
-# 历史记录, 流水).
-_FLAG_WORDS = {"history": ("record", "records", "记录", "历史", "明细", "流水")}
+# 历史记录, 流水)
+_FLAG_WORDS = {
+    "history": ("record", "records", "记录", "历史", "明细", "流水"),
+    # and an itemised bill is its breakdown (账单明细)
+    "itemised": ("breakdown", "itemized", "明细"),
+    "itemized": ("breakdown", "itemised", "明细"),
+}
 
 
 def _flag_word_said(part: str, stems: set[str], query: str) -> bool:
