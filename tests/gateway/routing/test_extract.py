@@ -1296,3 +1296,20 @@ def test_a_percent_sign_names_the_percent_option() -> None:
     schema = _schema({"kind": {"type": "string", "enum": ["percentage", "flat"]}})
     assert extractor.extract("knock 12% off", schema).arguments == {"kind": "percentage"}
     assert extractor.extract("knock 12 off", schema).arguments == {}
+
+
+def test_a_token_of_another_parameters_example_shape_is_not_a_guess() -> None:
+    """ "e.g. 10B" gives a class group's shape: "11C" is the group's, not a student number
+    that a guess by the name ``student_id`` took."""
+    schema = _schema(
+        {
+            "student_id": {"type": "string", "description": "Student number"},
+            "class_group": {"type": "string", "description": "Homeroom, e.g. 10B"},
+        }
+    )
+    assert extractor.extract("timetable of 11C on monday", schema).arguments == {
+        "class_group": "11C"
+    }
+    assert extractor.extract("timetable of S2023 on monday", schema).arguments == {
+        "student_id": "S2023"
+    }

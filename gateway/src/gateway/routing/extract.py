@@ -1294,8 +1294,12 @@ def _example_shapes(props: dict[str, dict[str, Any]]) -> Iterator[tuple[str, str
         if "pattern" in spec or "enum" in spec:
             continue
         for example in examples_of(spec):
-            if any(c.isdigit() for c in example) and _LOOSE_LETTERS.search(example):
+            if not any(c.isdigit() for c in example) or not any(c.isalpha() for c in example):
+                continue
+            if _LOOSE_LETTERS.search(example):
                 yield name, f"^{shape_of(example, digits='near', letters='loose')}$"
+            else:  # "e.g. 10B": a class group's "7A" is no student's number
+                yield name, f"^{shape_of(example, digits='near', letters='class')}$"
 
 
 def _dated(
