@@ -1590,7 +1590,7 @@ def _enum_option(query: str, spec: dict[str, Any], around: str = "") -> Any:
 
 
 _PERCENT_SIGN = re.compile(r"\d\s?[%％]")
-_PERCENT = frozenset(("percent", "percentage", "pct", "percent_off"))
+_PERCENT = frozenset(("percent", "percentage", "pct"))
 
 
 # Characters that say nothing of an option: particles, "other", and words of degree.
@@ -2461,7 +2461,8 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
         return None
     for match in _COUNT_OF_THINGS.finditer(query):
         value = _COUNT_WORDS[match.group(1).lower()]
-        if value >= 2 and match.group(2).lower() not in _TIME_PLURALS and _within(value, spec):
+        things = match.group(2).lower()
+        if value >= 2 and things not in temporal.TIME_PLURALS | {"times"} and _within(value, spec):
             return value
     return None
 
@@ -2471,9 +2472,6 @@ _ANY_COUNT_NAMES = frozenset(("quantity", "qty", "count", "units", "pieces"))
 # A count and the plural it counts, a word apart at most ("two extra pillows").
 _COUNT_OF_THINGS = re.compile(
     rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+(?:[a-z]+\s+)?([a-z]{{3,}}s)\b", re.IGNORECASE
-)
-_TIME_PLURALS = frozenset(
-    ("seconds", "minutes", "mins", "hours", "hrs", "days", "weeks", "months", "years", "times")
 )
 
 

@@ -155,6 +155,8 @@ _UNIT_NAMES = {
     "hours": "hour", "hrs": "hour", "days": "day", "weeks": "week", "months": "month",
     "years": "year", "秒数": "second", "分钟数": "minute", "小时数": "hour", "天数": "day",
 }  # fmt: skip
+# The English plurals of a unit of time: "two weeks" counts no things.
+TIME_PLURALS = frozenset(word for word in _UNIT_NAMES if word.isascii())
 # Names of a length whose unit only the description gives ("window": "in days").
 _SPAN_NAMES = frozenset(
     [
