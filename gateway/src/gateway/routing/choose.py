@@ -37,8 +37,10 @@ neither can carry a tool that does not match at all:
   an action none of the tool's own words name ("cancel order SO…" of an order
   lookup: ``vocabulary.action_gap``), or identifiers of a type another candidate
   takes that this tool takes in no parameter ("给 SO… 退款" of a document search:
-  ``FOREIGN_ID_PENALTY``). It lowers the confidence only, and is worked out only for
-  the candidates about to be accepted.
+  ``FOREIGN_ID_PENALTY``), or a thing the tool's words never name while another
+  candidate is named for it ("withdraw my damage claim" of a pickup's cancel, with
+  ``file_claim`` in the catalogue: ``vocabulary.object_gap``). It lowers the confidence
+  only, and is worked out only for the candidates about to be accepted.
 
 The threshold applies to the confidence after the nudges; the identifier fit adds
 ``FIT_CONFIDENCE`` to it. When the best-scored candidate falls short, the most

@@ -79,7 +79,7 @@ from gateway.routing.gloss import dictionary, gloss, gloss_ready
 from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, example_texts, index_texts
 from gateway.routing.options import choose_options
 from gateway.routing.rerank import rerank
-from gateway.routing.text import cjk_share, instruction, tokenize
+from gateway.routing.text import cjk_share, instruction, split_identifier, tokenize
 from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder, VectorCache
 from reach_common.llm.types import LLMProvider
@@ -596,10 +596,19 @@ class Router:
     def _unoffered(self, text: str, candidates: list[Candidate]) -> Callable[[str], float]:
         """Per candidate, the confidence it loses for what the request asks that the tool
         does not offer: an action its own words do not name (``vocabulary.action_gap``),
-        or identifiers another candidate takes and it takes in no parameter. Evaluated
+        a thing they do not name that another candidate is named for
+        (``vocabulary.object_gap``), or identifiers another candidate takes and it takes in
+        no parameter. Evaluated
         only for the candidates ``choose`` considers accepting."""
         requested = vocabulary.requested_actions(text)
         changed = vocabulary.changed_attribute(text)
+        acted = vocabulary.acted_on(text)
+        # the candidates named for what it acts on ("file_claim": "withdraw my damage claim")
+        named_for = frozenset(
+            c.tool_id
+            for c in candidates
+            if acted is not None and acted[1] in tokenize(split_identifier(c.tool_id))
+        )
         identifiers: tuple[set[str], set[str]] | None = None
         head = _PAYLOAD.split(text, maxsplit=1)[0]  # ids in a payload say what it holds
         # an identifier with letters (a bare number may be one typed without its prefix),
@@ -622,6 +631,9 @@ class Router:
             if changed:  # "change the title of LS-…" of a tool that changes prices
                 own_words, own_text = self._attribute_words(spec.manifest)
                 lost = max(lost, vocabulary.attribute_gap(changed, own_words, own_text))
+            if named_for - {tool_id}:  # "withdraw my damage claim" of a pickup's cancel
+                own_words = self._attribute_words(spec.manifest)[0]
+                lost = max(lost, vocabulary.object_gap(acted, spec.manifest, own_words))
             if identifiers is None:
                 shaped: set[str] = set()
                 named: set[str] = set()

@@ -430,3 +430,74 @@ def attribute_text(manifest: Mapping[str, Any]) -> str:
             parts.append(str(spec.get("description") or ""))
             parts.extend(str(o) for o in spec.get("enum") or [] if isinstance(o, str))
     return "\n".join(parts)
+
+
+# What an order acts on: the noun after its action verb ("withdraw my damage claim",
+# "cancel the tow truck"). A tool that takes the action but whose own words never name
+# that thing ("cancel_pickup"), in a catalogue where another candidate is named for it
+# (``file_claim``), is not what the request is for, however close the verb brings it:
+# its confidence loses ``OBJECT_PENALTY``.
+OBJECT_PENALTY = 0.5
+_OBJECT_TOKEN = re.compile(r"[A-Za-z0-9][\w'./@#-]*|[^\w\s]")
+_DETERMINERS = frozenset(
+    (
+        *("the", "my", "our", "a", "an", "this", "that", "these", "those", "his", "her"),
+        *("their", "your", "its", "all", "both", "any", "some"),
+    )
+)
+# Words that end the object's phrase: prepositions, conjunctions, pronouns, adverbs.
+_OBJECT_ENDS = frozenset(
+    (
+        *("for", "of", "on", "in", "into", "to", "from", "at", "with", "by", "about", "as"),
+        *("and", "or", "but", "so", "because", "since", "if", "when", "then", "please", "pls"),
+        *("it", "them", "i", "we", "you", "he", "she", "they", "me", "us", "him", "which"),
+        *("who", "now", "asap", "today", "tomorrow", "tonight", "instead", "too", "again"),
+    )
+)
+_MAX_OBJECT_WORDS = 3
+_VERBS = frozenset().union(*(english for english, _ in _ACTIONS.values()))
+_VERB_STEMS = frozenset(map(stem, _VERBS))
+
+
+def acted_on(text: str) -> tuple[frozenset[str], str] | None:
+    """The action classes of the first action verb standing as an imperative in ``text``
+    and the head noun (stemmed) of what it acts on: the last of up to
+    ``_MAX_OBJECT_WORDS`` plain words after the verb and its determiners, ended by
+    ``_OBJECT_ENDS``, a value or punctuation. None when there is no such verb or word, or
+    the word also names an action ("a booking", "that transfer": the verb may be a
+    tool's)."""
+    tokens = _OBJECT_TOKEN.findall(text)
+    standing = set(imperatives(text))
+    for i, token in enumerate(tokens):
+        verb = token.lower()
+        if verb not in _VERBS or verb not in standing:
+            continue
+        words: list[str] = []
+        for word in tokens[i + 1 : i + 1 + _MAX_OBJECT_WORDS + 3]:
+            lower = word.lower()
+            if not words and lower in _DETERMINERS:
+                continue
+            if lower in _OBJECT_ENDS or not lower.isalpha() or not lower.isascii():
+                break
+            words.append(lower)
+            if len(words) == _MAX_OBJECT_WORDS:
+                break
+        head = stem(words[-1]) if words else None
+        if head is None or head in _VERB_STEMS:
+            return None
+        return frozenset(a for a, (english, _) in _ACTIONS.items() if verb in english), head
+    return None
+
+
+def object_gap(
+    acted: tuple[frozenset[str], str] | None, manifest: Mapping[str, Any], own_words: frozenset[str]
+) -> float:
+    """The confidence a tool loses for an order (``acted_on``) whose action its own words
+    name (``_own_text``) on a thing they never name (``own_words``: its words, parameters
+    and options): called only while another candidate is named for that thing."""
+    if acted is None:
+        return 0.0
+    actions, thing = acted
+    if thing in own_words or not actions & _actions_in(_own_text(manifest)):
+        return 0.0
+    return OBJECT_PENALTY
