@@ -109,6 +109,10 @@ NOTES_SEARCH = tool(
         ("dishwasher wont drain, BIR-1502. could someone come on 2025-06-10?", False),
         ("move it to friday?", False),
         ("cancel it?", False),
+        # Checking in writes; checking in on something looks at it.
+        ("check me in for tomorrow, booking E5TY7H, last name Smith", False),
+        ("check-in for BA117 please", False),
+        ("check in on order SO20261130004", True),
     ],
 )
 def test_a_request_asks_to_read_when_it_questions_or_begins_with_reading(
@@ -166,6 +170,7 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         # Orders in two words, named by their action class.
         ("roll back payments-api in prod, error rate went through the roof", "rollback"),
         ("go back to the previous build of ledger-api, production", "rollback"),
+        ("we need to go back to the previous build of ledger-api", "rollback"),
         ("add more pods to orders-svc, we're getting hammered", "scale"),
         ("kick search-indexer, it hung again", "kick"),
         # Not orders: reading first, a verb that also reads, a noun first, a question.

@@ -63,6 +63,9 @@ _QUESTION_WORDS = frozenset(
         *("hasn't", "did", "does", "doesn't", "isn't", "any"),
     )
 )
+# Checking in (for a flight, at a hotel) writes: "check me in for BA117", "check-in for
+# booking E5TY7H"; "check in on my order" is still a look.
+_CHECK_IN = re.compile(r"^check(?:\s+(?:me|us|him|her|them)\s+|[\s-]?)in\b(?!\s+on\b)")
 _PRONOUN_QUESTION = re.compile(r"^(?:do|have)\s+(?:i|we|you|they|he|she)\b")
 # Nouns that open a request to read with no verb at all: "status of DL55012983", "balance
 # for 48820175?", "eta on my courier".
@@ -76,7 +79,8 @@ _LEAD = re.compile(
 )
 _ASK = re.compile(
     r"^(?:(?:can|could|would|will)\s+(?:you|u|i|we)\s+(?:please\s+|pls\s+|just\s+)?"
-    r"|(?:i\s+(?:want|need|would\s+like)|i'd\s+like|help\s+me|let\s+me)\s+(?:to\s+)?)",
+    r"|(?:(?:i|we)\s+(?:want|need|would\s+like)|(?:i|we)'d\s+like|help\s+me|let\s+me)"
+    r"\s+(?:to\s+)?)",
     re.IGNORECASE,
 )
 _FIRST_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
@@ -170,6 +174,8 @@ def asks_to_read(text: str) -> bool:
     if vocabulary.requested_actions(text):
         return False
     head = _head(text)
+    if _CHECK_IN.match(head):  # "check me in for tomorrow" is no check
+        return False
     first = _FIRST_WORD.match(head)
     if first is not None and (
         first.group(0) in _READ_VERBS
