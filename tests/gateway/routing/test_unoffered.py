@@ -36,6 +36,12 @@ STAFF: dict[str, Any] = {
         ("取消订单 SO20261130005", {"cancel"}),
         ("作废发票 INV-2026-00042", {"cancel"}),
         ("把 SKU2024002 的价格改成 199", {"update"}),
+        # Merging two records, leaving a mailing list, writing a document out.
+        ("merge ACC-10234 and ACC-10877, same company", {"merge"}),
+        ("把我们两个工作区合并成一个", {"merge"}),
+        ("unsubscribe jane@acme.io from all our marketing emails", {"unsubscribe"}),
+        ("export November's invoices to Excel", {"export"}),
+        ("把所有项目数据导出一份给我", {"export"}),
         # Not imperatives: a noun, a possessive, a past participle, a verb mid-clause.
         ("what's the change in sales this week", set()),
         ("give me the whole store's numbers for 2026-06", set()),
@@ -152,6 +158,9 @@ async def dry_run(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
         "mark SO20250215033 as delivered",
         "给 SO20261125001 退款",
         "set a reminder to call the supplier at 3pm",
+        "merge orders SO20261130004 and SO20261130005",
+        "把订单 SO20261130004 和 SO20261130005 合并",
+        "export all orders of November to Excel",
     ],
 )
 async def test_requests_for_what_no_tool_offers_are_rejected(

@@ -209,6 +209,12 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     ),
     # holding something for a while ("pause my insurance", "suspend the line")
     "pause": (frozenset({"pause", "suspend", "freeze"}), ("暂停", "冻结", "挂起")),
+    # making one of two records ("merge ACC-10234 and ACC-10877", 两个账号合并)
+    "merge": (frozenset({"merge", "combine", "consolidate"}), ("合并",)),
+    # leaving a mailing list or a plan's messages ("unsubscribe jane@… from marketing")
+    "unsubscribe": (frozenset({"unsubscribe"}), ("退订", "取消订阅")),
+    # writing a document out ("export November's invoices to Excel", 导出)
+    "export": (frozenset({"export"}), ("导出",)),
 }
 # An English verb asks for an action when it begins a clause ("cancel order …", "…, then
 # update it"), or follows "please", "to" ("I want to cancel"), "you" ("can you delete"),
