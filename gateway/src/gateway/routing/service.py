@@ -196,6 +196,7 @@ class Router:
         ] = {}
         self._naming: dict[tuple[int, str], frozenset[str]] = {}  # _named_writer's memo
         self._converters: tuple[int, frozenset[str]] | None = None  # _converter's memo
+        self._kinds: tuple[int, bool] | None = None  # _mixed's memo
         # _attribute_words' memo: the manifest, its words, its text, whether glossed
         self._attributes: dict[int, tuple[dict[str, Any], frozenset[str], str, bool]] = {}
 
@@ -696,14 +697,19 @@ class Router:
         """Per candidate, whether it is the wrong kind for the request (``intent``): a
         writer for a question, or for an order a reader or a writer that does not do its
         verb (with ``classed_only``, only a verb of an action class). Nothing is, unless
-        the candidates hold both readers and writers."""
+        the catalogue holds both readers and writers (``_mixed``). For an order the
+        candidates may all write ("block my number …" of a number port and a SIM
+        suspension); a question among writers only is taken as asking for something ("do
+        you have a charger I could borrow?")."""
         tools = self.registry.tools
         present = [c.tool_id for c in candidates if c.tool_id in tools]
         reading = {t for t in present if _reads_only(tools[t].spec)}
-        if not reading or len(reading) == len(present):
+        if not self._mixed():
             return lambda _: False
         verb = intent.changes_instead(text)  # "can CX… come on 2025-04-09 instead?"
         if verb is None and intent.asks_to_read(text):
+            if not reading:
+                return lambda _: False
             return lambda tool_id: tool_id not in reading and self._writes(tool_id)
         verb = verb or intent.order_verb(text)
         later = intent.later_order_verb(text) if verb is None else None
@@ -844,6 +850,15 @@ class Router:
         if len(found) != 1 or not self._other_language(text)(next(iter(found))):
             return frozenset()
         return found
+
+    def _mixed(self) -> bool:
+        """Whether the registry holds both tools that only read and tools that write (not
+        a catalogue of POSTs: BFCL and MetaTool in the bench); memoised per revision."""
+        revision = self.registry.revision
+        if self._kinds is None or self._kinds[0] != revision:
+            reads = {_reads_only(tool.spec) for tool in self.registry.tools.values()}
+            self._kinds = (revision, len(reads) == 2)
+        return self._kinds[1]
 
     def _writes_too(self, tool_id: str) -> bool:
         """An idempotent tool whose words do not say it reads (``rag_ingest``: a POST
