@@ -166,6 +166,9 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("I want to appeal my ECON-2010 grade, the marking was unfair", "appeal"),
         ("charge the card on file for whatever she owes", "charge"),
         ("帮我补签一下昨天的考勤", "补签"),
+        ("split the folio for RSV11029384 between two cards", "split"),
+        ("release LOT-24052210 from quality hold", "release"),
+        ("rate yesterday's spin instructor 5 stars", "rate"),
         ("明天想请假一天", None),  # not at the start: no order by its first word
         # Orders in two words, named by their action class.
         ("roll back payments-api in prod, error rate went through the roof", "rollback"),
