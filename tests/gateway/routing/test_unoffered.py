@@ -36,6 +36,10 @@ STAFF: dict[str, Any] = {
         ("取消订单 SO20261130005", {"cancel"}),
         ("作废发票 INV-2026-00042", {"cancel"}),
         ("把 SKU2024002 的价格改成 199", {"update"}),
+        # Setting a new thing up makes it; setting a thing's value changes it.
+        ("Please set a wakeup for 2702 at 06:00", {"create"}),
+        ("set up a 30 min demo with jane@acme.io", {"create"}),
+        ("set the price of LS-0048213 to 24.50", {"update"}),
         # Merging two records, leaving a mailing list, writing a document out.
         ("merge ACC-10234 and ACC-10877, same company", {"merge"}),
         ("把我们两个工作区合并成一个", {"merge"}),

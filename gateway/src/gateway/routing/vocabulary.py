@@ -250,10 +250,15 @@ def _acts(text: str, word: str) -> bool:
     return False
 
 
+# Setting up a thing, or setting a new one, makes it: "set a wakeup for 2702 at 06:00",
+# "set up a 30 min demo with …" create; "set the price of … to …" changes one.
+_SETS_UP = re.compile(r"\bset(?=\s+(?:up|an?)\b)", re.IGNORECASE)
+
+
 def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
     imperative stands (``_IMPERATIVE``), or a Chinese action word used as a verb."""
-    words = set(imperatives(text))
+    words = set(imperatives(_SETS_UP.sub("create", text)))
     return frozenset(
         action
         for action, (english, chinese) in _ACTIONS.items()
