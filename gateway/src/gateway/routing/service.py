@@ -599,8 +599,7 @@ class Router:
         does not offer: an action its own words do not name (``vocabulary.action_gap``),
         a thing they do not name that another candidate is named for
         (``vocabulary.object_gap``), or identifiers another candidate takes and it takes in
-        no parameter. Evaluated
-        only for the candidates ``choose`` considers accepting."""
+        no parameter. Evaluated only for the candidates ``choose`` considers accepting."""
         requested = vocabulary.requested_actions(text)
         changed = vocabulary.changed_attribute(text)
         acted = vocabulary.acted_on(text)
