@@ -239,12 +239,18 @@ _NOUN_AFTER = re.compile(r"号|单|编号|记录|信息|是|的")
 _NOUN_BEFORE = ("的", "个", "这", "那")
 
 
+# A clause that asks who did it tells of a past action: "谁把 Q3 路线图项目删了？".
+_WHO_DID = re.compile(r"谁[^，。？！,.?!;；]*$")
+
+
 def _acts(text: str, word: str) -> bool:
-    """Whether ``text`` uses the Chinese action word ``word`` as a verb somewhere."""
+    """Whether ``text`` uses the Chinese action word ``word`` as a verb somewhere (not as
+    a noun, and not in a clause asking who did it)."""
     start = text.find(word)
     while start >= 0:
         end = start + len(word)
-        if not (_NOUN_AFTER.match(text, end) or text[max(0, start - 1) : start] in _NOUN_BEFORE):
+        noun = _NOUN_AFTER.match(text, end) or text[max(0, start - 1) : start] in _NOUN_BEFORE
+        if not noun and not _WHO_DID.search(text, 0, start):
             return True
         start = text.find(word, end)
     return False
@@ -346,15 +352,26 @@ def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
     refused = disclaimed_text(description)
     if not refused:
         return frozenset()
-    return _actions_in(refused) - _actions_in(_own_text(manifest))
+    # What the tool's words offer is not refused ("Approving refunds the buyer … it cannot
+    # refund an order that has no return open"); but in its description only English
+    # verbs count: a Chinese description's nouns name actions it only reports on
+    # ("付款状态" of an invoice lookup that "不处理付款", "删除了内容" of an audit log that
+    # "不能删除日志").
+    phrases = [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
+    named = "\n".join([str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")])
+    offered = _actions_in(named + "\n" + "\n".join(phrases)) | _actions_in(
+        positive_description(description), chinese=False
+    )
+    return _actions_in(refused) - offered
 
 
-def _actions_in(text: str) -> frozenset[str]:
+def _actions_in(text: str, *, chinese: bool = True) -> frozenset[str]:
     stems = set(tokenize(text))
     return frozenset(
         action
-        for action, (english, chinese) in _ACTIONS.items()
-        if not stems.isdisjoint(stem(w) for w in english) or any(w in text for w in chinese)
+        for action, (english, words) in _ACTIONS.items()
+        if not stems.isdisjoint(stem(w) for w in english)
+        or (chinese and any(w in text for w in words))
     )
 
 
