@@ -338,6 +338,7 @@ async def routed(gateway: httpx.AsyncClient, query: str) -> httpx.Response:
         "void contract CT-2026-0042",
         "取消合同 CT-2026-0042",
         "terminate contract CT-2026-0042",
+        "end contract CT-2026-0042 early",  # the lookup's "end dates" offer no ending
         "suspend contract CT-2026-0107 until March",
     ],
 )

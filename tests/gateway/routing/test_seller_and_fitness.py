@@ -106,3 +106,11 @@ STOCK = {
 def test_a_codes_number_is_no_count(query: str, expected: dict[str, object]) -> None:
     """The 10045 of "10045-RED" had been read as 10,045 units."""
     assert ArgumentExtractor().extract(query, STOCK).arguments == expected
+
+
+async def test_ending_a_coupon_is_not_creating_one(gateway: httpx.AsyncClient) -> None:
+    """Ending a coupon ("end coupon …") cancels it: the coupon maker, whose description
+    says coupons "cannot be … ended from here", is not given it."""
+    query = "end coupon WELCOME5 early, people are sharing it on deal sites"
+    response = await dry_run(gateway, query, "seller")
+    assert response.json().get("tool_id") != "create_coupon", response.text

@@ -46,6 +46,11 @@ STAFF: dict[str, Any] = {
         ("unsubscribe jane@acme.io from all our marketing emails", {"unsubscribe"}),
         ("export November's invoices to Excel", {"export"}),
         ("把所有项目数据导出一份给我", {"export"}),
+        # Ending or terminating a thing cancels it.
+        ("end coupon WELCOME5 early, people are sharing it", {"cancel"}),
+        ("I'm done with my locker, please end the rental", {"cancel"}),
+        ("terminate my policy AU-8840271 on 2025-12-31", {"cancel"}),
+        ("cancel at the end of the month", {"cancel"}),
         # Not imperatives: a noun, a possessive, a past participle, a verb mid-clause.
         ("what's the change in sales this week", set()),
         ("give me the whole store's numbers for 2026-06", set()),

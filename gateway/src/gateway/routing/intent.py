@@ -137,7 +137,7 @@ _WRITE_VERBS = frozenset(
         *("enroll", "enrol", "remind", "notify", "waive", "appeal", "dispute", "charge"),
         *("kick", "offboard", "deactivate", "log"),
         *("refer", "merge", "flag", "reopen", "resend", "reissue", "upgrade", "downgrade"),
-        *("unenroll", "unenrol", "release", "split", "fix", "rate"),
+        *("unenroll", "unenrol", "release", "split", "fix", "rate", "end"),
         # and of changing a running system ("trigger a backup" is not a backup-status
         # lookup, "renew the cert" not an expiry check)
         *("trigger", "initiate", "launch", "rotate", "renew", "provision", "revert"),

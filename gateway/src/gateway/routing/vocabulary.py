@@ -261,10 +261,16 @@ def _acts(text: str, word: str) -> bool:
 _SETS_UP = re.compile(r"\bset(?=\s+(?:up|an?)\b)", re.IGNORECASE)
 
 
+# Verbs of an action class only as orders ("end coupon WELCOME5 early", "terminate my
+# policy"): in a tool's words they are as often nouns ("start and end dates", "the
+# termination date" of a contract lookup), which must not make it offer the action.
+_ORDER_SYNONYMS = {"end": "cancel", "terminate": "cancel"}
+
+
 def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
     imperative stands (``_IMPERATIVE``), or a Chinese action word used as a verb."""
-    words = set(imperatives(_SETS_UP.sub("create", text)))
+    words = {_ORDER_SYNONYMS.get(w, w) for w in imperatives(_SETS_UP.sub("create", text))}
     return frozenset(
         action
         for action, (english, chinese) in _ACTIONS.items()
@@ -287,7 +293,9 @@ def last_chinese_action(text: str) -> str | None:
 def synonyms(verb: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """The English verbs and Chinese words of the action class of ``verb`` (English or
     Chinese: "purge" or 删除 gives delete, remove, 删除…); ``verb`` alone when it is in
-    none; of every class it is in ("withdraw": cancel and withdraw)."""
+    none; of every class it is in ("withdraw": cancel and withdraw). An order's synonym
+    ("end") gives its class ("cancel")."""
+    verb = _ORDER_SYNONYMS.get(verb, verb)
     classes = [(e, c) for e, c in _ACTIONS.values() if verb in e or verb in c]
     if classes:
         english = frozenset().union(*(e for e, _ in classes))
