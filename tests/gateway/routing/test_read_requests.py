@@ -176,6 +176,8 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("we need to go back to the previous build of ledger-api", "rollback"),
         ("add more pods to orders-svc, we're getting hammered", "scale"),
         ("kick search-indexer, it hung again", "kick"),
+        ("sign me up for the Friday yoga class", "enroll"),  # not a signature
+        ("end contract CT-2026-0042 early", "end"),
         # Not orders: reading first, a verb that also reads, a noun first, a question.
         ("open the October report", None),
         ("show me contract CT-2026-0042", None),

@@ -51,6 +51,11 @@ STAFF: dict[str, Any] = {
         ("I'm done with my locker, please end the rental", {"cancel"}),
         ("terminate my policy AU-8840271 on 2025-12-31", {"cancel"}),
         ("cancel at the end of the month", {"cancel"}),
+        # A phrasal verb is read whole: firing off a send sends, signing up enrols.
+        ("Can you fire off a test send of CMP-2327?", {"notify"}),
+        ("sign me up for the Friday yoga class", {"create"}),
+        ("sign my daughter up for swim lessons", {"create"}),
+        ("fire the contractor from the project", {"dismiss"}),
         # Not imperatives: a noun, a possessive, a past participle, a verb mid-clause.
         ("what's the change in sales this week", set()),
         ("give me the whole store's numbers for 2026-06", set()),

@@ -259,7 +259,7 @@ def order_verb(text: str) -> str | None:
     (把…调成…); None otherwise."""
     if asks_to_read(text):
         return None
-    head = _head(text)
+    head = _head(vocabulary.plain_verbs(text))
     if _MOVED_IN_TIME.match(head):
         return "reschedule"
     for phrase, verb in _PHRASAL:

@@ -259,6 +259,22 @@ def _acts(text: str, word: str) -> bool:
 # Setting up a thing, or setting a new one, makes it: "set a wakeup for 2702 at 06:00",
 # "set up a 30 min demo with …" create; "set the price of … to …" changes one.
 _SETS_UP = re.compile(r"\bset(?=\s+(?:up|an?)\b)", re.IGNORECASE)
+# Phrasal verbs whose first word alone names another action: "fire off a test send" sends
+# (firing is dismissing), "sign me up for …" enrols (signing is signing a document).
+_PHRASAL = (
+    (re.compile(r"\b(?:fire|shoot)\s+off\b", re.IGNORECASE), "send"),
+    (
+        re.compile(r"\bsign\s+(?:(?:me|us|him|her|them|my\s+\w+)\s+)?up\b", re.IGNORECASE),
+        "enroll",
+    ),
+)
+
+
+def plain_verbs(text: str) -> str:
+    """``text`` with its phrasal verbs in one word (``_PHRASAL``)."""
+    for phrase, verb in _PHRASAL:
+        text = phrase.sub(verb, text)
+    return text
 
 
 # Verbs of an action class only as orders ("end coupon WELCOME5 early", "terminate my
@@ -270,7 +286,9 @@ _ORDER_SYNONYMS = {"end": "cancel", "terminate": "cancel"}
 def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
     imperative stands (``_IMPERATIVE``), or a Chinese action word used as a verb."""
-    words = {_ORDER_SYNONYMS.get(w, w) for w in imperatives(_SETS_UP.sub("create", text))}
+    words = {
+        _ORDER_SYNONYMS.get(w, w) for w in imperatives(_SETS_UP.sub("create", plain_verbs(text)))
+    }
     return frozenset(
         action
         for action, (english, chinese) in _ACTIONS.items()
