@@ -16,7 +16,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from gateway.routing import intent
+from gateway.routing import intent, vocabulary
 from gateway.routing.extract import ArgumentExtractor
 from tests.gateway.routing.conftest import blind_set, dry_run
 
@@ -113,4 +113,22 @@ async def test_ending_a_coupon_is_not_creating_one(gateway: httpx.AsyncClient) -
     says coupons "cannot be … ended from here", is not given it."""
     query = "end coupon WELCOME5 early, people are sharing it on deal sites"
     response = await dry_run(gateway, query, "seller")
+    assert response.json().get("tool_id") != "create_coupon", response.text
+
+
+def test_setting_up_a_coupon_makes_one_and_offers_no_change() -> None:
+    """A description that "Sets up a new … code" creates, and one that says coupons
+    "cannot be edited" too disclaims changing them."""
+    maker = {
+        "tool_id": "create_coupon",
+        "description": "Sets up a new store-wide discount code. Existing coupons cannot be "
+        "edited or ended from here.",
+    }
+    assert vocabulary.disclaimed_actions(maker) == {"update"}
+
+
+async def test_changing_a_coupon_is_not_given_to_the_coupon_maker(
+    gateway: httpx.AsyncClient,
+) -> None:
+    response = await dry_run(gateway, "优惠券 XMAS15 改成打八折", "seller")
     assert response.json().get("tool_id") != "create_coupon", response.text

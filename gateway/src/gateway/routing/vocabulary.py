@@ -258,7 +258,7 @@ def _acts(text: str, word: str) -> bool:
 
 # Setting up a thing, or setting a new one, makes it: "set a wakeup for 2702 at 06:00",
 # "set up a 30 min demo with …" create; "set the price of … to …" changes one.
-_SETS_UP = re.compile(r"\bset(?=\s+(?:up|an?)\b)", re.IGNORECASE)
+_SETS_UP = re.compile(r"\bsets?(?=\s+(?:up|an?)\b)", re.IGNORECASE)
 # Phrasal verbs whose first word alone names another action: "fire off a test send" sends
 # (firing is dismissing), "sign me up for …" enrols (signing is signing a document).
 _PHRASAL = (
@@ -386,7 +386,7 @@ def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
     phrases = [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
     named = "\n".join([str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")])
     offered = _actions_in(named + "\n" + "\n".join(phrases)) | _actions_in(
-        positive_description(description), chinese=False
+        _SETS_UP.sub("create", positive_description(description)), chinese=False
     )
     return _actions_in(refused) - offered
 
