@@ -109,6 +109,28 @@ def test_an_identifier_typed_without_its_prefix_gets_it_back(
     assert result.arguments.get("deal_id") == deal_id
 
 
+RESERVATION = {"type": "string", "pattern": "^RSV\\d{8}$", "description": "Confirmation number."}
+
+
+@pytest.mark.parametrize(
+    ("query", "reservation_id"),
+    [
+        # A long number, the only one of its length, whatever word stands before it.
+        ("Guest says her confirmation is 30551872, which room type?", "RSV30551872"),
+        ("I need to cancel my reservation, the number is 44190268.", "RSV44190268"),
+        ("reschedule booking 72819304 to 2026-05-01", "RSV72819304"),
+        ("cancel 20260412", None),  # a day written as eight digits
+        ("swap 30551872 for 44190268", None),  # two: not for the router to guess
+        ("call me on 13812345678", None),  # eleven digits are not eight
+    ],
+)
+def test_a_long_number_of_the_identifier_s_length_gets_its_prefix_back(
+    query: str, reservation_id: str | None
+) -> None:
+    result = extractor.extract(query, schema(["reservation_id"], reservation_id=RESERVATION))
+    assert result.arguments.get("reservation_id") == reservation_id
+
+
 def test_a_four_digit_year_is_no_identifier_and_typed_digits_are_no_amount() -> None:
     campaign = schema(["campaign_id"], campaign_id={"type": "string", "pattern": "^CMP-\\d{4}$"})
     assert extractor.extract("send the 2024 campaign", campaign).missing == ["campaign_id"]

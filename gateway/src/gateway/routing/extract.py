@@ -2293,6 +2293,11 @@ def _numbers_within(query: str, text: str) -> Iterator[int]:
 # A pattern that is a fixed prefix and a count of digits: ^DL-\d{5}$, ^SKU[0-9]{7}$.
 _PREFIX_DIGITS = re.compile(r"\^?([A-Za-z]{1,8})([-_/]?)(?:\\d|\[0-9\])\{(\d{1,2})\}\$?")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# A number this long, the only one of its length, is the identifier without its prefix
+# whatever word stands before it ("booking 72819304", "the number is 44190268" of
+# ``^RSV\d{8}$``); not a day written as eight digits (20260412).
+_LONG_ENOUGH = 6
+_A_DAY_WRITTEN = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")
 # The word just before a number ("deal 40388", "inv #205230", "invoice no. 205230"), and
 # the Chinese word just after one ("40921 这个商机").
 _WORD_BEFORE = re.compile(
@@ -2304,19 +2309,23 @@ _CJK_AFTER = re.compile(r"\s*(?:这个|那个|这|那|的|号)?\s*([\u4e00-\u9ff
 def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
     """For a prefix-and-digits pattern, a number of that many digits with the prefix put
     back, when the word beside it names what it identifies: people type "deal 40388" for
-    ``deal_id`` (``^DL-\\d{5}$``), "inv 205230", "40921 这个商机" (商机编号). Not a year
-    for four digits, and not when two such numbers are named."""
+    ``deal_id`` (``^DL-\\d{5}$``), "inv 205230", "40921 这个商机" (商机编号); or, with six
+    digits or more, the one number of that length whatever stands beside it ("my
+    confirmation is 30551872"). Not a year for four digits, not a day written as eight
+    (20260412), and not when two such numbers are named."""
     shape = _PREFIX_DIGITS.fullmatch(str(spec["pattern"]))
     if shape is None:
         return None
     prefix, separator, count = shape[1], shape[2], int(shape[3])
     named = {w for w in _mentions(name, spec) if w not in _ID_NAMES} | {prefix.lower()}
     description = str(spec.get("description") or "")
-    found = set()
+    found, bare = set(), set()
     for number in _numbers(query):
         digits = number.group(0)
         if len(digits) != count or not digits.isdigit() or (count == 4 and _YEAR.fullmatch(digits)):
             continue
+        if count >= _LONG_ENOUGH and not _A_DAY_WRITTEN.fullmatch(digits):
+            bare.add(digits)
         before = _WORD_BEFORE.search(query, max(0, number.start() - 24), number.start())
         after = _CJK_AFTER.match(query, number.end())
         word = before.group(1).lower() if before else ""
@@ -2324,6 +2333,8 @@ def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[obj
             after is not None and after.group(1)[:2] in description
         ):
             found.add(digits)
+    if not found and len(bare) == 1:
+        found = bare  # the one number of its length: "my confirmation is 30551872"
     if len(found) != 1:
         return None
     value = f"{prefix}{separator}{found.pop()}"
