@@ -64,3 +64,20 @@ async def test_asking_the_log_who_deleted_a_project_still_reaches_it(
 ) -> None:
     body = (await dry_run(gateway, "谁把 Q3 路线图项目删了？帮我翻翻日志", "saasadmin")).json()
     assert body.get("tool_id") == "query_audit_log", body
+
+
+def test_a_long_request_costs_no_more_per_action_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The "who did it" look-back is bounded: an action word looks back at most
+    ``_WHO_DID_WITHIN`` characters, not to the start of the request (which made 8,000 of
+    them quadratic)."""
+    spans: list[int] = []
+    pattern = vocabulary._WHO_DID
+
+    class Counting:
+        def search(self, text: str, pos: int, endpos: int) -> object:
+            spans.append(endpos - pos)
+            return pattern.search(text, pos, endpos)
+
+    monkeypatch.setattr(vocabulary, "_WHO_DID", Counting())
+    assert vocabulary.requested_actions("谁" + "删除" * 8000) == {"delete"}
+    assert max(spans) <= vocabulary._WHO_DID_WITHIN
