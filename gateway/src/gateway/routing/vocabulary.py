@@ -330,18 +330,26 @@ def offered_actions(manifest: Mapping[str, Any]) -> frozenset[str] | None:
     examples, name) offer, in any form ("Deletes", "删除"); None when the manifest does
     not describe its requests (fewer than ``MIN_EXAMPLES`` aliases and examples): a
     one-sentence description does not list its verbs."""
-    phrases = [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
-    if len(phrases) < MIN_EXAMPLES:
+    if len(_phrases(manifest)) < MIN_EXAMPLES:
         return None
     return _actions_in(_own_text(manifest))
 
 
+def _phrases(manifest: Mapping[str, Any]) -> list[str]:
+    """The tool's aliases and examples."""
+    return [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
+
+
+def _asked_text(manifest: Mapping[str, Any], between: str = "") -> str:
+    """The tool's id, name, aliases and examples: what people call it and ask of it (with
+    ``between`` after the name)."""
+    named = [str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")]
+    return "\n".join([*named, between, *_phrases(manifest)])
+
+
 def _own_text(manifest: Mapping[str, Any]) -> str:
     """The tool's id, name, what its description says it is for, aliases and examples."""
-    phrases = [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
-    own = positive_description(str(manifest.get("description") or ""))
-    text = "\n".join([str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")])
-    return text + "\n" + own + "\n" + "\n".join(phrases)
+    return _asked_text(manifest, positive_description(str(manifest.get("description") or "")))
 
 
 # A description that limits the tool to one action: "Only adds: removing a driver … goes
@@ -385,9 +393,7 @@ def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
     # verbs count: a Chinese description's nouns name actions it only reports on
     # ("付款状态" of an invoice lookup that "不处理付款", "删除了内容" of an audit log that
     # "不能删除日志").
-    phrases = [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
-    named = "\n".join([str(manifest.get("tool_id") or ""), str(manifest.get("name") or "")])
-    offered = _actions_in(named + "\n" + "\n".join(phrases)) | _actions_in(
+    offered = _actions_in(_asked_text(manifest)) | _actions_in(
         _SETS_UP.sub("create", positive_description(description)), chinese=False
     )
     return _actions_in(refused) - offered
