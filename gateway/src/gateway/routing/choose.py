@@ -7,7 +7,10 @@ neither can carry a tool that does not match at all:
 - **The request carries the identifier the tool needs.** A tool with required
   identifiers (a parameter with a ``pattern``, or examples of an identifier:
   "e.g. SO20240715001") all found in the request itself (``SO20261126004``)
-  gains ``FIT_BONUS`` on the fused score. Other tools gain nothing: numbers,
+  gains ``FIT_BONUS`` on the fused score; so does a reader that requires nothing, asked
+  a question holding a value of one of its shaped parameters ("where is VH-40012
+  based?" of a register searched by fleet number or plate: ``carries_a_lookup_key``).
+  Other tools gain nothing: numbers,
   names and free text can be read out of almost any request, so they prove
   nothing (on BFCL such a bonus cost 2 points of top-1).
 - **Across languages.** A request written in one language for a tool described in
@@ -157,7 +160,7 @@ def _ranked(
         elif candidate.score >= top_score - FIT_MARGIN and fits(candidate.tool_id):
             score += FIT_BONUS
             confidence = min(1.0, confidence + FIT_CONFIDENCE)
-            notes.append("its required arguments are in the request")
+            notes.append("the request holds what it is looked up by")
         if misread(candidate.tool_id):
             score -= READ_REQUEST_PENALTY
             confidence = max(0.0, confidence - READ_REQUEST_PENALTY)
@@ -212,6 +215,29 @@ def carries_identifiers(extractor: ArgumentExtractor, query: str, schema: dict[s
         return False
     arguments = extractor.extract(query, schema).arguments
     return all(name in arguments for name in keyed)
+
+
+def carries_a_lookup_key(extractor: ArgumentExtractor, query: str, schema: dict[str, Any]) -> bool:
+    """Whether a tool that requires nothing is looked up by an identifier the request holds:
+    one of its shaped parameters (a ``pattern`` or identifier examples) takes a value of
+    that shape from the request ("who is E20931?" of a directory searched by employee id
+    or name). A tool with required parameters is judged by ``carries_identifiers``."""
+    if schema.get("required"):
+        return False
+    properties = schema.get("properties") or {}
+    shaped = {
+        name: spec
+        for name, spec in properties.items()
+        if isinstance(spec, dict)
+        and spec.get("type", "string") == "string"
+        and (spec.get("pattern") or examples_of(spec))
+    }
+    if not shaped:
+        return False
+    arguments = extractor.extract(query, schema).arguments
+    return any(
+        name in arguments and _shaped(str(arguments[name]), spec) for name, spec in shaped.items()
+    )
 
 
 def typed_parameters(schema: dict[str, Any]) -> list[str]:

@@ -57,6 +57,7 @@ from gateway.routing.cache import (
 )
 from gateway.routing.choose import (
     FOREIGN_ID_PENALTY,
+    carries_a_lookup_key,
     carries_identifiers,
     choose,
     gives_new_values,
@@ -582,17 +583,17 @@ class Router:
 
     def _fits(self, query: str, tool_id: str) -> bool:
         """Whether the request holds what the tool is looked up by: every identifier it
-        needs, or, for a question to a tool that only reads and takes a person's name,
-        a person's name ("who is Maria Lopez's manager?", "帮我找一下李娜，她在哪个部门")."""
+        needs; or, for a question to a tool that only reads, a value of the shape of one
+        of its parameters when it requires none ("where does E40012 sit?"), or a person's
+        name when it takes one ("who is Maria Lopez's manager?", "帮我找一下李娜，她在哪个部门")."""
         spec = self.registry.tools[tool_id].spec
         if carries_identifiers(self.extractor, query, spec.input_schema):
             return True
-        return (
-            _reads_only(spec)
-            and takes_a_name(spec.input_schema)
-            and intent.asks_to_read(query)
-            and bool(person_names(query))
-        )
+        if not (_reads_only(spec) and intent.asks_to_read(query)):
+            return False
+        if carries_a_lookup_key(self.extractor, query, spec.input_schema):
+            return True
+        return takes_a_name(spec.input_schema) and bool(person_names(query))
 
     def _unoffered(self, text: str, candidates: list[Candidate]) -> Callable[[str], float]:
         """Per candidate, the confidence it loses for what the request asks that the tool
