@@ -146,7 +146,10 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "create": (
         frozenset({"create", "add", "insert", "register", "enroll", "enrol"})
         | {"raise", "file", "lodge"},
-        ("创建", "新建", "新增", "添加", "下单", "选课", "加选", "选一下", "报名", "登记", "录入"),
+        (
+            *("创建", "新建", "新增", "添加", "下单", "选课", "加选", "选一下", "报名", "登记"),
+            *("录入", "开具"),
+        ),
     ),
     "store": (
         frozenset({"save", "store", "upload", "import"}),
@@ -183,12 +186,18 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         ("预订", "预约", "挂号", "约一下", "约个", "约一个"),
     ),
     # (extending a lease, a loan or a subscription renews it: "extend my lease a year")
-    "renew": (frozenset({"renew", "extend"}), ("续借", "续期", "续订", "续约", "续费")),
+    "renew": (
+        frozenset({"renew", "extend"}),
+        ("续借", "续期", "续订", "续约", "续费", "续办", "续签", "续保", "续租"),
+    ),
     "withdraw": (
         frozenset({"withdraw", "drop", "unenroll", "unenrol", "quit"}),
         ("退课", "退选", "退出"),
     ),
-    "pay": (frozenset({"pay", "transfer", "settle"}), ("支付", "付款", "转账", "缴费", "交费")),
+    "pay": (
+        frozenset({"pay", "transfer", "settle"}),
+        (*("支付", "付款", "转账", "缴费", "交费", "还款", "结清", "偿还", "缴纳"),),
+    ),
     # and of running systems and staff, which operators' tools name in either language
     "close": (frozenset({"close", "shut"}), ("关闭", "关掉", "结案")),
     "restart": (frozenset({"restart", "reboot", "bounce", "kick"}), ("重启",)),
