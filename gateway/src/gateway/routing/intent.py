@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.routing import vocabulary
-from gateway.routing.text import cjk_share, positive_description, split_identifier, stem
+from gateway.routing.text import cjk_share, own_actions_text, split_identifier, stem
 
 READ_REQUEST_PENALTY = 1.0  # not chosen
 
@@ -326,7 +326,7 @@ class OwnWords:
 
 
 def own_words(manifest: Mapping[str, Any]) -> OwnWords:
-    description = positive_description(str(manifest.get("description") or ""))
+    description = own_actions_text(str(manifest.get("description") or ""))
     words = [str(manifest.get(key) or "") for key in ("tool_id", "name")] + [description]
     words += [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
     text = "\n".join(words)

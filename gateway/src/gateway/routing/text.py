@@ -140,6 +140,21 @@ def positive_description(description: str) -> str:
     return "".join(kept).strip() or description
 
 
+# What others do with what the tool makes: "sends it to the line manager for approval",
+# "pending approval", "提交后由直属上级审批". A leave tool that says so does not approve.
+_HANDED_OFF = re.compile(
+    r"\b(?:for|pending|awaiting|await)\s+(?:[\w-]+\s+){0,3}?(?:approval|review|sign-off)\b"
+    r"|由[^，。；,;]{1,12}?(?:审批|审核|批准|复核)|[待已未](?:审批|审核|批准|复核)",
+    re.IGNORECASE,
+)
+
+
+def own_actions_text(description: str) -> str:
+    """What the description says the tool does itself: :func:`positive_description`
+    less what it says others do next (``_HANDED_OFF``)."""
+    return _HANDED_OFF.sub(" ", positive_description(description))
+
+
 def disclaimed_text(description: str) -> str:
     """What :func:`positive_description` leaves out: the sentences about what the tool is
     not for, and each kept sentence from where it turns to what the tool does not do."""

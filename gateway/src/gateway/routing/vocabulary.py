@@ -44,7 +44,7 @@ from gateway.routing.text import (
     cjk_share,
     disclaimed_text,
     negative_sentences,
-    positive_description,
+    own_actions_text,
     split_identifier,
     stem,
     tokenize,
@@ -224,6 +224,8 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "unsubscribe": (frozenset({"unsubscribe"}), ("退订", "取消订阅")),
     # writing a document out ("export November's invoices to Excel", 导出)
     "export": (frozenset({"export"}), ("导出",)),
+    # deciding on what someone else asked for ("approve Li Na's leave request", 审批)
+    "approve": (frozenset({"approve", "reject"}), ("审批", "批准", "驳回")),
 }
 # An English verb asks for an action when it begins a clause ("cancel order …", "…, then
 # update it"), or follows "please", "to" ("I want to cancel"), "you" ("can you delete"),
@@ -244,7 +246,9 @@ def imperatives(text: str) -> list[str]:
 
 
 # A Chinese action word used as a noun: "我的预约是几点", "预约号 APT…", "这个预约".
-_NOUN_AFTER = re.compile(r"号|单|编号|记录|信息|是|的")
+# (and a word asked about, not for: "审批人" the approver, "退款进度" a refund's progress,
+# "审批了吗" whether it was approved)
+_NOUN_AFTER = re.compile(r"号|单|编号|记录|信息|是|的|人|进度|状态|流程|环节|[了过](?:吗|没)")
 _NOUN_BEFORE = ("的", "个", "这", "那")
 
 
@@ -358,7 +362,7 @@ def _asked_text(manifest: Mapping[str, Any], between: str = "") -> str:
 
 def _own_text(manifest: Mapping[str, Any]) -> str:
     """The tool's id, name, what its description says it is for, aliases and examples."""
-    return _asked_text(manifest, positive_description(str(manifest.get("description") or "")))
+    return _asked_text(manifest, own_actions_text(str(manifest.get("description") or "")))
 
 
 # A description that limits the tool to one action: "Only adds: removing a driver … goes
@@ -403,7 +407,7 @@ def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
     # ("付款状态" of an invoice lookup that "不处理付款", "删除了内容" of an audit log that
     # "不能删除日志").
     offered = _actions_in(_asked_text(manifest)) | _actions_in(
-        _SETS_UP.sub("create", positive_description(description)), chinese=False
+        _SETS_UP.sub("create", own_actions_text(description)), chinese=False
     )
     return _actions_in(refused) - offered
 
