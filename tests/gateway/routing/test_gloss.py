@@ -40,6 +40,15 @@ def test_a_headword_with_several_readings_reads_in_its_common_one() -> None:
     assert dictionary()["大夫"] == "doctor"  # not dà fū "senior official"
 
 
+def test_a_number_and_a_date_read_as_a_request_means_them() -> None:
+    # 号 alone is háo "roar" first in the file; in 会员号 and 订单号 it is a number.
+    assert "number" in gloss("会员号 MB-442018").split()
+    assert "roar" not in gloss("订单号 TE3W9Z")
+    # a date written the Chinese way is digits, not "year moon sun"
+    assert gloss("2025年7月3号入住") == "2025-07-03 check in"
+    assert "07-05" in gloss("7月5日下午")
+
+
 def test_a_long_text_is_glossed_up_to_a_bound() -> None:
     assert len(gloss("数据库" * 100_000)) < 50_000
 

@@ -58,8 +58,11 @@ _FUNCTION_WORDS = frozenset(
 # Words whose first sense names another action than a request means by them: 吊销 is
 # "to suspend (a license)" first, but "吊销 API key" revokes it (its action class in
 # ``vocabulary`` is cancelling; the gloss would hold it to pausing). 兑 is "to cash (a
-# cheque)" first, but "美元兑人民币" is the dollar against the yuan: an exchange.
-_OWN_SENSES = {"吊销": "revoke", "兑": "exchange"}
+# cheque)" first, but "美元兑人民币" is the dollar against the yuan: an exchange. A lone
+# 号 is the rare reading "roar" first (háo), but in a request it is a number (hào:
+# 会员号, 订单号, 手机号); a lone 卡 is "to stop" first, but in a request it is a card
+# (会员卡, 银行卡; "stuck" is 卡住, a word of its own).
+_OWN_SENSES = {"吊销": "revoke", "兑": "exchange", "号": "number"}
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word
 _MAX_CHARS = 2000
@@ -191,10 +194,21 @@ def has_han(text: str) -> bool:
     return _HAN.search(text) is not None
 
 
+# A date written the Chinese way reads as digits ("2025年7月3号" is 2025-07-03, "7月3日"
+# 07-03), not as "2025 year 7 moon 3 sun".
+_CHINESE_DATE = re.compile(r"(?:(\d{4})\s*年\s*)?(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
+
+
+def _date_digits(match: re.Match[str]) -> str:
+    year, month, day = match.groups()
+    written = f"{int(month):02d}-{int(day):02d}"
+    return f" {year}-{written} " if year else f" {written} "
+
+
 def gloss(text: str, *, latin: bool = True) -> str:
     """``text`` with each Chinese word replaced by its English sense; without ``latin``,
     the senses alone (what the Chinese said, for a tool's BM25 document)."""
-    text = text[:_MAX_CHARS]
+    text = _CHINESE_DATE.sub(_date_digits, text[:_MAX_CHARS])
     if not has_han(text):
         return text if latin else ""
     words = dictionary()
