@@ -60,8 +60,7 @@ _FUNCTION_WORDS = frozenset(
 # ``vocabulary`` is cancelling; the gloss would hold it to pausing). 兑 is "to cash (a
 # cheque)" first, but "美元兑人民币" is the dollar against the yuan: an exchange. A lone
 # 号 is the rare reading "roar" first (háo), but in a request it is a number (hào:
-# 会员号, 订单号, 手机号); a lone 卡 is "to stop" first, but in a request it is a card
-# (会员卡, 银行卡; "stuck" is 卡住, a word of its own).
+# 会员号, 订单号, 手机号).
 _OWN_SENSES = {"吊销": "revoke", "兑": "exchange", "号": "number"}
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word

@@ -196,7 +196,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     ),
     "pay": (
         frozenset({"pay", "transfer", "settle"}),
-        (*("支付", "付款", "转账", "缴费", "交费", "还款", "结清", "偿还", "缴纳"),),
+        ("支付", "付款", "转账", "缴费", "交费", "还款", "结清", "偿还", "缴纳"),
     ),
     # and of running systems and staff, which operators' tools name in either language
     "close": (frozenset({"close", "shut"}), ("关闭", "关掉", "结案")),
