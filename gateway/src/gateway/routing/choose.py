@@ -160,7 +160,7 @@ def _ranked(
         elif candidate.score >= top_score - FIT_MARGIN and fits(candidate.tool_id):
             score += FIT_BONUS
             confidence = min(1.0, confidence + FIT_CONFIDENCE)
-            notes.append("the request holds what it is looked up by")
+            notes.append("its required arguments are in the request")
         if misread(candidate.tool_id):
             score -= READ_REQUEST_PENALTY
             confidence = max(0.0, confidence - READ_REQUEST_PENALTY)
