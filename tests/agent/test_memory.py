@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -332,6 +333,49 @@ async def test_a_known_fact_still_being_written_is_recalled_without_waiting_for_
             stored, _ = await store.list_for(db, "ada", limit=10, offset=0)
         assert sorted(m.text for m in stored) == ["I report to Grace", fact]
         assert next(m for m in stored if m.text == fact).source_session_id == "s-w2"
+    finally:
+        await memory.aclose()
+        await engine.dispose()
+
+
+class StampingEmbedder(CountingEmbedder):
+    """Records when each model run starts (``time.perf_counter``)."""
+
+    def __init__(self, model: Embedder) -> None:
+        super().__init__(model)
+        self.started: list[float] = []
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32) -> Vectors:
+        self.started.append(time.perf_counter())
+        return super().embed(texts, batch_size=batch_size)
+
+
+async def test_a_recall_starts_its_model_run_before_the_event_loop_is_free(
+    clean_state: Backends, embedder: Embedder
+) -> None:
+    """The turn's claim keeps the event loop busy right after the recall is started: the
+    message's model run starts at once in its worker thread, not once the loop gets to
+    the recall's task. An owner not known to have memories is checked first (no run)."""
+    stamping = StampingEmbedder(embedder)
+    engine = create_engine(clean_state.database_url, pool_size=4)
+    memory = MemoryService(stamping, create_sessionmaker(engine), top_k=3, min_similarity=0.2)
+    try:
+        untold = memory.start_recall("bob", ASKED)
+        time.sleep(0.3)  # noqa: ASYNC251 - the loop held, as a claim holds it
+        assert stamping.started == []
+        assert await untold == []
+
+        memory.learn("ada", TOLD, [], session_id="s-early", message_id=uuid.uuid4())
+        await memory.settled("ada")
+        runs = len(stamping.started)
+        started = time.perf_counter()
+        recall = memory.start_recall("ada", ASKED)
+        time.sleep(0.3)  # noqa: ASYNC251 - the loop held, as a claim holds it
+        busy_until = time.perf_counter()
+        assert len(stamping.started) == runs + 1
+        assert started <= stamping.started[-1] < busy_until
+        recalled = await recall
+        assert "My usual SKU is SKU2024003" in [r.text for r in recalled]
     finally:
         await memory.aclose()
         await engine.dispose()

@@ -187,7 +187,7 @@ class PreparedTurn:
         memory = self.deps.memory
         if memory is None or self.owner is None or not refers_back(self.message):
             return []
-        self.recall = asyncio.create_task(memory.recall(self.owner, self.message))
+        self.recall = memory.start_recall(self.owner, self.message)
         return await self._memories()
 
     async def _resolve(self, rows: Sequence[ChatMessage]) -> list[Resolved]:
@@ -349,7 +349,7 @@ async def prepare_turn(
     # (_recall_now), one with no reference never.
     offline_needs = refers_back(body.message) and not names_an_identifier(body.message)
     recall = (
-        asyncio.create_task(deps.memory.recall(owner, body.message))
+        deps.memory.start_recall(owner, body.message)
         if deps.memory is not None
         and owner is not None
         and (deps.provider is not None or offline_needs)

@@ -10,7 +10,9 @@ small bonus for the memory's words that the message repeats: MiniLM puts
 SKU2024003" (and 0.10 from an unrelated "I want answers in German"), and the
 shared "usual" is what a person would go by too. The embedding runs in a
 worker thread, so a turn starts recalling while its session lock and user
-message are written.
+message are written; :meth:`MemoryService.start_recall` hands it to the thread
+at once for an owner known to have memories, not once the event loop first
+runs the recall (a few ms later while the turn's claim keeps the loop busy).
 
 What recall costs the turn is kept small (docs/agent-memory.md): an owner with no
 memories costs one ``EXISTS`` query and no model run; the recalled memories are
@@ -193,17 +195,38 @@ class MemoryService:
         # an owner something, and a stale "yes" (all deleted since) costs one search.
         self._has_memories: _Lru[str, bool] = _Lru(OWNER_CACHE_SIZE)
 
-    async def recall(self, owner: str | None, message: str) -> list[Recalled]:
-        if owner is None:
-            return []
-        await self._settled(owner, blocking_only=True)
-        writing = [m for p in self._pending.get(owner, ()) for m in p.writing]
-        if not writing and not await self._has_any(owner):
-            return []
-        vector = await self._embed_message(message)
-        async with self.sessionmaker() as db:
-            await _read_only(db)
-            nearest = await store.nearest(db, owner, vector, CANDIDATES)
+    def start_recall(self, owner: str | None, message: str) -> asyncio.Task[list[Recalled]]:
+        """:meth:`recall` as a task. For an owner known to have memories the message's
+        model run starts now, in a worker thread, rather than when the task first runs:
+        a turn starting its claim keeps the event loop busy for a few ms before then."""
+        embedding = None
+        if owner is not None and self._has_memories.get(owner):
+            embedding = self._embed_soon(message)
+        return asyncio.create_task(self.recall(owner, message, embedding=embedding))
+
+    async def recall(
+        self,
+        owner: str | None,
+        message: str,
+        *,
+        embedding: asyncio.Future[store.Vector] | None = None,
+    ) -> list[Recalled]:
+        """The owner's memories relevant to ``message``, best first. ``embedding``: the
+        message's vector, being computed already (see :meth:`start_recall`)."""
+        try:
+            if owner is None:
+                return []
+            await self._settled(owner, blocking_only=True)
+            writing = [m for p in self._pending.get(owner, ()) for m in p.writing]
+            if not writing and not await self._has_any(owner):
+                return []
+            embedding = embedding or self._embed_soon(message)
+            vector = await embedding
+            async with self.sessionmaker() as db:
+                await _read_only(db)
+                nearest = await store.nearest(db, owner, vector, CANDIDATES)
+        finally:
+            _drop(embedding)  # unused (no memories, or the reads failed), or done
         # Facts still being written are scored here (a stored twin is the same text,
         # which rank keeps once).
         nearest += [
@@ -221,12 +244,12 @@ class MemoryService:
             self._has_memories.put(owner, True)
         return found
 
-    async def _embed_message(self, message: str) -> store.Vector:
-        """The message's vector. Alone: embedding the message's facts in the same run
-        costs less CPU in all but puts that work inside the turn, which measured slower
-        (docs/agent-memory.md); :meth:`learn` embeds them after the answer."""
-        vector: store.Vector = await anyio.to_thread.run_sync(self.embedder.embed_one, message)
-        return vector
+    def _embed_soon(self, message: str) -> asyncio.Future[store.Vector]:
+        """The message's vector, computed in a worker thread from now on. Alone: embedding
+        the message's facts in the same run costs less CPU in all but puts that work
+        inside the turn, which measured slower (docs/agent-memory.md); :meth:`learn`
+        embeds them after the answer."""
+        return asyncio.get_running_loop().run_in_executor(None, self.embedder.embed_one, message)
 
     def learn(
         self,
@@ -360,6 +383,16 @@ class MemoryService:
         pending = [p.task for tasks in self._pending.values() for p in tasks]
         if pending:
             await asyncio.wait(pending, timeout=5)
+
+
+def _drop(future: asyncio.Future[Any] | None) -> None:
+    """Let go of ``future``: cancelled if pending, its failure (if any) read if done."""
+    if future is None:
+        return
+    if not future.done():
+        future.cancel()
+    elif not future.cancelled():
+        future.exception()
 
 
 async def _read_only(db: AsyncSession) -> None:
