@@ -61,7 +61,24 @@ _FUNCTION_WORDS = frozenset(
 # cheque)" first, but "美元兑人民币" is the dollar against the yuan: an exchange. A lone
 # 号 is the rare reading "roar" first (háo), but in a request it is a number (hào:
 # 会员号, 订单号, 手机号).
-_OWN_SENSES = {"吊销": "revoke", "兑": "exchange", "号": "number"}
+_OWN_SENSES = {
+    "吊销": "revoke",
+    "兑": "exchange",
+    "号": "number",
+    # Service words CC-CEDICT reads literally or lacks: 工单 "work
+    # bill", 派单 "clique bill", 报修 "announce decorate", 漫游 "travel around".
+    "复机": "reactivate service",
+    "报修": "report for repair",
+    "退票": "refund ticket",
+    "漫游": "roaming",
+    "携号转网": "port number to another carrier",
+    "工单": "work order ticket",
+    "派单": "dispatch order",
+    "催单": "chase order",
+    "排班": "shift schedule",
+    "补办": "reissue",
+    "出勤": "attendance",
+}
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word
 _MAX_CHARS = 2000
