@@ -1,8 +1,9 @@
 """Service words that CC-CEDICT reads literally or lacks: 工单 is a work order (its gloss
 was "work bill"), 报修 reporting a fault for repair ("announce decorate"), 漫游 roaming
 ("travel around"), 补办 reissuing ("do sth after the time it should have been done"),
-排班 a shift schedule ("arrange in order"). A Chinese request using them reaches the tool
-an English description gives for them."""
+排班 a shift schedule ("arrange in order"). Everyday words whose first sense is a rarer
+one: 停车 parking ("pull up"), 积分 points ("integral"), 单号 an order number ("odd
+number"). A Chinese request using them reaches the tool an English description gives."""
 
 from __future__ import annotations
 
@@ -43,6 +44,20 @@ CATALOGUE = [
         name="Access card reissue",
     ),
     manifest(
+        "permit_lookup",
+        "GET",
+        "Look up a residential parking permit: its status and expiry date.",
+        {"permit": {"type": "string", "pattern": "^PP-\\d{6}$"}},
+        name="Parking permit lookup",
+    ),
+    manifest(
+        "points_balance",
+        "GET",
+        "A loyalty member's points balance and the points expiring soon.",
+        {"member": {"type": "string", "pattern": "^M\\d{6}$"}},
+        name="Points balance",
+    ),
+    manifest(
         "shift_schedule",
         "GET",
         "The shift schedule of a team for the coming week.",
@@ -60,12 +75,23 @@ def test_service_words_read_as_a_service_means_them() -> None:
     assert "schedule" in gloss("排班")
 
 
+def test_everyday_words_read_in_their_common_sense() -> None:
+    assert gloss("停车") == "park"
+    assert gloss("积分") == "points"
+    assert gloss("单号") == "order number"
+    assert gloss("老公") == "husband"
+    assert gloss("酒店") == "hotel"
+    assert gloss("坏了") == "broken"
+
+
 @pytest.mark.parametrize(
     ("query", "tool_id"),
     [
         ("工单 WO-204518 现在到哪一步了", "work_order_status"),
         ("报修：3 号楼 502 的门锁坏了", "fault_report"),
         ("帮我开通去日本的漫游", "roaming_pass"),
+        ("帮我查一下停车证什么时候到期", "permit_lookup"),
+        ("我的积分还有多少", "points_balance"),
     ],
 )
 async def test_a_request_in_service_words_reaches_its_tool(

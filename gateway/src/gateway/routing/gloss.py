@@ -78,6 +78,18 @@ _OWN_SENSES = {
     "排班": "shift schedule",
     "补办": "reissue",
     "出勤": "attendance",
+    # Everyday words whose first sense is another field's or a rarer one: 停车 "pull up",
+    # 积分 "integral", 单号 "odd number", 坏了 "shoot!", 酒店 "wine shop", 导出 "derive".
+    "停车": "park",
+    "积分": "points",
+    "保单": "insurance policy",
+    "单号": "order number",
+    "老公": "husband",
+    "坏了": "broken",
+    "酒店": "hotel",
+    "库存": "stock inventory",
+    "导出": "export",
+    "失败": "failed",
 }
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word
