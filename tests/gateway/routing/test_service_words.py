@@ -84,6 +84,14 @@ def test_everyday_words_read_in_their_common_sense() -> None:
     assert gloss("坏了") == "broken"
 
 
+def test_software_words_read_as_software_means_them() -> None:
+    assert gloss("登录") == "log in"
+    assert gloss("密码") == "password"
+    assert gloss("新建") == "create new"
+    assert gloss("默认") == "default"
+    assert "target" not in gloss("列表中的")  # 中 / 的 in running text, not "hit the target"
+
+
 @pytest.mark.parametrize(
     ("query", "tool_id"),
     [

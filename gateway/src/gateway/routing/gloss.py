@@ -90,6 +90,23 @@ _OWN_SENSES = {
     "库存": "stock inventory",
     "导出": "export",
     "失败": "failed",
+    # Words of software and service descriptions read as such: 新建 "new construction",
+    # 默认 "agree tacitly", 登录 "register", 密码 "cipher", 救援 "save", 中的 "hit the
+    # target" (列表中的 is 列表 / 中 / 的 in running text).
+    "新建": "create new",
+    "默认": "default",
+    "登录": "log in",
+    "密码": "password",
+    "救援": "rescue",
+    "临时": "temporary",
+    "数量": "quantity",
+    "常规": "routine",
+    "开具": "issue",
+    "中的": "in",
+    "牌号": "plate number",
+    "轨迹": "track",
+    "出险": "insured incident",
+    "加油": "refuel",
 }
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word
