@@ -195,6 +195,7 @@ class Router:
             int,
             tuple[dict[str, Any], frozenset[str] | None, bool, intent.OwnWords, frozenset[str]],
         ] = {}
+        self._named: dict[int, tuple[dict[str, Any], frozenset[str] | None]] = {}
         self._naming: dict[tuple[int, str], frozenset[str]] = {}  # _named_writer's memo
         self._converters: tuple[int, frozenset[str]] | None = None  # _converter's memo
         self._kinds: tuple[int, bool] | None = None  # _mixed's memo
@@ -625,7 +626,10 @@ class Router:
             if names_one and self._needs_another(head, spec.input_schema):
                 return FOREIGN_ID_PENALTY
             offered = self._offered_actions(spec.manifest)
-            lost = vocabulary.action_gap(requested, offered)
+            if offered is None:
+                lost = vocabulary.opposed_gap(requested, self._named_actions(spec.manifest))
+            else:
+                lost = vocabulary.action_gap(requested, offered)
             refused = self._disclaimed_actions(spec.manifest)
             if requested and requested <= refused:  # "不负责…修改或取消已有预约"
                 lost = max(lost, DISCLAIMED_PENALTY)
@@ -872,6 +876,16 @@ class Router:
 
     def _offered_actions(self, manifest: dict[str, Any]) -> frozenset[str] | None:
         return self._actions(manifest)[0]
+
+    def _named_actions(self, manifest: dict[str, Any]) -> frozenset[str] | None:
+        """``vocabulary.named_actions``, memoised per manifest as ``_actions`` is."""
+        key = id(manifest)
+        found = self._named.get(key)
+        if found is None or found[0] is not manifest:
+            if len(self._named) > 4096:
+                self._named.clear()
+            found = self._named[key] = (manifest, vocabulary.named_actions(manifest))
+        return found[1]
 
     def _actions(
         self, manifest: dict[str, Any]

@@ -213,7 +213,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     "dismiss": (frozenset({"fire", "dismiss"}), ("辞退", "解雇", "开除")),
     # bringing back what was cancelled or lapsed ("reinstate my policy", "恢复积分")
     "restore": (
-        frozenset({"restore", "reinstate", "reactivate", "undelete", "unarchive"}),
+        frozenset({"restore", "reinstate", "reactivate", "reopen", "undelete", "unarchive"}),
         ("恢复", "复原", "重新激活"),
     ),
     # holding something for a while ("pause my insurance", "suspend the line")
@@ -344,6 +344,36 @@ def offered_actions(manifest: Mapping[str, Any]) -> frozenset[str] | None:
     not describe its requests (fewer than ``MIN_EXAMPLES`` aliases and examples): a
     one-sentence description does not list its verbs."""
     if len(_phrases(manifest)) < MIN_EXAMPLES:
+        return None
+    return _actions_in(_own_text(manifest))
+
+
+# Actions that undo one another: a tool named for one is not asked for the other.
+_UNDOES = {
+    "restore": frozenset({"cancel", "delete", "close", "pause", "withdraw", "unsubscribe"}),
+    "cancel": frozenset({"restore"}),
+    "delete": frozenset({"restore"}),
+    "pause": frozenset({"restore"}),
+}
+
+
+def opposed_gap(requested: frozenset[str], named: frozenset[str] | None) -> float:
+    """The confidence lost by a tool named for actions (``named_actions``) that undo every
+    action requested, none of which its own words offer: "reactivate the cancelled
+    subscription" of ``subscription_cancel``, "reopen WO-…" of ``workorder_cancel``."""
+    if named is None or not requested or not requested.isdisjoint(named):
+        return 0.0
+    if all(_UNDOES.get(action, frozenset()) & named for action in requested):
+        return ACTION_PENALTY
+    return 0.0
+
+
+def named_actions(manifest: Mapping[str, Any]) -> frozenset[str] | None:
+    """For a tool named for an action ("subscription_cancel", "Cancel subscription"), the
+    actions its own words offer, even when it does not describe its requests (see
+    ``opposed_gap``). None for a tool whose id and name name none."""
+    named = f"{split_identifier(str(manifest.get('tool_id') or ''))} {manifest.get('name') or ''}"
+    if not _actions_in(named):
         return None
     return _actions_in(_own_text(manifest))
 

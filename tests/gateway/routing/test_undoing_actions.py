@@ -1,0 +1,63 @@
+"""A tool named for an action is not asked for the action that undoes it: "reinstate my
+membership" is refused by a catalogue whose only writer cancels memberships, though that
+tool's description lists no requests (no aliases or examples to say what else it does).
+(A reader of the same membership would still take the request: a write asked of a tool
+with no listed requests is not refused for that alone.)"""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from gateway.routing.vocabulary import named_actions, opposed_gap
+from tests.gateway.routing.conftest import dry_run, manifest
+
+MEMBER = {"type": "string", "pattern": "^MB-\\d{4}$", "description": "membership, e.g. MB-1234"}
+DOCUMENT = {"type": "string", "pattern": "^DOC-\\d{5}$", "description": "e.g. DOC-10234"}
+CATALOGUE = [
+    manifest(
+        "membership_cancel",
+        "POST",
+        "Cancels a gym membership at the end of the current billing month.",
+        {"membership_id": MEMBER},
+    ),
+    manifest("membership_plans", "GET", "The gym's membership plans and their prices.", {}),
+    manifest(
+        "document_delete",
+        "DELETE",
+        "Deletes a document from the shared drive.",
+        {"document_id": DOCUMENT},
+    ),
+]
+
+
+def test_a_tool_named_for_cancelling_is_not_asked_to_reinstate() -> None:
+    named = named_actions(CATALOGUE[0])
+    assert named == frozenset({"cancel"})
+    assert opposed_gap(frozenset({"restore"}), named) > 0
+    assert opposed_gap(frozenset({"cancel"}), named) == 0
+    assert opposed_gap(frozenset({"update"}), named) == 0  # not undoing: left to the rest
+    assert named_actions(CATALOGUE[1]) is None  # named for no action
+
+
+@pytest.mark.parametrize(
+    "query", ["reinstate my membership MB-1234, I changed my mind", "restore DOC-10234 please"]
+)
+async def test_undoing_what_a_tool_does_is_refused(gateway: httpx.AsyncClient, query: str) -> None:
+    response = await dry_run(gateway, query, "u1")
+    assert response.status_code == 404, response.text
+
+
+@pytest.mark.parametrize(
+    ("query", "tool_id"),
+    [
+        ("cancel my membership MB-1234 please", "membership_cancel"),
+        ("delete DOC-10234 from the drive", "document_delete"),
+    ],
+)
+async def test_what_the_tool_does_still_reaches_it(
+    gateway: httpx.AsyncClient, query: str, tool_id: str
+) -> None:
+    response = await dry_run(gateway, query, "u1")
+    assert response.status_code == 200, response.text
+    assert response.json()["tool_id"] == tool_id
