@@ -108,3 +108,12 @@ async def test_a_request_in_service_words_reaches_its_tool(
     response = await dry_run(gateway, query, "u1")
     assert response.status_code in (200, 422), response.text
     assert response.json()["tool_id"] == tool_id, response.text
+
+
+def test_characters_of_running_text_read_as_they_are_used() -> None:
+    # 后 is "empress" first in the file, 当 "dong", 按 "press", 不 "no not so".
+    assert gloss("两天后") == "two days after"  # not "two Tin Hau"
+    assert "empress" not in gloss("下单后三天内发货")
+    assert gloss("按") == "by"
+    assert gloss("不") == "not"
+    assert "dong" not in gloss("当订单取消时")

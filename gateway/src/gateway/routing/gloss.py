@@ -107,6 +107,26 @@ _OWN_SENSES = {
     "轨迹": "track",
     "出险": "insured incident",
     "加油": "refuel",
+    # Characters whose first sense is not the one of running text: 后 "empress" (之后,
+    # 以后: after), 当 "dong" (当…时: when), 按 "press" (按…查询: by), 含 "keep in the mouth".
+    "不": "not",
+    "仅": "only",
+    "按": "by",
+    "由": "by",
+    "后": "after",
+    "时": "when",
+    "该": "this",
+    "于": "at",
+    "至": "to",
+    "应": "should",
+    "当": "when",
+    "若": "if",
+    "均": "all",
+    "含": "include",
+    "会": "will",
+    "让": "let",
+    "才": "only then",
+    "天后": "days after",  # 两天后 is two days after, not "two Tin Hau"
 }
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word
