@@ -117,3 +117,11 @@ def test_characters_of_running_text_read_as_they_are_used() -> None:
     assert gloss("按") == "by"
     assert gloss("不") == "not"
     assert "dong" not in gloss("当订单取消时")
+
+
+def test_single_characters_of_requests_read_as_requests_mean_them() -> None:
+    assert gloss("查") == "look up"  # not "research"
+    assert gloss("订") == "book"  # not "agree"
+    assert gloss("约") == "appointment"  # not "weigh in a balance or on a scale"
+    assert gloss("月") == "month"  # not "moon"
+    assert gloss("日") == "day"  # not "sun"

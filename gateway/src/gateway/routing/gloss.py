@@ -127,6 +127,23 @@ _OWN_SENSES = {
     "让": "let",
     "才": "only then",
     "天后": "days after",  # 两天后 is two days after, not "two Tin Hau"
+    # and alone in a request: 月 "moon", 日 "sun", 查 "research", 订 "agree", 约 "weigh".
+    "月": "month",
+    "日": "day",
+    "查": "look up",
+    "张": "sheet",
+    "订": "book",
+    "看": "look at",
+    "证": "certificate",
+    "款": "payment",
+    "叫": "call",
+    "几": "how many",
+    "份": "copy",
+    "说": "say",
+    "码": "code",
+    "次": "times",
+    "周": "week",
+    "约": "appointment",
 }
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word
