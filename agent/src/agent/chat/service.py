@@ -25,7 +25,6 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import anyio
 import structlog
@@ -55,6 +54,7 @@ from agent.sessions.repository import NewMessage, SessionHead
 from agent.sessions.service import TurnStore
 from agent.sessions.tokens import TokenCounter
 from agent.settings import Settings
+from agent.tasks import discard
 from reach_common.llm.types import LLMProvider
 from reach_common.references import names_an_identifier, refers_back
 
@@ -285,16 +285,6 @@ class PreparedTurn:
         )
         async for event in loop.run():
             yield event
-
-
-def discard(task: asyncio.Task[Any] | None) -> None:
-    """Stop a helper task the turn no longer needs (its failure, if any, is read)."""
-    if task is None:
-        return
-    if not task.done():
-        task.cancel()
-    elif not task.cancelled():
-        task.exception()  # read, so an unused failure is not reported
 
 
 @dataclass(frozen=True)

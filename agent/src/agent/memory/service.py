@@ -63,6 +63,7 @@ from agent.memory.extract import (
     from_model_answer,
     worth_asking,
 )
+from agent.tasks import discard
 from reach_common.embeddings import Embedder
 from reach_common.llm.errors import LLMError
 from reach_common.llm.types import LLMProvider, Message
@@ -226,7 +227,7 @@ class MemoryService:
                 await _read_only(db)
                 nearest = await store.nearest(db, owner, vector, CANDIDATES)
         finally:
-            _drop(embedding)  # unused (no memories, or the reads failed), or done
+            discard(embedding)  # unused (no memories, or the reads failed), or done
         # Facts still being written are scored here (a stored twin is the same text,
         # which rank keeps once).
         nearest += [
@@ -383,16 +384,6 @@ class MemoryService:
         pending = [p.task for tasks in self._pending.values() for p in tasks]
         if pending:
             await asyncio.wait(pending, timeout=5)
-
-
-def _drop(future: asyncio.Future[Any] | None) -> None:
-    """Let go of ``future``: cancelled if pending, its failure (if any) read if done."""
-    if future is None:
-        return
-    if not future.done():
-        future.cancel()
-    elif not future.cancelled():
-        future.exception()
 
 
 async def _read_only(db: AsyncSession) -> None:

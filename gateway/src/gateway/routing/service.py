@@ -193,9 +193,15 @@ class Router:
         self._stale = False
         self._offered: dict[
             int,
-            tuple[dict[str, Any], frozenset[str] | None, bool, intent.OwnWords, frozenset[str]],
+            tuple[
+                dict[str, Any],
+                frozenset[str] | None,
+                bool,
+                intent.OwnWords,
+                frozenset[str],
+                frozenset[str] | None,
+            ],
         ] = {}
-        self._named: dict[int, tuple[dict[str, Any], frozenset[str] | None]] = {}
         self._naming: dict[tuple[int, str], frozenset[str]] = {}  # _named_writer's memo
         self._converters: tuple[int, frozenset[str]] | None = None  # _converter's memo
         self._kinds: tuple[int, bool] | None = None  # _mixed's memo
@@ -878,14 +884,9 @@ class Router:
         return self._actions(manifest)[0]
 
     def _named_actions(self, manifest: dict[str, Any]) -> frozenset[str] | None:
-        """``vocabulary.named_actions``, memoised per manifest as ``_actions`` is."""
-        key = id(manifest)
-        found = self._named.get(key)
-        if found is None or found[0] is not manifest:
-            if len(self._named) > 4096:
-                self._named.clear()
-            found = self._named[key] = (manifest, vocabulary.named_actions(manifest))
-        return found[1]
+        """``vocabulary.named_actions``, memoised with :meth:`_actions`."""
+        self._actions(manifest)
+        return self._offered[id(manifest)][5]
 
     def _actions(
         self, manifest: dict[str, Any]
@@ -902,7 +903,8 @@ class Router:
             writer = intent.writes(manifest, reads_only=False)
             words = intent.own_words(manifest)
             refused = vocabulary.disclaimed_actions(manifest)
-            found = self._offered[key] = (manifest, offered, writer, words, refused)
+            named = vocabulary.named_actions(manifest) if offered is None else None
+            found = self._offered[key] = (manifest, offered, writer, words, refused, named)
         return found[1], found[2], found[3]
 
     def _attribute_words(self, manifest: dict[str, Any]) -> tuple[frozenset[str], str]:
