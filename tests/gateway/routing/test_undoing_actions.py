@@ -1,8 +1,7 @@
 """A tool named for an action is not asked for the action that undoes it: "reinstate my
 membership" is refused by a catalogue whose only writer cancels memberships, though that
-tool's description lists no requests (no aliases or examples to say what else it does).
-(A reader of the same membership would still take the request: a write asked of a tool
-with no listed requests is not refused for that alone.)"""
+tool's description lists no requests (no aliases or examples to say what else it does),
+nor by a lookup of the same membership: reinstating is an order, which no reader takes."""
 
 from __future__ import annotations
 
@@ -22,6 +21,12 @@ CATALOGUE = [
         {"membership_id": MEMBER},
     ),
     manifest("membership_plans", "GET", "The gym's membership plans and their prices.", {}),
+    manifest(
+        "membership_get",
+        "GET",
+        "A gym membership's plan, status and renewal date.",
+        {"membership_id": MEMBER},
+    ),
     manifest(
         "document_delete",
         "DELETE",

@@ -144,6 +144,8 @@ _WRITE_VERBS = frozenset(
         *("rollback", "scale", "swap", "migrate", "kill", "stop", "terminate", "resize"),
         *("reboot", "shutdown", "suspend", "pause", "drain", "flush", "rerun", "retry"),
         *("rebuild", "redeploy", "bounce", "promote", "rollout", "decommission"),
+        # and of bringing back what was cancelled ("reinstate my membership MB-…")
+        *("reinstate", "reactivate", "undelete", "unarchive"),
     )
 )
 _OPEN_NEW = re.compile(r"^open\s+(?:a|an|new)\b")
