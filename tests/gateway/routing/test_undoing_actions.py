@@ -13,6 +13,8 @@ from tests.gateway.routing.conftest import dry_run, manifest
 
 MEMBER = {"type": "string", "pattern": "^MB-\\d{4}$", "description": "membership, e.g. MB-1234"}
 DOCUMENT = {"type": "string", "pattern": "^DOC-\\d{5}$", "description": "e.g. DOC-10234"}
+ORDER = {"type": "string", "pattern": "^OR-\\d{5}$", "description": "the order, e.g. OR-12345"}
+INVOICE = {"type": "string", "pattern": "^INV-\\d{5}$", "description": "e.g. INV-00123"}
 CATALOGUE = [
     manifest(
         "membership_cancel",
@@ -33,6 +35,13 @@ CATALOGUE = [
         "Deletes a document from the shared drive.",
         {"document_id": DOCUMENT},
     ),
+    manifest(
+        "return_label_create",
+        "POST",
+        "Creates a prepaid return label for an order.",
+        {"order_id": ORDER},
+    ),
+    manifest("invoice_pay", "POST", "Pays an invoice by card.", {"invoice_id": INVOICE}),
 ]
 
 
@@ -43,6 +52,13 @@ def test_a_tool_named_for_cancelling_is_not_asked_to_reinstate() -> None:
     assert opposed_gap(frozenset({"cancel"}), named) == 0
     assert opposed_gap(frozenset({"update"}), named) == 0  # not undoing: left to the rest
     assert named_actions(CATALOGUE[1]) is None  # named for no action
+
+
+def test_a_tool_named_for_making_or_paying_is_not_asked_to_cancel_or_refund() -> None:
+    assert opposed_gap(frozenset({"cancel"}), named_actions(CATALOGUE[4])) > 0
+    assert opposed_gap(frozenset({"delete"}), named_actions(CATALOGUE[4])) > 0
+    assert opposed_gap(frozenset({"refund"}), named_actions(CATALOGUE[5])) > 0
+    assert opposed_gap(frozenset({"pay"}), named_actions(CATALOGUE[5])) == 0
 
 
 @pytest.mark.parametrize(
@@ -58,6 +74,8 @@ async def test_undoing_what_a_tool_does_is_refused(gateway: httpx.AsyncClient, q
     [
         ("cancel my membership MB-1234 please", "membership_cancel"),
         ("delete DOC-10234 from the drive", "document_delete"),
+        ("I need a return label for OR-12345", "return_label_create"),
+        ("pay invoice INV-00123 please", "invoice_pay"),
     ],
 )
 async def test_what_the_tool_does_still_reaches_it(

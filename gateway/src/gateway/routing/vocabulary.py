@@ -351,8 +351,9 @@ def offered_actions(manifest: Mapping[str, Any]) -> frozenset[str] | None:
 # Actions that undo one another: a tool named for one is not asked for the other.
 _UNDOES = {
     "restore": frozenset({"cancel", "delete", "close", "pause", "withdraw", "unsubscribe"}),
-    "cancel": frozenset({"restore"}),
-    "delete": frozenset({"restore"}),
+    "cancel": frozenset({"restore", "create", "book"}),
+    "delete": frozenset({"restore", "create"}),
+    "refund": frozenset({"pay"}),
     "pause": frozenset({"restore"}),
 }
 
