@@ -64,6 +64,16 @@ CATALOGUE = [
         {"team": {"type": "string"}},
         name="Shift schedule",
     ),
+    manifest(
+        "mobile_plan_change",
+        "POST",
+        "把手机号现有的套餐换成另一种套餐（升级或降级），新月费从下个账单周期开始扣取。",
+        {
+            "line": {"type": "string", "pattern": "^04\\d{8}$", "description": "手机号"},
+            "plan": {"type": "string", "description": "新套餐"},
+        },
+        name="变更套餐",
+    ),
 ]
 
 
@@ -103,6 +113,33 @@ def test_software_words_read_as_software_means_them() -> None:
     ],
 )
 async def test_a_request_in_service_words_reaches_its_tool(
+    gateway: httpx.AsyncClient, query: str, tool_id: str
+) -> None:
+    response = await dry_run(gateway, query, "u1")
+    assert response.status_code in (200, 422), response.text
+    assert response.json()["tool_id"] == tool_id, response.text
+
+
+def test_words_of_descriptions_read_in_the_trade_they_describe() -> None:
+    # 套餐 is "set meal" first, 降级 "demote", 骑手 "horse rider", 包裹 "wrap up".
+    assert gloss("套餐") == "plan package"
+    assert gloss("降级") == "downgrade"
+    assert gloss("账户") == "account"
+    assert "horse" not in gloss("骑手")
+    assert gloss("新月费") == "new monthly fee"  # not "new moon cost"
+    assert "parcel" in gloss("包裹")
+
+
+@pytest.mark.parametrize(
+    ("query", "tool_id"),
+    [
+        # refused when 套餐 read "set meal" and 新月费 "new moon cost"
+        ("my monthly fee is too high, downgrade 0412345678", "mobile_plan_change"),
+        ("I want to change my package for 0412345678", "mobile_plan_change"),
+        ("lower my monthly fee on 0412345678", "mobile_plan_change"),
+    ],
+)
+async def test_an_english_request_reaches_a_tool_described_in_those_words(
     gateway: httpx.AsyncClient, query: str, tool_id: str
 ) -> None:
     response = await dry_run(gateway, query, "u1")
