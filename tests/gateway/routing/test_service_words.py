@@ -177,6 +177,15 @@ async def test_a_request_in_those_characters_reaches_its_tool(
     assert response.json()["tool_id"] == tool_id, response.text
 
 
+def test_words_a_dictionary_reads_in_another_trade() -> None:
+    # 状态 "condition state", 缩容 "withdraw hold", 撤回 "recall", 抬头 "raise one's head"
+    assert gloss("状态") == "status"
+    assert gloss("缩容") == "scale in"
+    assert gloss("撤回") == "withdraw"
+    assert "invoice" in gloss("发票抬头")
+    assert "approve" in gloss("PR-2024-0831 批了吗")
+
+
 def test_characters_of_running_text_read_as_they_are_used() -> None:
     # 后 is "empress" first in the file, 当 "dong", 按 "press", 不 "no not so".
     assert gloss("两天后") == "two days after"  # not "two Tin Hau"
