@@ -404,19 +404,33 @@ _ONLY = re.compile(
     re.IGNORECASE,
 )
 
+# ... or to the action of the verb that opens a sentence whose object the limit follows:
+# "Creates bookings only; changes and cancellations go through the front desk" (not "a
+# test send goes only to …", nor "Schedule information only").
+_VERB_ONLY = re.compile(
+    r"(?:^|[.;:!?]\s+)([A-Za-z]{2,20}s)\s+[a-z]{3,20}\s+only\b", re.IGNORECASE
+)
+
 
 def _limited_to(description: str) -> frozenset[str] | None:
-    """The actions a description limits the tool to (``_ONLY``), or None if it sets no
-    such limit; creating, for "new … only" and 新建."""
+    """The actions a description limits the tool to (``_ONLY``, ``_VERB_ONLY``), or None
+    if it sets no such limit; creating, for "new … only" and 新建."""
     allowed: set[str] = set()
     for match in _ONLY.finditer(description):
         verb = match.group(1)
         if verb is not None:  # "only adds": an action's verb, else no limit ("only the")
-            said = stem(verb)
-            allowed |= {a for a, (english, _) in _ACTIONS.items() if said in map(stem, english)}
+            allowed |= _verb_actions(verb)
         else:
             allowed |= {"create", "book"} | _actions_in(match.group(0))
+    for match in _VERB_ONLY.finditer(description):  # "Creates bookings only"
+        allowed |= _verb_actions(match.group(1))
     return frozenset(allowed) or None
+
+
+def _verb_actions(verb: str) -> set[str]:
+    """The action classes of an English verb in any form ("adds", "Creates")."""
+    said = stem(verb.lower())
+    return {a for a, (english, _) in _ACTIONS.items() if said in map(stem, english)}
 
 
 def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
