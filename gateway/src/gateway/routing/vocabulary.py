@@ -407,9 +407,7 @@ _ONLY = re.compile(
 # ... or to the action of the verb that opens a sentence whose object the limit follows:
 # "Creates bookings only; changes and cancellations go through the front desk" (not "a
 # test send goes only to …", nor "Schedule information only").
-_VERB_ONLY = re.compile(
-    r"(?:^|[.;:!?]\s+)([A-Za-z]{2,20}s)\s+[a-z]{3,20}\s+only\b", re.IGNORECASE
-)
+_VERB_ONLY = re.compile(r"(?:^|[.;:!?]\s+)([A-Za-z]{2,20}s)\s+[a-z]{3,20}\s+only\b", re.IGNORECASE)
 
 
 def _limited_to(description: str) -> frozenset[str] | None:
@@ -419,18 +417,12 @@ def _limited_to(description: str) -> frozenset[str] | None:
     for match in _ONLY.finditer(description):
         verb = match.group(1)
         if verb is not None:  # "only adds": an action's verb, else no limit ("only the")
-            allowed |= _verb_actions(verb)
+            allowed |= _actions_in(verb, chinese=False)
         else:
             allowed |= {"create", "book"} | _actions_in(match.group(0))
     for match in _VERB_ONLY.finditer(description):  # "Creates bookings only"
-        allowed |= _verb_actions(match.group(1))
+        allowed |= _actions_in(match.group(1), chinese=False)
     return frozenset(allowed) or None
-
-
-def _verb_actions(verb: str) -> set[str]:
-    """The action classes of an English verb in any form ("adds", "Creates")."""
-    said = stem(verb.lower())
-    return {a for a, (english, _) in _ACTIONS.items() if said in map(stem, english)}
 
 
 def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
