@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import numpy.typing as npt
 
-from gateway.routing.text import tokenize
+from gateway.routing.text import tokenize, without_day_words
 
 Scores = npt.NDArray[np.float32]
 _Posting = tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]  # documents, term frequencies
@@ -141,7 +141,7 @@ class BM25Index:
         """
         scores = np.zeros(self.size, dtype=np.float32)
         total = 0.0
-        for term in set(tokenize(query)):
+        for term in set(tokenize(without_day_words(query))):
             if term.isdigit():
                 continue
             posting = self._posting(term)

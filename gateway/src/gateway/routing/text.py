@@ -57,6 +57,19 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+# A day named in Chinese (今天, 明晚, 下周三, 上个月, 下午): a value, as a date's digits are.
+# "今天股市怎么样" shares 今天 with a roster's "今天谁坐诊" and nothing it is about.
+_ZH_DAY_WORDS = re.compile(
+    r"(?:大?前|昨|今|明|大?后)[天晚早]|(?:今|明|去|前)年|(?:这|本|上|下)个?(?:周|星期|礼拜|月)"
+    r"[一二三四五六日天末]?|(?:周|星期|礼拜)[一二三四五六日天末]"
+)
+
+
+def without_day_words(text: str) -> str:
+    """``text`` with its Chinese day words blanked (see ``_ZH_DAY_WORDS``)."""
+    return _ZH_DAY_WORDS.sub(" ", text)
+
+
 def cjk_share(text: str) -> float:
     """The share of a text written in CJK: CJK characters vs CJK characters plus Latin words."""
     cjk = len(_CJK.findall(text))
