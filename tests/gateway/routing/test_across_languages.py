@@ -103,7 +103,7 @@ async def test_a_chinese_question_reaches_the_english_reader_of_its_identifier(
     body = response.json()
     assert body["tool_id"] == "ticket_status"
     assert body["arguments"] == {"ticket_id": ticket_id}
-    assert "across languages" in body["route"]["why"]
+    assert "identifiers or verb point to" in body["route"]["why"]
 
 
 @pytest.mark.parametrize(
@@ -123,7 +123,7 @@ async def test_the_identifier_does_not_choose_where_it_proves_nothing(
 ) -> None:
     response = await routed(gateway, query)
     body = response.json()
-    assert "across languages" not in str(body.get("route", {}).get("why"))
+    assert "identifiers or verb point to" not in str(body.get("route", {}).get("why"))
     assert body.get("tool_id") not in ("ticket_status", "leave_balance", "password_reset")
 
 
@@ -136,7 +136,7 @@ async def test_an_english_order_reaches_the_one_chinese_writer_naming_its_verb(
     body = response.json()
     assert body["tool_id"] == "meeting_room_book"
     assert body["arguments"] == {"room": "B3-201", "date": "2026-12-10"}
-    assert "across languages" in body["route"]["why"]
+    assert "identifiers or verb point to" in body["route"]["why"]
 
 
 @pytest.mark.parametrize(

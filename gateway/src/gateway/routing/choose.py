@@ -140,7 +140,7 @@ def _ranked(
     top_score = max(
         (c.score for c in candidates if not misread(c.tool_id)), default=candidates[0].score
     )
-    # A tool vouched for across languages, if it is the only one (``across``).
+    # A tool vouched for by identifiers or a verb, if it is the only one (``across``).
     vouched = [c.tool_id for c in candidates if not misread(c.tool_id) and across(c.tool_id)]
     alone = vouched[0] if len(vouched) == 1 else None
     ranked: list[tuple[float, int, Candidate, list[str]]] = []
@@ -154,9 +154,7 @@ def _ranked(
         if candidate.tool_id == alone:
             score += ACROSS_BONUS
             confidence = min(1.0, confidence + ACROSS_CONFIDENCE)
-            notes.append(
-                "the one tool the request's identifiers or verb point to, across languages"
-            )
+            notes.append("the one tool the request's identifiers or verb point to")
         elif candidate.score >= top_score - FIT_MARGIN and fits(candidate.tool_id):
             score += FIT_BONUS
             confidence = min(1.0, confidence + FIT_CONFIDENCE)

@@ -202,7 +202,7 @@ class Router:
                 frozenset[str] | None,
             ],
         ] = {}
-        self._naming: dict[tuple[int, str], frozenset[str]] = {}  # _named_writer's memo
+        self._naming: dict[tuple[int, str, bool], frozenset[str]] = {}  # _named_writer's memo
         self._converters: tuple[int, frozenset[str]] | None = None  # _converter's memo
         self._kinds: tuple[int, bool] | None = None  # _mixed's memo
         # _attribute_words' memo: the manifest, its words, its text, whether glossed
@@ -810,11 +810,43 @@ class Router:
         verb's action class (报销 and "reimbursement": ``intent.does``, strictly), if it
         writes and its words are in the other language; empty otherwise. It joins the
         candidates wherever the coarse stage ranks it (a Chinese request ranks the tools
-        described in Chinese first, whatever they mean), and ``_across`` vouches for it."""
+        described in Chinese first, whatever they mean), and ``_across`` vouches for it.
+
+        In the request's own language the verb points to its one writer only with an
+        identifier that writer takes: "kill WO-103390 pls, that machine is being
+        decommissioned" is the work order cancel's, however far MiniLM, which weighs the
+        object over the verb, ranks it. There a reader's words count only where they use
+        the verb as an action, not as a state it shows ("cancelled")."""
         verb = intent.action_word(text)
         if verb is None:
             return frozenset()
-        key = (self.registry.revision, verb)
+        keyed = _names_a_key(text)
+        named = self._doers(verb, acting=False) & allowed
+        if len(named) == 1:
+            (tool_id,) = named
+            schema = self.registry.tools[tool_id].spec.input_schema
+            # Not when the request names an identifier and none of the ones the tool needs:
+            # "Cancel the Japan roaming pass on 0421654987" is no technician visit's TV-…
+            if (
+                self._writes(tool_id)
+                and self._other_language(text)(tool_id)
+                and not (keyed and self._needs_another(text, schema))
+            ):
+                return named
+        if not keyed:
+            return frozenset()
+        named = self._doers(verb, acting=True) & allowed
+        if len(named) != 1:
+            return frozenset()
+        (tool_id,) = named
+        schema = self.registry.tools[tool_id].spec.input_schema
+        takes = bool(identifier_parameters(schema)) and not self._needs_another(text, schema)
+        return named if self._writes(tool_id) and takes else frozenset()
+
+    def _doers(self, verb: str, *, acting: bool) -> frozenset[str]:
+        """The registered tools whose own words name ``verb``'s action class (strictly);
+        with ``acting``, a reader's only in a form other than a past participle."""
+        key = (self.registry.revision, verb, acting)
         named = self._naming.get(key)
         if named is None:
             if len(self._naming) > 256:
@@ -822,19 +854,13 @@ class Router:
             named = self._naming[key] = frozenset(
                 tool_id
                 for tool_id, tool in self.registry.tools.items()
-                if intent.does(self._actions(tool.spec.manifest)[2], verb, strict=True)
+                if intent.does(
+                    self._actions(tool.spec.manifest)[2],
+                    verb,
+                    strict=True,
+                    reader=acting and not self._writes(tool_id),
+                )
             )
-        named &= allowed
-        if len(named) != 1:
-            return frozenset()
-        (tool_id,) = named
-        if not (self._writes(tool_id) and self._other_language(text)(tool_id)):
-            return frozenset()
-        # Not when the request names an identifier and none of the ones the tool needs:
-        # "Cancel the Japan roaming pass on 0421654987" is no technician visit's TV-…
-        schema = self.registry.tools[tool_id].spec.input_schema
-        if _names_a_key(text) and self._needs_another(text, schema):
-            return frozenset()
         return named
 
     def _converter(self, text: str, allowed: frozenset[str]) -> frozenset[str]:

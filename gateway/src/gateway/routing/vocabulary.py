@@ -285,11 +285,20 @@ _PHRASAL = (
 )
 
 
+# "Drop" as an order withdraws from a course, and as often cancels or removes ("drop my
+# repair ticket WO-…", "drop the account for intern@…"): any of the three will do. Not
+# in those classes' words: a tool's "drop-off" offers none of them. Dropping a value to
+# another ("drop its price to 19.99") lowers it, an action of no class.
+_DROP_ALSO = ("cancel", "delete")
+_DROPS_TO = re.compile(r"\bdrop(?=\s+(?:[\w']+\s+){0,3}?to\s+[$£€¥]?\d)", re.IGNORECASE)
+
+
 def plain_verbs(text: str) -> str:
-    """``text`` with its phrasal verbs in one word (``_PHRASAL``)."""
+    """``text`` with its phrasal verbs in one word (``_PHRASAL``), and a value dropped to
+    another lowered (``_DROPS_TO``)."""
     for phrase, verb in _PHRASAL:
         text = phrase.sub(verb, text)
-    return text
+    return _DROPS_TO.sub("lower", text)
 
 
 # Verbs of an action class only as orders ("end coupon WELCOME5 early", "terminate my
@@ -304,6 +313,8 @@ def requested_actions(text: str) -> frozenset[str]:
     words = {
         _ORDER_SYNONYMS.get(w, w) for w in imperatives(_SETS_UP.sub("create", plain_verbs(text)))
     }
+    if "drop" in words:
+        words.update(_DROP_ALSO)
     return frozenset(
         action
         for action, (english, chinese) in _ACTIONS.items()
@@ -326,10 +337,13 @@ def last_chinese_action(text: str) -> str | None:
 def synonyms(verb: str) -> tuple[frozenset[str], tuple[str, ...]]:
     """The English verbs and Chinese words of the action class of ``verb`` (English or
     Chinese: "purge" or 删除 gives delete, remove, 删除…); ``verb`` alone when it is in
-    none; of every class it is in ("withdraw": cancel and withdraw). An order's synonym
-    ("end") gives its class ("cancel")."""
+    none; of every class it is in ("withdraw": cancel and withdraw; "drop": those and
+    delete). An order's synonym ("end") gives its class ("cancel")."""
     verb = _ORDER_SYNONYMS.get(verb, verb)
-    classes = [(e, c) for e, c in _ACTIONS.values() if verb in e or verb in c]
+    also = _DROP_ALSO if verb == "drop" else ()
+    classes = [
+        (e, c) for name, (e, c) in _ACTIONS.items() if verb in e or verb in c or name in also
+    ]
     if classes:
         english = frozenset().union(*(e for e, _ in classes))
         return english, tuple(dict.fromkeys(w for _, c in classes for w in c))
