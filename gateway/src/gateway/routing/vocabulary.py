@@ -229,11 +229,13 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
 }
 # An English verb asks for an action when it begins a clause ("cancel order …", "…, then
 # update it"), or follows "please", "to" ("I want to cancel"), "you" ("can you delete"),
-# "me" ("help me add"): "the store's numbers", "a change in sales" ask for none.
+# "me" ("help me add"): "the store's numbers", "a change in sales" ask for none. "How to"
+# asks how it is done ("search the docs for how to restart the payment service").
 # The word is read ahead, not taken: "…expired, please reinstate them" has "please" after
 # the comma and "reinstate" after "please".
 _IMPERATIVE = re.compile(
-    r"(?:^|[,.;:!?(\n]|\b(?:please|pls|to|you|me|and|then|just|now|also))\s{0,16}"
+    r"(?:^|[,.;:!?(\n]|\b(?:please|pls|(?<!how )(?<!what )(?<!where )(?<!when )to|you|me|and"
+    r"|then|just|now|also))\s{0,16}"
     r"(?=([A-Za-z]+)\b(?!'))",
     re.IGNORECASE,
 )
