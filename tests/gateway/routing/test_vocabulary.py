@@ -138,7 +138,7 @@ def test_an_imperative_after_please_after_a_comma_is_read() -> None:
 
 
 def test_how_to_asks_how_not_for_the_action() -> None:
-    """"how to restart" asked the docs search to restart something, which no search
+    """ "how to restart" asked the docs search to restart something, which no search
     offers: the right tool lost 0.35 of its confidence (tests/data/shipped_requests)."""
     assert not vocabulary.requested_actions("search the docs for how to restart the service")
     assert not vocabulary.requested_actions("where to upload a file like this?")

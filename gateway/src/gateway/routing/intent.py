@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.routing import vocabulary
-from gateway.routing.text import cjk_share, own_actions_text, split_identifier, stem
+from gateway.routing.text import STOPWORDS, cjk_share, own_actions_text, split_identifier, stem
 
 READ_REQUEST_PENALTY = 1.0  # not chosen
 
@@ -252,6 +252,31 @@ _LIGHT_ORDER = re.compile(
     r"^(?:schedule|submit|initiate|request|issue)\s+(?:(?:a|an|the|my|one|another|new)\s+)?"
     r"(?:[a-z]{1,20}\s+)?([a-z]{3,20}ments?)\b"
 )
+
+
+# "Submit" names no action of its own: what is submitted says which ("submit a ticket
+# under the account category: …", "submit annual leave for E20931 from …", "please submit
+# a renewal on LS-…"). Up to three words after the article, ended by a preposition or a
+# stop; "request" and "form" aside.
+_SUBMITTED = re.compile(
+    r"^submit\s+(?:(?:a|an|the|my|our|his|her|their|this|that|new|another)\s+)*"
+    r"((?:[a-z][a-z-]*\s+){0,2}?[a-z][a-z-]*)"
+    r"(?=\s+(?:for|on|to|under|about|with|from|by|in|of|at)\b|\s*[,.:;!?(]|\s*$)"
+)
+
+
+def submitted(text: str) -> frozenset[str]:
+    """The stems of what ``text`` orders submitted (``_SUBMITTED``); empty for no such
+    order. A writer whose own words name it does the order."""
+    match = _SUBMITTED.match(_head(text))
+    if match is None:
+        return frozenset()
+    words = match.group(1).split()
+    return frozenset(stem(w) for w in words if w not in STOPWORDS and w not in _FORMS)
+
+
+# What any submission is called: it names no tool's business.
+_FORMS = frozenset(("request", "requests", "form", "forms", "application", "one"))
 
 
 def order_verb(text: str) -> str | None:

@@ -731,7 +731,10 @@ class Router:
 
         # An order: no tool whose words do not name its verb takes it, and no reader
         # unless the verb is its subject ("refund RF… status" of refund_status). A later
-        # order ("…, book it") holds only the readers to its verb.
+        # order ("…, book it") holds only the readers to its verb. What is submitted
+        # names the action: a writer whose words name it does "submit a ticket".
+        thing = intent.submitted(text) if asked == "submit" else frozenset()
+
         def misread(tool_id: str) -> bool:
             # A reader by its method only (an idempotent POST that freezes a card) is held
             # to an order's verb as a writer is.
@@ -739,6 +742,8 @@ class Router:
             if not reader and verb is None:
                 return False
             words = self._actions(tools[tool_id].spec.manifest)[2]
+            if not reader and not thing.isdisjoint(words.stems):
+                return False
             return not intent.does(words, asked, strict=reader, reader=reader)
 
         return misread
