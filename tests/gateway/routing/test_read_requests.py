@@ -178,6 +178,11 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         ("kick search-indexer, it hung again", "kick"),
         ("sign me up for the Friday yoga class", "enroll"),  # not a signature
         ("end contract CT-2026-0042 early", "end"),
+        # Checking in is an order (a booking's reader is not given it); checking in on
+        # something reads it.
+        ("check me in for tomorrow, booking E5TY7H, last name Smith", "check"),
+        ("check in just me, not the others on the booking — UW4P8B, Patel", "check"),
+        ("check in on order SO20261130004", None),
         # Not orders: reading first, a verb that also reads, a noun first, a question.
         ("open the October report", None),
         ("show me contract CT-2026-0042", None),

@@ -289,6 +289,8 @@ def order_verb(text: str) -> str | None:
     head = _head(vocabulary.plain_verbs(text))
     if _MOVED_IN_TIME.match(head):
         return "reschedule"
+    if _CHECK_IN.match(head):  # "check me in for tomorrow": an order a check-in tool does
+        return "check"
     for phrase, verb in _PHRASAL:
         if phrase.match(head):
             return verb
