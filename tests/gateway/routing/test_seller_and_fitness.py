@@ -132,3 +132,21 @@ async def test_changing_a_coupon_is_not_given_to_the_coupon_maker(
 ) -> None:
     response = await dry_run(gateway, "优惠券 XMAS15 改成打八折", "seller")
     assert response.json().get("tool_id") != "create_coupon", response.text
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "给订单 OR2611279310 的买家发个消息，说周一统一发货",
+        "回复 OR2611226604 的买家：已经补发了，请注意查收",
+        "Can you reply to the buyer of OR2611150392 and let them know the label is in the box",
+    ],
+)
+async def test_a_message_or_a_reply_to_a_buyer_is_sent_by_the_message_tool(
+    gateway: httpx.AsyncClient, query: str
+) -> None:
+    # 发个消息, 回复 and "reply" are sending: the order canceller (described in Chinese)
+    # and the label maker took them before, by the order number alone
+    response = await dry_run(gateway, query, "u1")
+    assert response.json().get("tool_id") == "reply_buyer_message", response.text
+    assert vocabulary.requested_actions(query) == {"notify"}

@@ -135,7 +135,7 @@ _WRITE_VERBS = frozenset(
         *("abort", "refund", "book", "schedule", "reserve", "pay", "mark", "restock"),
         *("replenish", "reschedule", "postpone", "rebook", "extend", "withdraw", "drop"),
         *("enroll", "enrol", "remind", "notify", "waive", "appeal", "dispute", "charge"),
-        *("kick", "offboard", "deactivate", "log"),
+        *("kick", "offboard", "deactivate", "log", "reply"),
         *("refer", "merge", "flag", "reopen", "resend", "reissue", "upgrade", "downgrade"),
         *("unenroll", "unenrol", "release", "split", "fix", "rate", "end"),
         # and of changing a running system ("trigger a backup" is not a backup-status
@@ -157,7 +157,7 @@ _CJK_WRITE = re.compile(
     r"(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
     r"|关闭|升级|预订|发起|下单|重置|作废|撤销|取消|删除"
     r"|选课|加选|选一下|报名|续借|续期|退课|退选|改期|改约"
-    r"|提醒|通知|发(?:个|条|一条)?(?:提醒|通知|短信)|补签|请假|申诉|缴费|交费)"
+    r"|提醒|通知|发(?:个|条|一条)?(?:提醒|通知|短信|消息)|回复|补签|请假|申诉|缴费|交费)"
 )
 # 把 puts the object first and the action after it ("把 INC0055555 的优先级调成 P2"): the
 # construction always asks for something to be done to the object, whichever clause it

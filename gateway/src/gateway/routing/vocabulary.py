@@ -177,9 +177,13 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         ("取消", "撤销", "作废", "撤回", "吊销", "注销"),
     ),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
+    # (a message sent, or a reply: "reply to the buyer of OR…", 给买家发个消息, 回复买家)
     "notify": (
-        frozenset({"send", "notify", "remind", "forward", "resend"}),
-        ("发送", "通知", "提醒", "重发", "重新发", "再发一"),
+        frozenset({"send", "notify", "remind", "forward", "resend", "reply"}),
+        (
+            *("发送", "通知", "提醒", "重发", "重新发", "再发一", "发消息", "发个消息"),
+            *("发条消息", "回复"),
+        ),
     ),
     "book": (
         frozenset({"book", "schedule", "reserve"}),
