@@ -109,6 +109,10 @@ NOTES_SEARCH = tool(
         ("dishwasher wont drain, BIR-1502. could someone come on 2025-06-10?", False),
         ("move it to friday?", False),
         ("cancel it?", False),
+        # A reading verb may open a later clause, after what the user was told.
+        ("供应商说发票还没付，帮我看看 INV-2026-00077 的状态", True),
+        ("之前报修的路灯到现在还没修，帮我查下处理进度", True),
+        ("发票开错了，帮我作废掉，再看看能不能重开", False),
         # Checking in writes; checking in on something looks at it.
         ("check me in for tomorrow, booking E5TY7H, last name Smith", False),
         ("check-in for BA117 please", False),

@@ -92,7 +92,8 @@ _CJK_QUESTION = re.compile(
 # ("能直接帮我批了吗").
 _CJK_DONE_YET = re.compile(r"了吗")
 _CJK_ASKS_FOR = re.compile(r"帮我|帮忙|麻烦|请你|能不能|可不可以|可以帮")
-_CJK_READ = re.compile(r"^(?:请|麻烦|帮我|帮忙)?(?:查|看|显示|列|告诉我)")
+# (at the start of any clause: "供应商说发票还没付，帮我看看 INV-… 的状态")
+_CJK_READ = re.compile(r"(?:^|[，,；;。！!]\s*)(?:请|麻烦|帮我|帮忙)?(?:查|看|显示|列|告诉我)")
 # A tool whose name, or its description's first word, is one of these reads, however it is
 # called (a search behind a POST).
 _READING = frozenset(
@@ -191,7 +192,7 @@ def asks_to_read(text: str) -> bool:
         return True
     if _CJK_DONE_YET.search(stripped) and not _CJK_ASKS_FOR.search(stripped):
         return True
-    return bool(_CJK_QUESTION.search(stripped) or _CJK_READ.match(stripped))
+    return bool(_CJK_QUESTION.search(stripped) or _CJK_READ.search(stripped))
 
 
 # Moving something in time: "switch APT… to the 9th of June", "push my appointment back a
