@@ -109,6 +109,11 @@ NOTES_SEARCH = tool(
         ("dishwasher wont drain, BIR-1502. could someone come on 2025-06-10?", False),
         ("move it to friday?", False),
         ("cancel it?", False),
+        # A yes-or-no question, unless it asks for something done.
+        ("inventory-api 是不是挂了", True),
+        ("保单能过户给我女儿吗", True),
+        ("新房入住前要验房，MPL-1204，2025-07-01 下午可以吗", False),
+        ("能帮我延长一下保管期吗", False),
         # A reading verb may open a later clause, after what the user was told.
         ("供应商说发票还没付，帮我看看 INV-2026-00077 的状态", True),
         ("之前报修的路灯到现在还没修，帮我查下处理进度", True),

@@ -90,8 +90,9 @@ _CJK_QUESTION = re.compile(
 )
 # "Has it happened?" ("发出去了吗", "批了吗"), unless it asks for it to be done
 # ("能直接帮我批了吗").
-_CJK_DONE_YET = re.compile(r"了吗")
-_CJK_ASKS_FOR = re.compile(r"帮我|帮忙|麻烦|请你|能不能|可不可以|可以帮")
+# So does a yes-or-no question ("inventory-api 是不是挂了", "SKU2024010 卖完了吗", "能退吗").
+_CJK_YES_NO = re.compile(r"了吗|是不是|吗\s*[？?]?\s*$")
+_CJK_ASKS_FOR = re.compile(r"帮我|帮忙|麻烦|请你|能不能|可不可以|可以帮|可以吗|行吗|好吗")
 # (at the start of any clause: "供应商说发票还没付，帮我看看 INV-… 的状态")
 _CJK_READ = re.compile(r"(?:^|[，,；;。！!]\s*)(?:请|麻烦|帮我|帮忙)?(?:查|看|显示|列|告诉我)")
 # A tool whose name, or its description's first word, is one of these reads, however it is
@@ -190,7 +191,7 @@ def asks_to_read(text: str) -> bool:
     stripped = text.strip()
     if _bare_question(stripped, head, first):
         return True
-    if _CJK_DONE_YET.search(stripped) and not _CJK_ASKS_FOR.search(stripped):
+    if _CJK_YES_NO.search(stripped) and not _CJK_ASKS_FOR.search(stripped):
         return True
     return bool(_CJK_QUESTION.search(stripped) or _CJK_READ.search(stripped))
 
