@@ -265,6 +265,8 @@ _SUBMITTED = re.compile(
     r"((?:[a-z][a-z-]*\s+){0,2}?[a-z][a-z-]*)"
     r"(?=\s+(?:for|on|to|under|about|with|from|by|in|of|at)\b|\s*[,.:;!?(]|\s*$)"
 )
+# What any submission is called: it names no tool's business.
+_FORMS = frozenset(("request", "requests", "form", "forms", "application", "one"))
 
 
 def submitted(text: str) -> frozenset[str]:
@@ -275,10 +277,6 @@ def submitted(text: str) -> frozenset[str]:
         return frozenset()
     words = match.group(1).split()
     return frozenset(stem(w) for w in words if w not in STOPWORDS and w not in _FORMS)
-
-
-# What any submission is called: it names no tool's business.
-_FORMS = frozenset(("request", "requests", "form", "forms", "application", "one"))
 
 
 def order_verb(text: str) -> str | None:

@@ -57,7 +57,8 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-# A day named in Chinese (今天, 明晚, 下周三, 上个月, 下午): a value, as a date's digits are.
+# A day named in Chinese (今天, 明晚, 下周三, 上个月): a value, as a date's digits are. (A
+# time of day, 上午 or 下午, is kept: a roster's shifts are what it is about.)
 # "今天股市怎么样" shares 今天 with a roster's "今天谁坐诊" and nothing it is about.
 _ZH_DAY_WORDS = re.compile(
     r"(?:大?前|昨|今|明|大?后)[天晚早]|(?:今|明|去|前)年|(?:这|本|上|下)个?(?:周|星期|礼拜|月)"
