@@ -100,11 +100,18 @@ def choose(
     drop: Callable[[str], float] = lambda _: 0.0,
     misread: Callable[[str], bool] = lambda _: False,
     across: Callable[[str], bool] = lambda _: False,
+    asks_again: bool = False,
 ) -> Choice:
-    """The candidate to route to, given the nudges described in the module docstring."""
+    """The candidate to route to, given the nudges described in the module docstring.
+    ``asks_again``: the request asks what was asked last with a new value ("那上个月的
+    呢？"): the session's last tool takes it when it takes the new value."""
     if not candidates:
         return Choice(None, None, "no candidates")
     ranked = _ranked(candidates, fits, last_tool, misread, across)
+    last = next((r[2] for r in ranked if r[2].tool_id == last_tool), None)
+    if asks_again and last is not None and not misread(last.tool_id) and continues(last.tool_id):
+        again = replace(last, confidence=max(last.confidence, threshold))
+        return Choice(again, again, "asked again with a new value for the session's last tool")
     _, _, best, notes = max(ranked, key=lambda r: (r[0], r[1]))
     why = f"top-1 confidence {best.confidence:.3f}"
     if best.tool_id != candidates[0].tool_id:
@@ -116,7 +123,6 @@ def choose(
         why += f", less {lost:.2f}: the request asks what the tool's words do not offer"
     if best.confidence >= threshold:
         return Choice(best, best, why + f" >= {threshold}")
-    last = next((r[2] for r in ranked if r[2].tool_id == last_tool), None)
     if last is not None and continues(last.tool_id):
         again = replace(last, confidence=max(last.confidence, threshold))
         why = f"no tool reaches {threshold}; a new value for the session's last tool"

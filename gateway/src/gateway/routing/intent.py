@@ -196,6 +196,18 @@ def asks_to_read(text: str) -> bool:
     return bool(_CJK_QUESTION.search(stripped) or _CJK_READ.search(stripped))
 
 
+# "What about …?": "它的发票 INV-2026-00055 呢", "那11月的呢". It asks again what was asked
+# last, with the new value: a question after a question, an order after an order ("那 16
+# 号同一时间呢？" after a booking), which only the session can tell.
+_CJK_WHAT_ABOUT = re.compile(r"呢\s*[？?]?\s*$")
+
+
+def asks_what_about(text: str) -> bool:
+    """Whether ``text`` is a Chinese "what about …?" that asks for no action itself."""
+    stripped = text.strip()
+    return bool(_CJK_WHAT_ABOUT.search(stripped)) and not vocabulary.requested_actions(text)
+
+
 # Moving something in time: "switch APT… to the 9th of June", "push my appointment back a
 # week", "move it to friday" (not "move 200 units to WH03": no day or time follows).
 _MOVED_IN_TIME = re.compile(

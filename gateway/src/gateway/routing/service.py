@@ -531,7 +531,8 @@ class Router:
             return None, f"{label} not used: the request asks what the tool does not offer"
         # A route cached before the rule (or for another kind of request of the same
         # shape) is no way around it: a question never reaches a writer from the cache.
-        if self._misread(text, candidates)(current.tool_id):
+        last = previous.last.tool_id if previous.last is not None else None
+        if self._misread(text, candidates, last=last)(current.tool_id):
             return None, f"{label} not used: {MISREAD}"
         hit = self._fill(query, cached.tool_id, previous)
         error = None if hit.missing else self._validate(cached.tool_id, hit.arguments)
@@ -678,12 +679,14 @@ class Router:
         english: tuple[str, Callable[[str], bool]] | None,
         candidates: list[Candidate],
         request: str,
+        last: str | None = None,
     ) -> tuple[Callable[[str], float], Callable[[str], bool]]:
         """``_unoffered`` and ``_misread`` of ``request``; for a Chinese request, also of
         its English reading against the candidates described only in English, as an
         English request's would be ("关闭工单" reads "close work order", which a priority
-        change does not do)."""
-        drop, misread = self._unoffered(request, candidates), self._misread(request, candidates)
+        change does not do). ``last``: the session's last tool."""
+        drop = self._unoffered(request, candidates)
+        misread = self._misread(request, candidates, last=last)
         if english is None:
             return drop, misread
         text, english_only = english
@@ -692,7 +695,7 @@ class Router:
         # A word-by-word reading names a verb as a dictionary does (申请 "apply for"): only a
         # verb of an action class (取消 "cancel") says what an English tool must do, and
         # never of a question (理赔…到哪一步了？ reads "settle a claim … how one step?").
-        if intent.asks_to_read(request):
+        if self._asks_to_read(request, last):
             return _dropped_in_either(drop, drop_english, tools), misread
         misread_english = self._misread(text, candidates, classed_only=True)
 
@@ -702,7 +705,12 @@ class Router:
         return _dropped_in_either(drop, drop_english, tools), misread_either
 
     def _misread(
-        self, text: str, candidates: list[Candidate], *, classed_only: bool = False
+        self,
+        text: str,
+        candidates: list[Candidate],
+        *,
+        classed_only: bool = False,
+        last: str | None = None,
     ) -> Callable[[str], bool]:
         """Per candidate, whether it is the wrong kind for the request (``intent``): a
         writer for a question, or for an order a reader or a writer that does not do its
@@ -710,14 +718,15 @@ class Router:
         the catalogue holds both readers and writers (``_mixed``). For an order the
         candidates may all write ("block my number …" of a number port and a SIM
         suspension); a question among writers only is taken as asking for something ("do
-        you have a charger I could borrow?")."""
+        you have a charger I could borrow?"). ``last``: the session's last tool
+        (``_asks_to_read``)."""
         tools = self.registry.tools
         present = [c.tool_id for c in candidates if c.tool_id in tools]
         reading = {t for t in present if _reads_only(tools[t].spec)}
         if not self._mixed():
             return lambda _: False
         verb = intent.changes_instead(text)  # "can CX… come on 2025-04-09 instead?"
-        if verb is None and intent.asks_to_read(text):
+        if verb is None and self._asks_to_read(text, last):
             if not reading:
                 return lambda _: False
             return lambda tool_id: tool_id not in reading and self._writes(tool_id)
@@ -747,6 +756,15 @@ class Router:
             return not intent.does(words, asked, strict=reader, reader=reader)
 
         return misread
+
+    def _asks_to_read(self, text: str, last: str | None) -> bool:
+        """``intent.asks_to_read``, or a "what about …?" (``intent.asks_what_about``) that
+        does not follow a tool that writes: it asks again what was asked last."""
+        if intent.asks_to_read(text):
+            return True
+        tools = self.registry.tools
+        after_writer = last is not None and last in tools and self._writes(last)
+        return not after_writer and intent.asks_what_about(text)
 
     def _across(
         self, text: str, candidates: list[Candidate], named: frozenset[str]
@@ -983,7 +1001,7 @@ class Router:
         ``english``: a Chinese request's English reading, and which tools are described
         only in English (``_in_english``)."""
         text = instruction(query)
-        drop, misread = self._in_english(english, candidates, text)
+        drop, misread = self._in_english(english, candidates, text, last_tool)
         choice = choose(
             candidates,
             threshold=self.settings.threshold,
@@ -998,6 +1016,7 @@ class Router:
             drop=drop,
             misread=misread,
             across=self._across(text, candidates, named),
+            asks_again=last_tool is not None and intent.asks_what_about(text),
         )
         if choice.candidate is None:
             surest = sorted(candidates, key=lambda c: -c.confidence)[:3]
