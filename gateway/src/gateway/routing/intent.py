@@ -43,7 +43,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.routing import vocabulary
-from gateway.routing.text import STOPWORDS, cjk_share, own_actions_text, split_identifier, stem
+from gateway.routing.text import (
+    STOPWORDS,
+    cjk_share,
+    disclaimed_text,
+    own_actions_text,
+    split_identifier,
+    stem,
+)
 
 READ_REQUEST_PENALTY = 1.0  # not chosen
 
@@ -364,6 +371,15 @@ class OwnWords:
     # ``stems`` less the words only written as a past participle: "status (active,
     # canceled)" names a state the tool reports, not an action it takes
     acting: frozenset[str] = frozenset()
+
+
+def disowns(words: OwnWords, manifest: Mapping[str, Any], verb: str) -> bool:
+    """Whether the tool's description names ``verb`` only where it says what the tool does
+    not do ("Does not resend or cancel invitations that were already sent"), never in
+    its own words (a transfer tool that "cannot recall a transfer" still transfers)."""
+    disclaimed = disclaimed_text(str(manifest.get("description") or ""))
+    verb = stem(verb.lower())
+    return verb not in words.stems and verb in {stem(w.lower()) for w in _WORD.findall(disclaimed)}
 
 
 def own_words(manifest: Mapping[str, Any]) -> OwnWords:

@@ -101,6 +101,9 @@ _DIGIT = re.compile(r"\d")
 # A tool's words "in the other language" from a request's (``Router._across``).
 ACROSS_CJK_BELOW = 0.2
 ACROSS_CJK_ABOVE = 0.7
+# How far below the best fused score the words may rank the writer an order's verb
+# names, when the request names no identifier (``Router._plain_writer``).
+PLAIN_ORDER_MARGIN = 0.4
 
 
 # A request whose every action the tool's description says it does not take.
@@ -375,6 +378,12 @@ class Router:
             text, vector, allowed=allowed, k=self.settings.top_k, shape_vector=shape_vector,
             include=named | _followed(text, recent), english=english,
         )  # fmt: skip
+        plain = self._plain_writer(text, allowed)
+        if plain is not None and any(
+            c.tool_id == plain and c.score >= candidates[0].score - PLAIN_ORDER_MARGIN
+            for c in candidates
+        ):
+            named |= {plain}
         note = ""
         if cached is not None:
             served, note = await self._serve_cached(
@@ -865,6 +874,31 @@ class Router:
         schema = self.registry.tools[tool_id].spec.input_schema
         takes = bool(identifier_parameters(schema)) and not self._needs_another(text, schema)
         return named if self._writes(tool_id) and takes else frozenset()
+
+    def _plain_writer(self, text: str, allowed: frozenset[str]) -> str | None:
+        """For an order that names no identifier, the one allowed writer in the request's
+        language whose own words do its verb (``_doers``, acting), if the request gives
+        every value it requires: "can u transfer 75.50 to the landlord" is
+        ``create_transfer``'s (``amount``), however low MiniLM scores a short request
+        against a long description. Not a writer whose description disowns the verb
+        ("Does not resend … invitations" of "resend the invite to …"). The caller vouches
+        for it only where the words rank it within ``PLAIN_ORDER_MARGIN`` of the best:
+        "add dev@contractor.io to the workspace w/ admin" is no API key's, though "add" is
+        the create class and "admin" one of the key's scopes."""
+        verb = intent.action_word(text)
+        if verb is None or _names_a_key(text):
+            return None
+        other = self._other_language(text)
+        named = [t for t in self._doers(verb, acting=True) & allowed if not other(t)]
+        if len(named) != 1 or not self._writes(named[0]):
+            return None
+        spec = self.registry.tools[named[0]].spec
+        required = spec.input_schema.get("required") or []
+        if not required or self.extractor.extract(text, spec.input_schema).missing:
+            return None
+        if intent.disowns(self._actions(spec.manifest)[2], spec.manifest, verb):
+            return None
+        return named[0]
 
     def _doers(self, verb: str, *, acting: bool) -> frozenset[str]:
         """The registered tools whose own words name ``verb``'s action class (strictly);
