@@ -158,20 +158,22 @@ _WRITE_VERBS = frozenset(
     )
 )
 _OPEN_NEW = re.compile(r"^open\s+(?:a|an|new)\b")
-_CJK_PLEASE = r"^(?:请|麻烦|帮我|帮忙|给我)?"  # what may come before a Chinese order
+_CJK_PLEASE = (
+    r"^(?:请|麻烦|(?:可以|能|能不能|能否|可不可以)?帮我|帮忙|给我)?"  # before a Chinese order
+)
 # (Not 退款 or 支付: "退款单…查下进度" names a refund to look up.)
 _CJK_WRITE = re.compile(
     # "SO20261125001 取消…" (an id of bounded length: a long run is not re-read per digit)
     _CJK_PLEASE + r"(?:[A-Za-z][\w-]{0,40}\d[\w-]{0,40}\s*)?"
     r"(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
-    r"|关闭|升级|预订|发起|下单|重置|作废|撤销|取消|删除"
+    r"|关闭|升级|预订|预约(?!号|单|编号|记录|信息|是|的|[了过](?:吗|没))|发起|下单|重置|作废|撤销|取消|删除"
     r"|选课|加选|选一下|报名|续借|续期|退课|退选|改期|改约"
     r"|提醒|通知|发(?:个|条|一条)?(?:提醒|通知|短信|消息)|回复|补签|请假|申诉|缴费|交费)"
 )
 # 把 puts the object first and the action after it ("把 INC0055555 的优先级调成 P2"): the
 # construction always asks for something to be done to the object, whichever clause it
 # begins ("客户不想续了，把 ACC-23790 的订阅取消掉").
-_CJK_BA = re.compile(r"(?:^|[，,。；;！!？?]\s{0,8})" + _CJK_PLEASE[1:] + "把")
+_CJK_BA = re.compile(r"(?:^|[，,。；;！!？?]\s{0,8})" + _CJK_PLEASE[1:] + "(?:把|给(?![我咱你]))")
 
 
 def _head(text: str) -> str:
@@ -337,6 +339,27 @@ def changes_instead(text: str) -> str | None:
     if _INSTEAD.search(text) is None or order_verb(text) is not None:
         return None
     return None if later_order_verb(text) is not None else "change"
+
+
+# Asked for outright: a Chinese order after a please-word, or a 把 or 给 clause; an English
+# one after "please" or "can you". Its action word is a verb, never a noun the tool is
+# named for ("refund RF… status" of a refund-status reader is not asked outright).
+_OUTRIGHT = re.compile(
+    r"^(?:请|麻烦|(?:可以|能|能不能|能否|可不可以)?帮我|帮忙)"
+    r"|^(?:(?:hey|hi|hello|ok|okay|so)\b[\s,!.]*)*(?:pls|please|kindly|plz)\b"
+    r"|^(?:(?:hey|hi|hello|ok|okay|so)\b[\s,!.]*)*(?:can|could|would|will)\s+(?:you|u)\b",
+    re.IGNORECASE,
+)
+
+
+def asked_outright(text: str) -> bool:
+    """Whether ``text`` is an order (``order_verb``) asked for outright (``_OUTRIGHT``):
+    then no reader takes it, whatever its words are named for ("可以帮我预约明天上午10点
+    去门店看车吗" is no booking lookup's)."""
+    if order_verb(text) is None:
+        return False
+    stripped = text.strip()
+    return bool(_OUTRIGHT.search(stripped) or _CJK_BA.search(stripped))
 
 
 def later_order_verb(text: str) -> str | None:

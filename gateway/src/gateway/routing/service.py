@@ -752,6 +752,7 @@ class Router:
         # order ("…, book it") holds only the readers to its verb. What is submitted
         # names the action: a writer whose words name it does "submit a ticket".
         thing = intent.submitted(text) if asked == "submit" else frozenset()
+        outright = intent.asked_outright(text)
 
         def misread(tool_id: str) -> bool:
             # A reader by its method only (an idempotent POST that freezes a card) is held
@@ -759,6 +760,8 @@ class Router:
             reader = tool_id in reading and not self._writes_too(tool_id)
             if not reader and verb is None:
                 return False
+            if reader and outright:
+                return True
             words = self._actions(tools[tool_id].spec.manifest)[2]
             if not reader and not thing.isdisjoint(words.stems):
                 return False
