@@ -7,6 +7,8 @@ router."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import httpx
 import numpy as np
 import pytest
@@ -50,20 +52,22 @@ async def test_a_reason_said_in_one_clause_is_chosen(
 def test_clauses_with_numbers_or_no_words_are_left_out() -> None:
     seen: list[str] = []
 
-    def vector(text: str) -> np.ndarray:
-        seen.append(text)
-        return np.ones(2, dtype=np.float32) / np.sqrt(2)
+    def vectors(texts: Sequence[str]) -> np.ndarray:  # one batch
+        seen.extend(texts)
+        return np.ones((len(texts), 2), dtype=np.float32) / np.sqrt(2)
 
     options = np.eye(2, dtype=np.float32)
     # an amount ("5000 … early" paid the loan off, read alone), and an id with one word left
-    assert _by_clause("pay off 5000 of it early, loan LN2023004512", options, vector) is None
+    assert _by_clause("pay off 5000 of it early, loan LN2023004512", options, vectors) is None
     assert seen == []
-    found = _by_clause("pay off 5000 of it early, loan LN2023004512, thanks a lot", options, vector)
+    found = _by_clause(
+        "pay off 5000 of it early, loan LN2023004512, thanks a lot", options, vectors
+    )
     assert found is not None
     assert seen == ["thanks a lot"]
     seen.clear()
     found = _by_clause(
-        "I'm sick and can't make spin tonight, please cancel BK-1120457", options, vector
+        "I'm sick and can't make spin tonight, please cancel BK-1120457", options, vectors
     )
     assert found is not None
     assert seen == ["I'm sick and can't make spin tonight", "please cancel"]
@@ -72,9 +76,9 @@ def test_clauses_with_numbers_or_no_words_are_left_out() -> None:
 def test_an_address_or_a_decimal_is_not_split() -> None:
     seen: list[str] = []
 
-    def vector(text: str) -> np.ndarray:
-        seen.append(text)
-        return np.ones(2, dtype=np.float32)
+    def vectors(texts: Sequence[str]) -> np.ndarray:
+        seen.extend(texts)
+        return np.ones((len(texts), 2), dtype=np.float32)
 
-    _by_clause("send it to li.hua@ourco.com as a gift", np.eye(2, dtype=np.float32), vector)
+    _by_clause("send it to li.hua@ourco.com as a gift", np.eye(2, dtype=np.float32), vectors)
     assert seen == ["send it to li.hua@ourco.com as a gift"]

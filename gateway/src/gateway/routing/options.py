@@ -104,7 +104,7 @@ def best_option(scores: Sequence[float], margin: float = MIN_MARGIN) -> int | No
 
 
 def _by_clause(
-    query: str, options: Vectors, request_vector: Callable[[str], Vectors]
+    query: str, options: Vectors, clause_vectors: Callable[[Sequence[str]], Vectors]
 ) -> Vectors | None:
     """Each option's best cosine to one clause of ``query`` that says something in words
     (identifiers left out; no amount, date or other number in it); None when no clause
@@ -118,7 +118,7 @@ def _by_clause(
     ]
     if not parts:
         return None
-    return np.asarray((options @ np.stack([request_vector(p) for p in parts]).T).max(axis=1))
+    return np.asarray((options @ clause_vectors(parts).T).max(axis=1))
 
 
 def choose_options(
@@ -130,11 +130,13 @@ def choose_options(
     acts: bool,
     request_vector: Callable[[str], Vectors],
     embed: Callable[[Sequence[str]], Vectors],
+    clause_vectors: Callable[[Sequence[str]], Vectors] | None = None,
 ) -> None:
     """Fill ``extraction``'s empty enum parameters whose option the request clearly means
     (named in its ``by_meaning``). ``acts``: the tool changes something (a clearer lead
     is asked of its options). ``request_vector`` embeds the request (maybe seen
-    already), ``embed`` the tool's texts (options, description: cached)."""
+    already), ``embed`` the tool's texts (options, description: cached), ``clause_vectors``
+    the request's clauses in one batch (``_by_clause``; without it, none are read)."""
     choices = open_choices(schema, extraction)
     if not choices:
         return
@@ -157,9 +159,9 @@ def choose_options(
         span = slice(start, start + len(texts))
         start += len(texts)
         picked = best_option(np.asarray(scores[span]).tolist(), margin)
-        if picked is None and not clauses_read:  # the clauses embedded once, if needed
-            clauses_read = True
-            to_clause = _by_clause(query, vectors[1:], request_vector)
+        if picked is None and not clauses_read and clause_vectors is not None:
+            clauses_read = True  # the clauses embedded once (one model run), if needed
+            to_clause = _by_clause(query, vectors[1:], clause_vectors)
             if to_clause is not None:
                 by_clause = to_clause - DESCRIPTION_WEIGHT * to_tool
         if picked is None and by_clause is not None:

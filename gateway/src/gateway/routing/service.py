@@ -37,6 +37,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import structlog
 from opentelemetry import trace
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -82,7 +83,7 @@ from gateway.routing.options import choose_options
 from gateway.routing.rerank import rerank
 from gateway.routing.text import cjk_share, instruction, split_identifier, tokenize
 from reach_common.auth.caller import Caller
-from reach_common.embeddings import Embedder, VectorCache
+from reach_common.embeddings import Embedder, VectorCache, Vectors
 from reach_common.llm.types import LLMProvider
 from reach_common.references import IDENTIFIER, refers_back
 
@@ -482,9 +483,24 @@ class Router:
         # A query without values is its own shape (the model is uncased): one model run.
         same = shape == normalise(query)
         texts = [query] if same or not needs_shape else [query, shape]
+        vectors = self._embed_recent(texts)
+        vector = vectors[query]
+        if same:
+            return vector, vector
+        return vector, vectors[shape] if needs_shape else None
+
+    def _embed_texts(self, texts: Sequence[str]) -> Vectors:
+        """``texts``' vectors in order (an ``(n, 384)`` array), in one model run for those
+        not embedded lately: a request's clauses (``options``)."""
+        vectors = self._embed_recent(list(texts))
+        return np.stack([vectors[t] for t in texts])
+
+    def _embed_recent(self, texts: list[str]) -> dict[str, Vector]:
+        """Each of ``texts``' vectors: the ones embedded lately from memory, the rest in
+        one model run, kept for next time."""
         recent = self._recent_vectors
         vectors = {t: recent[t] for t in texts if t in recent}
-        missing = [t for t in texts if t not in vectors]
+        missing = list(dict.fromkeys(t for t in texts if t not in vectors))
         if missing:
             vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
         for text in texts:
@@ -494,10 +510,7 @@ class Router:
             recent.move_to_end(text)
             if len(recent) > _RECENT_VECTORS:
                 recent.popitem(last=False)
-        vector = vectors[query]
-        if same:
-            return vector, vector
-        return vector, vectors[shape] if needs_shape else None
+        return vectors
 
     async def _serve_cached(
         self,
@@ -595,6 +608,7 @@ class Router:
             acts=not _reads_only(spec),
             request_vector=lambda text: self._embed(text, needs_shape=False)[0],
             embed=self._vectors.embed,
+            clause_vectors=self._embed_texts,
         )
         return extraction
 
