@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from gateway.routing import vocabulary
+from gateway.routing import intent, vocabulary
 from gateway.routing.cache import abstract
 from gateway.routing.index import ToolIndex
 from gateway.routing.lexical import BM25Index
@@ -143,6 +143,16 @@ def test_how_to_asks_how_not_for_the_action() -> None:
     assert not vocabulary.requested_actions("search the docs for how to restart the service")
     assert not vocabulary.requested_actions("where to upload a file like this?")
     assert vocabulary.requested_actions("I want to cancel, please") == {"cancel"}
+
+
+def test_a_verb_with_a_hyphenated_re_is_read_whole() -> None:
+    """ "re-send" was read as "re": the courier's code resend lost its request to the
+    shipment tracker (tests/data/courier)."""
+    asked = "Please re-send the pickup code for CX9191919191 to my e-mail address."
+    assert vocabulary.requested_actions(asked) == {"notify"}
+    assert intent.order_verb(asked) == "resend"
+    assert intent.order_verb("Re-open ticket INC0012345") == "reopen"
+    assert not vocabulary.requested_actions("the e-mail address is wrong")
 
 
 def test_reinstating_and_pausing_are_actions_a_tool_can_disclaim() -> None:

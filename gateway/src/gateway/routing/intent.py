@@ -178,7 +178,8 @@ _CJK_BA = re.compile(r"(?:^|[，,。；;！!？?]\s{0,8})" + _CJK_PLEASE[1:] + "
 
 def _head(text: str) -> str:
     """``text`` lower-cased from its first real word: greetings and "can you" left out."""
-    return _ASK.sub("", _LEAD.sub("", text.strip().lower()), count=1)
+    head = _ASK.sub("", _LEAD.sub("", text.strip().lower()), count=1)
+    return vocabulary.RE_HYPHEN.sub("re", head)  # "re-send" is "resend"
 
 
 def asks_to_read(text: str) -> bool:

@@ -245,10 +245,14 @@ _IMPERATIVE = re.compile(
 )
 
 
+# A verb's "re-" written with a hyphen: "re-send" is "resend".
+RE_HYPHEN = re.compile(r"\bre-(?=[a-z])", re.IGNORECASE)
+
+
 def imperatives(text: str) -> list[str]:
     """The words of ``text`` that stand where an imperative would (``_IMPERATIVE``),
-    lower-cased, in order."""
-    return [m.group(1).lower() for m in _IMPERATIVE.finditer(text)]
+    lower-cased, in order ("re-send" read as "resend")."""
+    return [m.group(1).lower() for m in _IMPERATIVE.finditer(RE_HYPHEN.sub("re", text))]
 
 
 # A Chinese action word used as a noun: "我的预约是几点", "预约号 APT…", "这个预约".
