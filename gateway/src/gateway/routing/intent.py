@@ -347,8 +347,8 @@ def changes_instead(text: str) -> str | None:
 # named for ("refund RF… status" of a refund-status reader is not asked outright).
 _OUTRIGHT = re.compile(
     r"^(?:请|麻烦|(?:可以|能|能不能|能否|可不可以)?帮我|帮忙)"
-    r"|^(?:(?:hey|hi|hello|ok|okay|so)\b[\s,!.]*)*(?:pls|please|kindly|plz)\b"
-    r"|^(?:(?:hey|hi|hello|ok|okay|so)\b[\s,!.]*)*(?:can|could|would|will)\s+(?:you|u)\b",
+    r"|^(?:(?:hey|hi|hello|ok|okay|so)\b[\s,!.]*)*"
+    r"(?:pls|please|kindly|plz|(?:can|could|would|will)\s+(?:you|u))\b",
     re.IGNORECASE,
 )
 

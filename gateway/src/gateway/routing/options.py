@@ -57,10 +57,11 @@ _SEPARATORS = re.compile(r"[_\-]+")
 # Clauses: split at Chinese punctuation, and at Latin punctuation before a space or the end
 # (not inside "li.hua@ourco.com" or "1,280.50").
 _CLAUSES = re.compile(r"[;!?，。；！？]+\s*|[,.:]+(?:\s+|$)")
-# Words a clause must have to be compared (ids, dates and amounts say no option).
-_DIGIT = re.compile(r"\d")
 # An identifier (letters and digits, or a long number): it names what is acted on, not how.
 _KEYS = re.compile(r"[A-Za-z][\w-]*\d[\w-]*|\d[\w-]*[A-Za-z][\w-]*|\d{6,}", re.ASCII)
+# A clause with a number left (an amount, a date) is about that value: not compared.
+_DIGIT = re.compile(r"\d")
+# The words a clause must have (two at least) to be compared.
 _WORDS = re.compile(r"\b[A-Za-z]{2,}\b|[\u4e00-\u9fff]")
 
 
