@@ -36,3 +36,10 @@ async def test_an_order_missing_the_required_amount_is_not_vouched_for(
 ) -> None:
     response = await dry_run(gateway, "can u transfer some money to the landlord", "u1")
     assert VOUCHED not in response.json()["route"]["why"], response.text
+
+
+async def test_an_order_the_transfer_tool_disowns_is_not_its(gateway: httpx.AsyncClient) -> None:
+    # "…it cannot add or remove payees" (``Router._misread``)
+    query = "add a new payee: John Smith, sort code 20-45-11, account 55667788"
+    response = await dry_run(gateway, query, "u1")
+    assert response.json().get("tool_id") != "create_transfer", response.text

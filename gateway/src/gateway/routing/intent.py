@@ -400,10 +400,11 @@ class OwnWords:
 def disowns(words: OwnWords, manifest: Mapping[str, Any], verb: str) -> bool:
     """Whether the tool's description names ``verb`` only where it says what the tool does
     not do ("Does not resend or cancel invitations that were already sent"), never in
-    its own words (a transfer tool that "cannot recall a transfer" still transfers)."""
+    its own words (a transfer tool that "cannot recall a transfer" still transfers) but
+    as a past participle: a state it shows ("cancelled") is not an action it takes."""
     disclaimed = disclaimed_text(str(manifest.get("description") or ""))
     verb = stem(verb.lower())
-    return verb not in words.stems and verb in {stem(w.lower()) for w in _WORD.findall(disclaimed)}
+    return verb not in words.acting and verb in {stem(w.lower()) for w in _WORD.findall(disclaimed)}
 
 
 def own_words(manifest: Mapping[str, Any]) -> OwnWords:

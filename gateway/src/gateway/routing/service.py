@@ -776,7 +776,10 @@ class Router:
                 return False
             if reader and outright:
                 return True
-            words = self._actions(tools[tool_id].spec.manifest)[2]
+            manifest = tools[tool_id].spec.manifest
+            words = self._actions(manifest)[2]
+            if intent.disowns(words, manifest, asked):
+                return True
             if not reader and not thing.isdisjoint(words.stems):
                 return False
             return not intent.does(words, asked, strict=reader, reader=reader)
