@@ -16,11 +16,15 @@ call; closed loop, throughput through the gateway >= 70% of direct.
 client (``TOOL_HTTP_CLIENT=h11`` and ``httpx``), and drives them in the same
 alternating rounds, so one run compares the clients under the same machine
 load: the gateway process's CPU ms per call and the p50 via the gateway, per
-round, and the median of the per-round ratios httpx / h11.
+round, and the median of the per-round ratios httpx / h11. ``--lease both`` does the
+same for rate-limit counting: one h11 gateway leasing (``RATE_LIMIT_LEASE_SHARE``'s
+default) and one counting call by call (``RATE_LIMIT_LEASE_SHARE=0``), ratios
+call-by-call / leased.
 
     make bench-gateway
     python scripts/bench_gateway.py --requests 4000 --concurrency 32
     python scripts/bench_gateway.py --transport httpx
+    python scripts/bench_gateway.py --transport h11 --lease both
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ from reach_common.processes import free_port, running_service
 ROOT = Path(__file__).resolve().parents[1]
 SKU = "SKU2024001"
 CLIENTS = ("h11", "httpx")
+# Rate-limit counting: the default lease share, and call by call.
+LEASES = {"leased": {}, "call-by-call": {"RATE_LIMIT_LEASE_SHARE": "0"}}
 SHOP = "shop direct"
 
 
@@ -169,7 +175,14 @@ class CpuMeter:
         return ", ".join(f"{n} {s / calls * 1000:.2f}" for n, s in sorted(spent.items()))
 
 
-async def run(args: argparse.Namespace, shop: str, gateways: dict[str, str], cpu: CpuMeter) -> None:
+async def run(
+    args: argparse.Namespace,
+    shop: str,
+    gateways: dict[str, str],
+    cpu: CpuMeter,
+    pair: tuple[str, str] | None,
+) -> None:
+    """``pair``: two of ``gateways`` to compare round by round (``compare``)."""
     body = {"arguments": {"sku": SKU}, "user_context": {"user_id": "bench", "roles": []}}
 
     async def direct(client: httpx.AsyncClient) -> httpx.Response:
@@ -207,8 +220,8 @@ async def run(args: argparse.Namespace, shop: str, gateways: dict[str, str], cpu
     )
     calls = per_round * args.rounds
     cpu_report(cpu, [name for name, _ in targets], calls, fixed=False)
-    if len(gateways) > 1:
-        compare(closed, cpu, per_round)
+    if pair is not None:
+        compare(closed, cpu, per_round, pair)
     rate = args.rate or round(0.5 * min(rps for _, rps, _ in merged.values()))
     fixed: dict[str, list[Result]] = {name: [] for name, _ in targets}
     fixed_cpu = cpu.fresh()
@@ -223,18 +236,18 @@ async def run(args: argparse.Namespace, shop: str, gateways: dict[str, str], cpu
         closed=False,
     )
     cpu_report(fixed_cpu, [name for name, _ in targets], calls, fixed=True)
-    if len(gateways) > 1:
-        compare(fixed, fixed_cpu, per_round)
+    if pair is not None:
+        compare(fixed, fixed_cpu, per_round, pair)
 
 
-def compare(rounds: dict[str, list[Result]], cpu: CpuMeter, per_round: int) -> None:
-    """The two tool-call clients, round by round: gateway CPU per call and p50 via the
-    gateway, and the medians of the per-round ratios httpx / h11."""
-    a, b = (gateway_target(kind) for kind in CLIENTS)
-    print("\nh11 vs httpx, per round (gateway process CPU ms per call; p50 ms via the gateway):")
-    print(
-        f"{'round':<7}{'cpu h11':>9}{'cpu httpx':>11}{'ratio':>7}{'p50 h11':>9}{'p50 httpx':>11}{'ratio':>7}"
-    )
+def compare(
+    rounds: dict[str, list[Result]], cpu: CpuMeter, per_round: int, pair: tuple[str, str]
+) -> None:
+    """Two gateways, round by round: gateway CPU per call and p50 via the gateway, and the
+    medians of the per-round ratios second / first."""
+    a, b = pair
+    print(f"\n{a} vs {b}, per round (gateway process CPU ms per call; p50 ms via the gateway):")
+    print(f"{'round':<7}{'cpu a':>9}{'cpu b':>9}{'ratio':>7}{'p50 a':>9}{'p50 b':>9}{'ratio':>7}")
     cpu_ratios: list[float] = []
     p50_ratios: list[float] = []
     for n, (ra, rb) in enumerate(zip(rounds[a], rounds[b], strict=True)):
@@ -243,9 +256,9 @@ def compare(rounds: dict[str, list[Result]], cpu: CpuMeter, per_round: int) -> N
         cb = cpu.rounds[b][n][b] / per_round * 1000
         p50_ratios.append(pb / pa)
         cpu_ratios.append(cb / ca)
-        print(f"{n + 1:<7}{ca:>9.3f}{cb:>11.3f}{cb / ca:>7.2f}{pa:>9.2f}{pb:>11.2f}{pb / pa:>7.2f}")
+        print(f"{n + 1:<7}{ca:>9.3f}{cb:>9.3f}{cb / ca:>7.2f}{pa:>9.2f}{pb:>9.2f}{pb / pa:>7.2f}")
     print(
-        f"httpx / h11, median of rounds: CPU per call {spread(cpu_ratios)}, "
+        f"b / a ({b} / {a}), median of rounds: CPU per call {spread(cpu_ratios)}, "
         f"p50 {spread(p50_ratios)}"
     )
 
@@ -278,12 +291,13 @@ def verdict(met: bool) -> str:
 
 def report(title: str, results: dict[str, Result], *, closed: bool) -> None:
     print(f"\n{title}")
-    print(f"{'target':<14}{'p50 ms':>10}{'p99 ms':>10}{'req/s':>10}{'errors':>8}")
+    width = max(14, *(len(name) + 2 for name in results))
+    print(f"{'target':<{width}}{'p50 ms':>10}{'p99 ms':>10}{'req/s':>10}{'errors':>8}")
     summary = {}
     for name, (latencies, rate, errors) in results.items():
         p50, p99 = percentile(latencies, 50), percentile(latencies, 99)
         summary[name] = (p50, p99, rate)
-        print(f"{name:<14}{p50:>10.2f}{p99:>10.2f}{rate:>10.0f}{errors:>8}")
+        print(f"{name:<{width}}{p50:>10.2f}{p99:>10.2f}{rate:>10.0f}{errors:>8}")
     for name in summary:
         if name == SHOP:
             continue
@@ -327,6 +341,13 @@ def main() -> None:
         help="The gateways' tool-call HTTP client (TOOL_HTTP_CLIENT); both: one gateway each.",
     )
     parser.add_argument(
+        "--lease",
+        choices=["on", "both"],
+        default="on",
+        help="Rate-limit counting: on (the default lease share), or both: one gateway leasing "
+        "and one counting call by call (with one --transport).",
+    )
+    parser.add_argument(
         "--rate",
         type=float,
         default=0,
@@ -346,19 +367,28 @@ def main() -> None:
             "LOG_LEVEL": "WARNING",
         }
         kinds = CLIENTS if args.transport == "both" else (args.transport,)
+        variants = {gateway_target(kind): {"TOOL_HTTP_CLIENT": kind} for kind in kinds}
+        if args.lease == "both":
+            if len(kinds) > 1:
+                parser.error("--lease both compares one transport: give --transport")
+            client = {"TOOL_HTTP_CLIENT": kinds[0]}
+            variants = {f"gateway {name}": {**client, **extra} for name, extra in LEASES.items()}
+        if len(variants) == 1:
+            variants = {"via gateway": next(iter(variants.values()))}
+        names = list(variants)
+        pair = (names[0], names[1]) if len(names) == 2 else None
         with service("shop", env, data_dir) as (shop, shop_pid), ExitStack() as gateways:
             gateway_env = {**env, "SHOP_URL": shop, "CALLER_RATE_LIMIT": "100000000/minute"}
             urls: dict[str, str] = {}
             pids = {"shop": shop_pid}
-            for kind in kinds:
-                name = gateway_target(kind) if len(kinds) > 1 else "via gateway"
-                log_dir = data_dir / kind
+            for n, (name, extra) in enumerate(variants.items()):
+                log_dir = data_dir / f"gateway-{n}"
                 log_dir.mkdir()
                 urls[name], pids[name] = gateways.enter_context(
-                    service("gateway", {**gateway_env, "TOOL_HTTP_CLIENT": kind}, log_dir)
+                    service("gateway", {**gateway_env, **extra}, log_dir)
                 )
             register(list(urls.values()))
-            asyncio.run(run(args, shop, urls, CpuMeter(pids)))
+            asyncio.run(run(args, shop, urls, CpuMeter(pids), pair))
     finally:
         servers.stop()
         shutil.rmtree(data_dir, ignore_errors=True)

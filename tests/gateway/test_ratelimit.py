@@ -6,7 +6,11 @@ import asyncio
 from collections import Counter
 
 import psycopg
+import pytest
+from limits import parse
+from redis.asyncio import BlockingConnectionPool, Redis
 
+from gateway.ratelimit.service import Limit, RateLimited, RateLimiter
 from reach_common.auth.keys import create_key
 from reach_common.db import libpq_url
 from tests.conftest import Backends, app_client
@@ -85,3 +89,94 @@ async def test_per_caller_limit_and_no_double_counting(make_gateway: GatewayFact
     assert [c.status_code for c in u1_calls] == [200, 200, 429]
     assert "per-caller" in u1_calls[2].json()["error"]["message"]
     assert u2_call.status_code == 200
+
+
+# Leases (RATE_LIMIT_LEASE_SHARE): a replica records a share of a large limit at once and
+# spends it in memory. Measured on the limiter itself against the real Redis.
+
+
+async def _limiter(backends: Backends, share: float = 0.01) -> tuple[RateLimiter, Redis]:
+    # As the gateway's own client: a burst waits for a connection rather than failing.
+    redis = Redis.from_pool(BlockingConnectionPool.from_url(backends.redis_url, max_connections=20))
+    return RateLimiter(redis, caller_limit=None, lease_share=share), redis
+
+
+def _limits(limiter: RateLimiter, limit: str) -> list[Limit]:
+    return limiter.limits_for("tool_x", parse(limit), "u1")
+
+
+async def test_a_large_limit_is_leased_and_spent_in_memory(clean_state: Backends) -> None:
+    limiter, redis = await _limiter(clean_state)
+    limits = _limits(limiter, "1000/minute")  # 1%: 10 slots for 0.6 s
+    key = limits[0].key
+    await limiter.hit(limits)
+    assert await redis.zcard(key) == 10  # one run recorded the lease
+    for _ in range(9):
+        await limiter.hit(limits)
+    assert await redis.zcard(key) == 10  # nine calls spent it without Redis
+    await limiter.hit(limits)
+    assert await redis.zcard(key) == 20
+    await limiter.release()
+    assert await redis.zcard(key) == 11  # the nine unspent slots given back
+    await redis.aclose()
+
+
+async def test_a_small_limit_is_counted_call_by_call(clean_state: Backends) -> None:
+    limiter, redis = await _limiter(clean_state)
+    limits = _limits(limiter, "150/minute")  # 1.5 slots: no lease
+    await limiter.hit(limits)
+    assert await redis.zcard(limits[0].key) == 1
+    await redis.aclose()
+
+
+async def test_slots_not_spent_in_time_are_given_back(clean_state: Backends) -> None:
+    limiter, redis = await _limiter(clean_state)
+    limits = _limits(limiter, "12000/minute")  # 100 slots (the most) for 0.6 s
+    await limiter.hit(limits)
+    assert await redis.zcard(limits[0].key) == 100
+    await asyncio.sleep(0.7)
+    await limiter.hit(limits)  # gives back 99, leases 100
+    assert await redis.zcard(limits[0].key) == 101
+    await redis.aclose()
+
+
+async def test_replicas_leasing_never_admit_more_than_the_limit(clean_state: Backends) -> None:
+    (one, redis), (two, other) = await _limiter(clean_state), await _limiter(clean_state)
+    limit = "300/minute"  # 3 slots a lease
+    key = _limits(one, limit)[0].key
+
+    async def admitted(limiter: RateLimiter) -> bool:
+        try:
+            await limiter.hit(_limits(limiter, limit))
+        except RateLimited:
+            return False
+        return True
+
+    # One after the other: each replica holds at most 2 unspent slots when the limit is hit.
+    results = [await admitted(one if n % 2 else two) for n in range(400)]
+    assert 296 <= sum(results) <= 300
+    # At once: one lease at a time per limit, so a burst spends what it leases.
+    await redis.delete(key)
+    for limiter in (one, two):
+        await limiter.release()
+    results = await asyncio.gather(*(admitted(one if n % 2 else two) for n in range(400)))
+    assert 296 <= sum(results) <= 300
+    for limiter in (one, two):
+        await limiter.release()
+    assert await redis.zcard(key) == sum(results)  # what is left counted is what was admitted
+    await redis.aclose()
+    await other.aclose()
+
+
+async def test_a_lease_takes_what_is_left_then_refuses(clean_state: Backends) -> None:
+    (one, redis), (two, other) = await _limiter(clean_state), await _limiter(clean_state, 0.0)
+    limits = _limits(one, "250/minute")  # 2 slots a lease for the first replica
+    for _ in range(249):
+        await two.hit(limits)  # counted call by call
+    await one.hit(limits)  # asks 2, granted the 1 left
+    assert await redis.zcard(limits[0].key) == 250
+    with pytest.raises(RateLimited) as refused:
+        await one.hit(limits)
+    assert 1 <= int(refused.value.headers["Retry-After"]) <= 60
+    await redis.aclose()
+    await other.aclose()

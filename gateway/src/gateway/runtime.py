@@ -450,7 +450,9 @@ async def build_runtime(
         redis,
         parse(settings.caller_rate_limit) if settings.caller_rate_limit else None,
         settings.rate_limit_without_redis,
+        settings.rate_limit_lease_share,
     )
+    stack.push_async_callback(limiter.release)
     tasks = TaskStore(redis, ttl_s=settings.task_ttl_s)
     callbacks = _callbacks(settings, resources, egress, tracer, stack)
     worker = _worker(

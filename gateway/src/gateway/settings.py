@@ -331,6 +331,17 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
             "`closed` refuses them with 503 `dependency_unavailable` (docs/reliability.md)."
         ),
     )
+    rate_limit_lease_share: float = Field(
+        0.01,
+        ge=0.0,
+        le=0.1,
+        description=(
+            "Share of a rate limit (and of its window) a replica records in Redis at once and "
+            "spends in memory, at most 100 calls: most calls then make no Redis round trip, and "
+            "no replica admits more than the limit. A limit whose share is under 2 calls (under "
+            "200 per window at 0.01), or any limit when 0, is counted call by call."
+        ),
+    )
     audit_batch_size: int = Field(200, ge=1, description="Audit rows written per INSERT.")
     audit_queue_size: int = Field(
         10000, ge=1, description="Audit rows waiting to be written before callers wait."
