@@ -2,7 +2,8 @@
 reaches it in the request's own language too (``Router._named_writer``): MiniLM weighs
 the object over the verb, so "kill WO-103390" ranked the work order's readers and its
 creator first and the canceller out of the candidates. "Drop" as an order cancels or
-removes as often as it withdraws from a course; dropping a value to another lowers it.
+removes as often as it withdraws from a course; dropping a value to another lowers
+(changes) it.
 Catalogue: tests/data/factory, written blind to the router."""
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ CATALOGUE = blind_set("factory")
 def test_drop_cancels_removes_or_withdraws_and_a_value_dropped_is_lowered() -> None:
     assert {"cancel", "delete", "withdraw"} <= requested_actions("drop my repair ticket WO-59480")
     assert requested_actions("drop MATH-1102 for S20218843 please") >= {"withdraw"}
-    assert not requested_actions("ok, drop its price to 19.99")
+    # lowered, a value is changed, as a raised one is (not cancelled or deleted)
+    assert requested_actions("ok, drop its price to 19.99") == {"update", "scale"}
     assert intent.order_verb("ok, drop its price to 19.99") != "drop"
     assert not requested_actions("VPN keeps dropping in us-east")
 

@@ -147,6 +147,7 @@ _WRITE_VERBS = frozenset(
         *("kick", "offboard", "deactivate", "log", "reply"),
         *("refer", "merge", "flag", "reopen", "resend", "reissue", "upgrade", "downgrade"),
         *("unenroll", "unenrol", "release", "split", "fix", "rate", "end"),
+        *("record", "declare", "reduce", "lower", "write"),
         # and of changing a running system ("trigger a backup" is not a backup-status
         # lookup, "renew the cert" not an expiry check)
         *("trigger", "initiate", "launch", "rotate", "renew", "provision", "revert"),

@@ -288,6 +288,7 @@ _SETS_UP = re.compile(r"\bsets?(?=\s+(?:up|an?)\b)", re.IGNORECASE)
 # (firing is dismissing), "sign me up for …" enrols (signing is signing a document).
 _PHRASAL = (
     (re.compile(r"\b(?:fire|shoot)\s+off\b", re.IGNORECASE), "send"),
+    (re.compile(r"\bwrite\s+back\b", re.IGNORECASE), "reply"),
     (
         re.compile(r"\bsign\s+(?:(?:me|us|him|her|them|my\s+\w+)\s+)?up\b", re.IGNORECASE),
         "enroll",
@@ -314,7 +315,12 @@ def plain_verbs(text: str) -> str:
 # Verbs of an action class only as orders ("end coupon WELCOME5 early", "terminate my
 # policy"): in a tool's words they are as often nouns ("start and end dates", "the
 # termination date" of a contract lookup), which must not make it offer the action.
-_ORDER_SYNONYMS = {"end": "cancel", "terminate": "cancel"}
+# Lowering or reducing a value decreases it ("reduce seats to 12"): "lower" as often
+# describes a state ("lower tiers"), and "reduced" a price a tool shows.
+_ORDER_SYNONYMS = {
+    **{"end": "cancel", "terminate": "cancel"},
+    **{"lower": "decrease", "reduce": "decrease"},
+}
 
 
 def requested_actions(text: str) -> frozenset[str]:
