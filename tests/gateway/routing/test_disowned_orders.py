@@ -38,6 +38,12 @@ async def test_an_order_is_not_given_to_a_reader_that_disowns_its_verb(
     assert response.json().get("tool_id") != "get_reservation", response.text
 
 
+async def test_the_route_says_why_the_first_candidate_fell(gateway: httpx.AsyncClient) -> None:
+    query = "Book a table for 4 at Riverside this Saturday 7pm"
+    why = (await dry_run(gateway, query, "u1")).json()["route"]["why"]
+    assert "ranked over get_reservation: it is not the kind of tool" in why, why
+
+
 @pytest.mark.parametrize(
     "query",
     [

@@ -115,7 +115,10 @@ def choose(
     _, _, best, notes = max(ranked, key=lambda r: (r[0], r[1]))
     why = f"top-1 confidence {best.confidence:.3f}"
     if best.tool_id != candidates[0].tool_id:
-        why += f" (ranked over {candidates[0].tool_id}: {', '.join(notes)})"
+        # why the best rose, or else why the first candidate fell
+        fell = next(r[3] for r in ranked if r[2].tool_id == candidates[0].tool_id)
+        reasons = ", ".join(notes) or f"it is {', '.join(fell) or 'ranked lower after the nudges'}"
+        why += f" (ranked over {candidates[0].tool_id}: {reasons})"
     elif notes:
         why += f" ({', '.join(notes)})"
     best, lost = _less(best, drop)
