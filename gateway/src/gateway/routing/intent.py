@@ -364,6 +364,17 @@ def asked_outright(text: str) -> bool:
     return bool(_OUTRIGHT.search(stripped) or _CJK_BA.search(stripped))
 
 
+# Asking for a thing to be made: "I need a return label for CX…", "need a new read-only
+# api key": for no reader, whichever writer makes it (``later_order_verb``); not for a
+# copy, a list or an account of what exists ("I need a record of my payments for 2026").
+_NEEDS_NEW = re.compile(
+    r"^(?:(?:i|we)\s*)?(?:need|want|would\s+like|'d\s+like)\s+(?:a|an|another|new)\s+"
+    r"(?!(?:\w+\s+)?(?:copy|list|summary|breakdown|overview|update|report|status|look"
+    r"|record|history|receipt)\b)",
+    re.IGNORECASE,
+)
+
+
 def later_order_verb(text: str) -> str | None:
     """A verb of writing that stands as an imperative after the start of ``text``, which
     is no order by its first verb ("the customer asked us to stop their subscription",
@@ -372,6 +383,8 @@ def later_order_verb(text: str) -> str | None:
     for a tool that never says "book")."""
     if asks_to_read(text) or order_verb(text) is not None:
         return None
+    if _NEEDS_NEW.match(text.strip()):
+        return "create"
     return next((w for w in vocabulary.imperatives(text) if w in _WRITE_VERBS), None)
 
 
