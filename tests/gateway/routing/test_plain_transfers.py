@@ -18,7 +18,7 @@ VOUCHED = "identifiers or verb point to"
 def test_a_verb_named_in_a_disclaimer_and_in_the_tools_own_words_is_not_disowned() -> None:
     # "a transfer that has been submitted cannot be recalled": it still transfers
     (transfer,) = (m for m in CATALOGUE if m["tool_id"] == "create_transfer")
-    assert not intent.disowns(intent.own_words(transfer), transfer, "transfer")
+    assert not intent.disowns(intent.own_words(transfer), "transfer")
 
 
 async def test_an_order_giving_the_required_amount_reaches_the_one_transfer_tool(

@@ -409,16 +409,17 @@ class OwnWords:
     # ``stems`` less the words only written as a past participle: "status (active,
     # canceled)" names a state the tool reports, not an action it takes
     acting: frozenset[str] = frozenset()
+    # the stems of what its description says it does not do (``text.disclaimed_text``)
+    disclaimed: frozenset[str] = frozenset()
 
 
-def disowns(words: OwnWords, manifest: Mapping[str, Any], verb: str) -> bool:
+def disowns(words: OwnWords, verb: str) -> bool:
     """Whether the tool's description names ``verb`` only where it says what the tool does
-    not do ("Does not resend or cancel invitations that were already sent"), never in
-    its own words (a transfer tool that "cannot recall a transfer" still transfers) but
-    as a past participle: a state it shows ("cancelled") is not an action it takes."""
-    disclaimed = disclaimed_text(str(manifest.get("description") or ""))
+    not do ("Does not resend or cancel invitations that were already sent"), and its own
+    words never do, save as a past participle: a transfer tool that "cannot recall a
+    transfer" still transfers, and a state a lookup shows ("cancelled") is not its act."""
     verb = stem(verb.lower())
-    return verb not in words.acting and verb in {stem(w.lower()) for w in _WORD.findall(disclaimed)}
+    return verb not in words.acting and verb in words.disclaimed
 
 
 def own_words(manifest: Mapping[str, Any]) -> OwnWords:
@@ -434,7 +435,9 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     if first is not None and stem(first.group(0).lower()) in _OPENS_A_RECORD:
         stems, acting = stems | _CREATES, acting | _CREATES  # "Log overtime hours." adds
     in_chinese = cjk_share(str(manifest.get("description") or "")) > 0.5
-    return OwnWords(text, stems, in_chinese, cjk_share(text), acting)
+    disclaimed = disclaimed_text(str(manifest.get("description") or ""))
+    disowned = frozenset(stem(w.lower()) for w in _WORD.findall(disclaimed))
+    return OwnWords(text, stems, in_chinese, cjk_share(text), acting, disowned)
 
 
 # A noun of an action, which Porter's stemmer leaves whole ("payment" is not "pay"): a tool

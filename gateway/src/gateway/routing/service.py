@@ -776,9 +776,8 @@ class Router:
                 return False
             if reader and outright:
                 return True
-            manifest = tools[tool_id].spec.manifest
-            words = self._actions(manifest)[2]
-            if intent.disowns(words, manifest, asked):
+            words = self._actions(tools[tool_id].spec.manifest)[2]
+            if intent.disowns(words, asked):
                 return True
             if not reader and not thing.isdisjoint(words.stems):
                 return False
@@ -916,7 +915,7 @@ class Router:
         required = spec.input_schema.get("required") or []
         if not required or self.extractor.extract(text, spec.input_schema).missing:
             return None
-        if intent.disowns(self._actions(spec.manifest)[2], spec.manifest, verb):
+        if intent.disowns(self._actions(spec.manifest)[2], verb):
             return None
         return named[0]
 

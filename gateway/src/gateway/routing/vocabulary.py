@@ -318,8 +318,10 @@ def plain_verbs(text: str) -> str:
 # Lowering or reducing a value decreases it ("reduce seats to 12"): "lower" as often
 # describes a state ("lower tiers"), and "reduced" a price a tool shows.
 _ORDER_SYNONYMS = {
-    **{"end": "cancel", "terminate": "cancel"},
-    **{"lower": "decrease", "reduce": "decrease"},
+    "end": "cancel",
+    "terminate": "cancel",
+    "lower": "decrease",
+    "reduce": "decrease",
 }
 
 
