@@ -375,6 +375,22 @@ _NEEDS_NEW = re.compile(
 )
 
 
+# What a 把 clause may ask that only reads out: "把 ACC-… 的所有发票列出来", "把合同 RA… 的
+# 发票发到 fin@…" (a reader that sends what it finds).
+_CJK_READS_OUT = re.compile(r"列出|列一下|看看|看一下|查一下|查查|显示|调出|找出|发(?:给我|我|到)")
+
+
+def ba_order(text: str) -> bool:
+    """Whether ``text`` orders by a 把 or 给 clause, whatever its action word ("给 ACC-30407
+    加 10 个席位", "帮我把 LOT-… 判定报废"), and asks to read nothing."""
+    stripped = text.strip()
+    return (
+        bool(_CJK_BA.search(stripped))
+        and not _CJK_READS_OUT.search(stripped)
+        and not asks_to_read(text)
+    )
+
+
 def later_order_verb(text: str) -> str | None:
     """A verb of writing that stands as an imperative after the start of ``text``, which
     is no order by its first verb ("the customer asked us to stop their subscription",

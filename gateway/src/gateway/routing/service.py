@@ -756,6 +756,9 @@ class Router:
         verb = verb or intent.order_verb(text)
         later = intent.later_order_verb(text) if verb is None else None
         asked = verb or later
+        if asked is None and intent.ba_order(text) and any(self._writes(t) for t in present):
+            # an order by its clause, of no action word known: no reader's
+            return lambda tool_id: tool_id in reading and not self._writes_too(tool_id)
         if asked is None or not any(self._writes(t) for t in present):
             return lambda _: False
         if classed_only and not vocabulary.synonyms(asked)[1]:
