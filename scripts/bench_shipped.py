@@ -12,7 +12,8 @@ its arguments. A set whose requests say "tomorrow" or 明天 expects dates from 
 day it was written: ``--today`` gives that day (else the gateway's UTC date). An in-process gateway (embedded
 Postgres and Redis, or DATABASE_URL / REDIS_URL) loads ``manifests/`` by tool
 auto-discovery, and every request goes, in file order, through ``POST /run``
-with ``dry_run`` as a caller claiming every role the shipped tools ask for.
+with ``dry_run`` as a caller claiming every role the folder's tools ask for (an
+admin tool's ``scope``): what is measured is routing, not who may call what.
 
 Requests that share a ``session`` share a ``session_id``; the others get a
 fresh one. A dry run executes nothing, so it leaves nothing in the session
@@ -121,14 +122,29 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
+def caller_roles(manifests: Path) -> list[str]:
+    """``ROLES`` and every role a tool in ``manifests`` asks for (its ``scope``)."""
+    from gateway.registry.discovery import manifest_files, read_manifest
+
+    roles = set(ROLES)
+    for path in manifest_files(manifests):
+        scope = (read_manifest(path) or {}).get("scope")
+        if isinstance(scope, list):
+            roles.update(role for role in scope if isinstance(role, str))
+    return sorted(roles)
+
+
 async def send(
-    client: httpx.AsyncClient, request: dict[str, Any], session_id: str
+    client: httpx.AsyncClient,
+    request: dict[str, Any],
+    session_id: str,
+    roles: list[str] = ROLES,
 ) -> tuple[Outcome, dict[str, Any]]:
     body = {
         "session_id": session_id,
         "user_query": request["query"],
         "dry_run": True,
-        "user_context": {"user_id": USER_ID, "roles": ROLES},
+        "user_context": {"user_id": USER_ID, "roles": roles},
     }
     started = time.perf_counter()
     response = await client.post("/run", json=body)
@@ -177,7 +193,8 @@ async def run_all(
             async with httpx.AsyncClient(
                 transport=transport, base_url="http://localhost"
             ) as client:
-                headers = {"X-User-Id": USER_ID, "X-User-Roles": ",".join(ROLES)}
+                roles = caller_roles(manifests)
+                headers = {"X-User-Id": USER_ID, "X-User-Roles": ",".join(roles)}
                 listed = await client.get("/tools/list", headers=headers)
                 if listed.status_code != 200:
                     raise SystemExit(f"GET /tools/list: {listed.status_code} {listed.text}")
@@ -188,7 +205,7 @@ async def run_all(
                 for i, request in enumerate(requests):
                     session = request.get("session")
                     session_id = f"shipped-{run_id}-{session or i}"
-                    outcome, data = await send(client, request, session_id)
+                    outcome, data = await send(client, request, session_id, roles)
                     outcomes.append(outcome)
                     if session and data.get("success") and outcome.predicted:
                         await context.remember(

@@ -14,11 +14,14 @@ app when it starts on empty tables.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import os
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import httpx
@@ -36,6 +39,21 @@ from reach_common.processes import free_port, running_service
 from shop.seed import seed_if_empty
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def load_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module (scripts/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        f"reach_{name}", REPO_ROOT / "scripts" / f"{name}.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
 SCHEMAS = ("auth", "gateway", "agent", "retriever", "telemetry", "shop")
 STARTUP_TIMEOUT_S = 60  # an app's lifespan start-up in tests (see app_client)
 

@@ -19,14 +19,12 @@ was flat from there on in the runs that chose it, as it was after 40 s):
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from tests.conftest import load_script
 
 pytestmark = pytest.mark.slow
 
@@ -40,14 +38,7 @@ FD_SLACK = 10
 
 
 def load_soak() -> ModuleType:
-    """``scripts/soak.py`` as a module (scripts/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("reach_soak", REPO_ROOT / "scripts" / "soak.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load_script("soak")
 
 
 @pytest.mark.timeout(600)  # 70 s of traffic, plus starting four services on a busy machine
