@@ -223,6 +223,23 @@ def test_the_tool_whose_identifier_the_request_carries_wins_a_close_call() -> No
     assert "required arguments" in chosen.why
 
 
+def test_a_tie_goes_to_the_surer_candidate() -> None:
+    """A Chinese request is searched as written and in its English reading; each reading
+    can put a different tool first at 1.0. The tie is the surer one's, not the first
+    listed: "会员卡号 M3948571 的积分余额" went to the points-award tool (first by its
+    Chinese words) over the balance lookup (first in English, and surer)."""
+    tied = [candidate("award_points", 1.0, 0.54), candidate("points_balance", 1.0, 0.65)]
+    chosen = choose(tied, threshold=0.3, fits=lambda _: True)
+    assert chosen.candidate is not None
+    assert chosen.candidate.tool_id == "points_balance"
+    # not a tie: the fused score still ranks
+    apart = [candidate("award_points", 1.0, 0.54), candidate("points_balance", 0.99, 0.65)]
+    assert choose(apart, threshold=0.3, fits=lambda _: True).candidate.tool_id == "award_points"  # type: ignore[union-attr]
+    # an exact tie of equal confidence keeps the first
+    even = [candidate("a", 1.0, 0.5), candidate("b", 1.0, 0.5)]
+    assert choose(even, threshold=0.3, fits=lambda _: True).candidate.tool_id == "a"  # type: ignore[union-attr]
+
+
 def test_the_threshold_applies_after_the_nudges() -> None:
     candidates = [candidate("a", 1.0, 0.08), candidate("b", 0.5, 0.1)]
     chosen = choose(candidates, threshold=0.3, fits=lambda _: True, last_tool="a")

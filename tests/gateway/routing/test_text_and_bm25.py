@@ -63,3 +63,22 @@ def test_a_chinese_sentence_turning_negative_after_its_subject_is_cut_there() ->
     assert "修改" not in kept
     # A condition is not a refusal: the tool still resets passwords.
     assert "重置其密码" in positive_description("员工如果不能登录时，本工具重置其密码并发送短信。")
+
+
+@pytest.mark.parametrize(
+    ("description", "refused"),
+    [
+        # the points-award tool of the hotel set: left in, "查询余额" pulled balance requests
+        ("向会员账户增加积分。只能加分，不能扣分、转赠，也不用于查询余额。", "查询余额"),
+        ("为门店开具发票。但不支持红冲已开具的发票。", "红冲"),
+        ("登记设备报修，均不适用于跨厂区调拨。", "跨厂区调拨"),
+        ("修改收货地址，本工具也不可用于修改已发货的订单。", "已发货"),
+    ],
+)
+def test_a_chinese_not_for_clause_after_an_adverb_is_cut(description: str, refused: str) -> None:
+    """也/但/均/都 before 不用于, 不支持, 不适用 or 不可用于 still says what the tool is not
+    for: the clause leaves the text the tool is found by and is what it disclaims."""
+    from gateway.routing.text import disclaimed_text, positive_description
+
+    assert refused not in positive_description(description)
+    assert refused in disclaimed_text(description)

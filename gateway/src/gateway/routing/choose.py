@@ -112,7 +112,9 @@ def choose(
     if asks_again and last is not None and not misread(last.tool_id) and continues(last.tool_id):
         again = replace(last, confidence=max(last.confidence, threshold))
         return Choice(again, again, "asked again with a new value for the session's last tool")
-    _, _, best, notes = max(ranked, key=lambda r: (r[0], r[1]))
+    # A tie (a Chinese request's two readings each put a different tool first, both at
+    # 1.0) goes to the surer one, then to the first.
+    _, _, best, notes = max(ranked, key=lambda r: (r[0], r[2].confidence, r[1]))
     why = f"top-1 confidence {best.confidence:.3f}"
     if best.tool_id != candidates[0].tool_id:
         # why the best rose, or else why the first candidate fell

@@ -85,8 +85,10 @@ _NEGATIVE_SENTENCE = re.compile(
     r"^\s*(?:not\s+(?:for|to\s+be\s+used|suitable|intended|meant)|do\s+not\s+use|"
     r"don'?t\s+use|never\s+use|cannot\s+be\s+used|"
     r"(?:(?:it|this(?:\s+tool)?)\s+)?(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|will\s+not|won'?t)\s|"
-    r"不适用|不支持|不用于|不能用于|请勿|勿用|"
-    r"不可用于|并非用于|(?:也|并|但)?(?:不会|不能|不可以|不负责|不做|不提供))",
+    r"请勿|勿用|并非用于|"
+    # (after an adverb too: "也不用于查询余额" is as much not for balances as "不用于…")
+    r"(?:也|并|但|均|都)?(?:不适用|不支持|不用于|不能用于|不可用于"
+    r"|不会|不能|不可以|不负责|不做|不提供))",
     re.IGNORECASE,
 )
 # A clause that sends a request elsewhere, at its end: "to go back to an older release use
@@ -136,7 +138,8 @@ _TURNS_NEGATIVE = re.compile(
     r"|is\s+not|isn'?t|never|not\s+for|nor)\b"
     # and in Chinese, after the clause's subject ("已开具的通行证也不能在此撤销或修改"), not
     # in a condition ("如果不能登录…")
-    r"|(?<![如若果])(?:也|并|但|均|都)?(?:不能|不可以|不支持|不负责|不提供|不处理|不包括|不会)",
+    r"|(?<![如若果])(?:也|并|但|均|都)?"
+    r"(?:不能|不可以|不支持|不负责|不提供|不处理|不包括|不会|不用于|不适用|不可用于)",
     re.IGNORECASE,
 )
 
