@@ -240,6 +240,35 @@ def test_a_tie_goes_to_the_surer_candidate() -> None:
     assert choose(even, threshold=0.3, fits=lambda _: True).candidate.tool_id == "a"  # type: ignore[union-attr]
 
 
+def test_a_follow_up_asking_what_the_last_tool_does_not_offer_leaves_it() -> None:
+    """ "那帮我约一个下午的，病历号…" after "今天皮肤科谁在班": the schedule (the session's last
+    tool) ranks first by the follow-up bonus, then falls below the threshold for what its
+    words do not offer (booking). It is not taken back as "a new value for the session's
+    last tool": the confident booking tool is."""
+    candidates = [candidate("booking", 1.0, 0.81), candidate("schedule", 0.98, 0.33)]
+    chosen = choose(
+        candidates,
+        threshold=0.3,
+        fits=lambda _: False,
+        last_tool="schedule",
+        continues=lambda _: True,
+        drop=lambda tool_id: 0.35 if tool_id == "schedule" else 0.0,
+    )
+    assert chosen.candidate is not None
+    assert chosen.candidate.tool_id == "booking", chosen.why
+    # With nothing asked that it does not offer, a new value still goes to the last tool.
+    again = choose(
+        [candidate("booking", 1.0, 0.2), candidate("schedule", 0.98, 0.1)],
+        threshold=0.3,
+        fits=lambda _: False,
+        last_tool="schedule",
+        continues=lambda _: True,
+    )
+    assert again.candidate is not None
+    assert again.candidate.tool_id == "schedule"
+    assert "session's last tool" in again.why
+
+
 def test_the_threshold_applies_after_the_nudges() -> None:
     candidates = [candidate("a", 1.0, 0.08), candidate("b", 0.5, 0.1)]
     chosen = choose(candidates, threshold=0.3, fits=lambda _: True, last_tool="a")

@@ -128,7 +128,9 @@ def choose(
         why += f", less {lost:.2f}: the request asks what the tool's words do not offer"
     if best.confidence >= threshold:
         return Choice(best, best, why + f" >= {threshold}")
-    if last is not None and continues(last.tool_id):
+    # (not when the request asks what the last tool's words do not offer: "那帮我约一个下午的"
+    # after a look at who is on duty books, it does not ask the schedule again)
+    if last is not None and not drop(last.tool_id) and continues(last.tool_id):
         again = replace(last, confidence=max(last.confidence, threshold))
         why = f"no tool reaches {threshold}; a new value for the session's last tool"
         return Choice(again, again, why)
