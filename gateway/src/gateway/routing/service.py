@@ -626,6 +626,23 @@ class Router:
             return True
         return takes_a_name(spec.input_schema) and bool(person_names(query))
 
+    def _fits_the_last_call(self, query: str, tool_id: str, known: Known) -> bool:
+        """Whether a request that refers back and names no identifier ("ok cancel it",
+        "please just cancel it") gets every identifier the tool needs from the session's
+        last call ("cancel it" after a look at WO-104233: the cancel tool's
+        ``work_order_id``), as a request that names them fits (``_fits``)."""
+        if known.last is None or IDENTIFIER.search(query) or not refers_back(query):
+            return False
+        spec = self.registry.tools[tool_id].spec
+        keyed = identifier_parameters(spec.input_schema)
+        if not keyed:
+            return False
+        extraction = self.extractor.extract(
+            query, spec.input_schema, previous=known.previous, elliptical=_reads_only(spec)
+        )
+        _carry_on(extraction, query, tool_id, spec.input_schema, known.last)
+        return all(name in extraction.from_context for name in keyed)
+
     def _unoffered(self, text: str, candidates: list[Candidate]) -> Callable[[str], float]:
         """Per candidate, the confidence it loses for what the request asks that the tool
         does not offer: an action its own words do not name (``vocabulary.action_gap``),
@@ -1061,7 +1078,9 @@ class Router:
         choice = choose(
             candidates,
             threshold=self.settings.threshold,
-            fits=lambda tool_id: self._fits(query, tool_id),
+            fits=lambda tool_id: (
+                self._fits(query, tool_id) or self._fits_the_last_call(query, tool_id, previous)
+            ),
             last_tool=last_tool,
             continues=lambda tool_id: gives_new_values(
                 self.extractor,
