@@ -43,7 +43,8 @@ tried again ignoring case, keeping the value only in a case the pattern accepts
 A required parameter still missing may come from the session's previous call
 when the query refers back to it ("this SKU", "那这个 SKU", "it") or, for a tool
 that only reads, when the query is a short follow-up naming no identifier
-("which carrier?", "快递单号呢"; a write needs the explicit reference), else from
+("which carrier?", "快递单号呢"; a write needs the explicit reference): under its own
+name, or the one identifier of its shape the call gave under another, else from
 the facts the caller's agent remembers about the user ("my usual product" +
 "My usual SKU is SKU2024003"), read with the same rules. What stays
 missing is reported with the parameter's description and format, so the 422
@@ -892,6 +893,11 @@ class ArgumentExtractor:
                 continue
             if previous and carries and name in previous:
                 result.arguments[name] = previous[name]
+                result.from_context.append(name)
+                continue
+            other = _under_another_name(previous, props.get(name) or {}) if carries else None
+            if other is not None:
+                result.arguments[name] = other
                 result.from_context.append(name)
                 continue
             spec = props.get(name) or {}
@@ -2862,6 +2868,31 @@ def _words_shape(example: str) -> str:
         else:
             out.append(re.escape(run))
     return "".join(out)
+
+
+def _under_another_name(previous: dict[str, Any] | None, spec: dict[str, Any]) -> Any:
+    """The one identifier the previous call gave under another name that has this
+    parameter's shape (``confirmation_code`` RSV-118204 for a ``reservation_code`` "e.g.
+    RSV-204518"): letters and digits, taken whole by its ``pattern`` or of exactly the
+    shape of one of its examples. None when there is none, or more than one."""
+    pattern = spec.get("pattern")
+    found = set()
+    for value in (previous or {}).values():
+        if not isinstance(value, str) or not _LETTERS_AND_DIGITS.match(value):
+            continue
+        if isinstance(pattern, str):
+            try:
+                match = search(compile_pattern(pattern), value)
+            except PatternError:
+                return None
+            if match is not None and match.group(0) == value:
+                found.add(value)
+        elif any(re.fullmatch(shape_of(example), value) for example in examples_of(spec)):
+            found.add(value)
+    return found.pop() if len(found) == 1 else None
+
+
+_LETTERS_AND_DIGITS = re.compile(r"^(?=[^\s]*[A-Za-z])(?=[^\s]*\d)[\w-]{3,64}$", re.ASCII)
 
 
 def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -> str:
