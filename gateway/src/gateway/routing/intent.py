@@ -80,7 +80,8 @@ _READING_NOUNS = frozenset(
     ("status", "balance", "bal", "eta", "details", "info", "history", "progress", "summary")
 )
 _LEAD = re.compile(
-    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|sorry|also|and|quick question|pls|please|kindly)"
+    r"^(?:(?:hey|hi|hello|ok|okay|so|um|uh|sorry|also|and|actually|wait|quick question|pls"
+    r"|please|kindly)"
     r"\b[\s,!.:;-]*)*",
     re.IGNORECASE,
 )
