@@ -149,6 +149,9 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         (
             *("创建", "新建", "新增", "添加", "下单", "选课", "加选", "选一下", "报名", "登记"),
             *("录入", "开具"),
+            # reporting a fault, a loss or a claim files it: 报个修, 报个质量问题, 报失, 报案
+            # (not 报个价: a word before 价 names a price, ``_NOUN_AFTER``)
+            *("报个", "报一个", "报失", "报案"),
         ),
     ),
     "store": (
@@ -258,7 +261,7 @@ def imperatives(text: str) -> list[str]:
 # A Chinese action word used as a noun: "我的预约是几点", "预约号 APT…", "这个预约".
 # (and a word asked about, not for: "审批人" the approver, "退款进度" a refund's progress,
 # "审批了吗" whether it was approved)
-_NOUN_AFTER = re.compile(r"号|单|编号|记录|信息|是|的|人|进度|状态|流程|环节|[了过](?:吗|没)")
+_NOUN_AFTER = re.compile(r"号|单|编号|记录|信息|是|的|人|进度|状态|流程|环节|价|[了过](?:吗|没)")
 _NOUN_BEFORE = ("的", "个", "这", "那")
 
 
