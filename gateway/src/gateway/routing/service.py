@@ -592,14 +592,7 @@ class Router:
         call's values a follow-up keeps (``_carry_on``), then an enum option the request
         means in other words (``options``)."""
         spec = self.registry.tools[tool_id].spec
-        extraction = self.extractor.extract(
-            query,
-            spec.input_schema,
-            previous=known.previous,
-            remembered=known.remembered,
-            elliptical=_reads_only(spec),
-        )
-        _carry_on(extraction, query, tool_id, spec.input_schema, known.last)
+        extraction = self._extracted(query, tool_id, known)
         choose_options(
             extraction,
             query,
@@ -610,6 +603,20 @@ class Router:
             embed=self._vectors.embed,
             clause_vectors=self._embed_texts,
         )
+        return extraction
+
+    def _extracted(self, query: str, tool_id: str, known: Known) -> Extraction:
+        """The arguments by the extractor's rules, and the last call's values a follow-up
+        keeps (``_carry_on``)."""
+        spec = self.registry.tools[tool_id].spec
+        extraction = self.extractor.extract(
+            query,
+            spec.input_schema,
+            previous=known.previous,
+            remembered=known.remembered,
+            elliptical=_reads_only(spec),
+        )
+        _carry_on(extraction, query, tool_id, spec.input_schema, known.last)
         return extraction
 
     def _fits(self, query: str, tool_id: str) -> bool:
@@ -633,14 +640,10 @@ class Router:
         ``work_order_id``), as a request that names them fits (``_fits``)."""
         if known.last is None or IDENTIFIER.search(query) or not refers_back(query):
             return False
-        spec = self.registry.tools[tool_id].spec
-        keyed = identifier_parameters(spec.input_schema)
+        keyed = identifier_parameters(self.registry.tools[tool_id].spec.input_schema)
         if not keyed:
             return False
-        extraction = self.extractor.extract(
-            query, spec.input_schema, previous=known.previous, elliptical=_reads_only(spec)
-        )
-        _carry_on(extraction, query, tool_id, spec.input_schema, known.last)
+        extraction = self._extracted(query, tool_id, known)
         return all(name in extraction.from_context for name in keyed)
 
     def _unoffered(self, text: str, candidates: list[Candidate]) -> Callable[[str], float]:
