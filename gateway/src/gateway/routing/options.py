@@ -36,6 +36,8 @@ options by meaning").
 
 from __future__ import annotations
 
+import functools
+import itertools
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -65,6 +67,63 @@ _DIGIT = re.compile(r"\d")
 _WORDS = re.compile(r"\b[A-Za-z]{2,}\b|[\u4e00-\u9fff]")
 
 
+# What a description says an option means, right after its name: "Harbour Grill
+# (steakhouse)", "pilfered = bag arrived but items were taken", "'invited' = invitation
+# sent but not accepted", "organics: food and garden waste".
+_GLOSS_AFTER = (
+    r"""['"\u2019\u201d]?\s*(?:\(([^()\n]{1,80})\)|\uff08([^\uff08\uff09\n]{1,80})\uff09"""
+    r"""|[=:]\s*([^;\uff1b\u3002\n()]{1,160}))"""
+)
+_CLAUSE_END = re.compile(r"\.(?:\s|$)|,\s")
+# A gloss short enough to be written whole in a request ("rooftop bar", "steakhouse").
+_WRITTEN_GLOSS = re.compile(r"[A-Za-z]{3,}(?:[ -][A-Za-z]{2,}){0,2}")
+_MAX_DESCRIBED = 4000  # characters of descriptions searched for glosses
+
+
+@functools.lru_cache(maxsize=4096)
+def gloss_of(option: str, descriptions: str) -> str | None:
+    """The English words ``descriptions`` (the parameter's, then the tool's) give
+    ``option``'s meaning in, right after naming it (as written, or with spaces for its
+    underscores and any case: "Sky Lounge (rooftop bar)" for ``sky_lounge``); None
+    when they give none. Chinese glosses are read by the extractor (``_paired_words``)."""
+    words = [w for w in re.split(r"[_\-\s]+", option.strip()) if w]
+    if not words or len(descriptions) > _MAX_DESCRIBED:
+        return None
+    name = r"[\s_\-]+".join(re.escape(w) for w in words)
+    pattern = rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_]){_GLOSS_AFTER}"
+    for found in itertools.islice(re.finditer(pattern, descriptions, re.IGNORECASE), 8):
+        text = next(g for g in found.groups() if g)
+        if found[3]:  # after "=" or ":", up to the end of its clause
+            text = _CLAUSE_END.split(text, maxsplit=1)[0]
+        text = text.strip(" '\"\u2019\u201d")
+        if has_han(text) or not re.search(r"[A-Za-z]{3,}", text):
+            continue
+        if text.lower() != " ".join(words).lower():
+            return text
+    return None
+
+
+def glosses_of(spec: dict[str, Any], description: str) -> list[str | None]:
+    """Each enum option's gloss (``gloss_of``) in the parameter's description, then the
+    tool's."""
+    described = f"{spec.get('description') or ''}\n{description}"
+    return [gloss_of(str(option), described) for option in spec["enum"]]
+
+
+def written_gloss(query: str, glosses: Sequence[str | None]) -> int | None:
+    """The index of the one option whose short gloss the request writes whole
+    ("steakhouse dinner for two, Friday 7pm" for ``harbour_grill (steakhouse)``)."""
+    lowered = query.lower()
+    said = [
+        i
+        for i, text in enumerate(glosses)
+        if text
+        and _WRITTEN_GLOSS.fullmatch(text)
+        and re.search(rf"(?<![a-z]){re.escape(text.lower())}(?![a-z])", lowered)
+    ]
+    return said[0] if len(said) == 1 else None
+
+
 def readable(text: str) -> str | None:
     """``text`` as the English-only embedder can read it: a text with Chinese in its
     English reading (None until the dictionary is read: the index build reads it for a
@@ -74,9 +133,13 @@ def readable(text: str) -> str | None:
     return gloss(text) if gloss_ready() else None
 
 
-def open_choices(schema: dict[str, Any], extraction: Extraction) -> dict[str, list[str]]:
+def open_choices(
+    schema: dict[str, Any], extraction: Extraction, description: str = ""
+) -> dict[str, list[str]]:
     """The enum parameters ``extraction`` left empty, with their options' texts: string
-    options only, two to ``MAX_OPTIONS`` of them, each readable."""
+    options only, two to ``MAX_OPTIONS`` of them, each readable. An option's text is its
+    words and what the parameter's or the tool's ``description`` says it means
+    (``gloss_of``): "harbour grill steakhouse"."""
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return {}
@@ -89,7 +152,11 @@ def open_choices(schema: dict[str, Any], extraction: Extraction) -> dict[str, li
             continue
         if not all(isinstance(option, str) and option.strip() for option in options):
             continue
-        texts = [readable(_SEPARATORS.sub(" ", option)) for option in options]
+        glosses = glosses_of(spec, description)
+        texts = [
+            readable(" ".join(filter(None, (_SEPARATORS.sub(" ", o), g))))
+            for o, g in zip(options, glosses, strict=True)
+        ]
         if all(texts):
             choices[name] = [t for t in texts if t]
     return choices
@@ -138,12 +205,20 @@ def choose_options(
     is asked of its options). ``request_vector`` embeds the request (maybe seen
     already), ``embed`` the tool's texts (options, description: cached), ``clause_vectors``
     the request's clauses in one batch (``_by_clause``; without it, none are read)."""
-    choices = open_choices(schema, extraction)
+    choices = open_choices(schema, extraction, description)
     if not choices:
         return
     request = readable(query)
+    if request is None:
+        return
+    properties = schema["properties"]
+    for name in list(choices):  # an option whose gloss the request writes whole
+        said = written_gloss(request, glosses_of(properties[name], description))
+        if said is not None:  # (a Chinese request in its English reading: 牛排馆 steakhouse)
+            _fill(extraction, name, properties[name]["enum"][said])
+            del choices[name]
     about = readable(description)
-    if request is None or about is None:
+    if not choices or about is None:
         return
     asked = request_vector(request)
     texts = [about] + [text for texts in choices.values() for text in texts]
@@ -155,7 +230,6 @@ def choose_options(
     by_clause: Vectors | None = None
     clauses_read = False
     start = 0
-    properties = schema["properties"]
     for name, texts in choices.items():
         span = slice(start, start + len(texts))
         start += len(texts)
@@ -167,9 +241,12 @@ def choose_options(
                 by_clause = to_clause - DESCRIPTION_WEIGHT * to_tool
         if picked is None and by_clause is not None:
             picked = best_option(np.asarray(by_clause[span]).tolist(), margin)
-        if picked is None:
-            continue
-        extraction.arguments[name] = properties[name]["enum"][picked]
-        if name in extraction.missing:
-            extraction.missing.remove(name)
-        extraction.by_meaning.append(name)
+        if picked is not None:
+            _fill(extraction, name, properties[name]["enum"][picked])
+
+
+def _fill(extraction: Extraction, name: str, option: str) -> None:
+    extraction.arguments[name] = option
+    if name in extraction.missing:
+        extraction.missing.remove(name)
+    extraction.by_meaning.append(name)
