@@ -801,6 +801,34 @@ def test_a_count_in_words_counts_what_it_names_only() -> None:
     assert "adults" not in extractor.extract("the one I saw yesterday", FLIGHT).arguments
 
 
+TABLE = {
+    "type": "object",
+    "properties": {
+        "party_size": {"type": "integer", "minimum": 1, "maximum": 20},
+        "special_requests": {"type": "string"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "size"),
+    [
+        ("steakhouse dinner for two, Friday 7pm", 2),
+        ("a table for four by the window", 4),
+        ("book us for three people tonight", 3),
+        ("a table for six guests", 6),
+        ("party of five, outside if possible", 5),
+        # what "for" counts is not people
+        ("the window seat for two nights", None),
+        ("for one of the regulars", None),
+        ("two extra chairs for two more", None),
+    ],
+)
+def test_a_count_of_people_after_for(query: str, size: int | None) -> None:
+    """A count in words after "for" is a party's size when nothing follows it but people."""
+    assert extractor.extract(query, TABLE).arguments.get("party_size") == size
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

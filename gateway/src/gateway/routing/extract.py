@@ -2474,6 +2474,11 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
         value = _COUNT_WORDS[match.group(1).lower()]
         if stem(match.group(2).lower()) in counted and _within(float(value), spec):
             return value
+    if counted & _PEOPLE_STEMS:  # "a table for two", "party of four"
+        for match in _FOR_PEOPLE.finditer(query):
+            value = _COUNT_WORDS[match.group(1).lower()]
+            if _within(float(value), spec):
+                return value
     if name.lower() not in _ANY_COUNT_NAMES:
         return None
     for match in _COUNT_OF_THINGS.finditer(query):
@@ -2484,6 +2489,18 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
     return None
 
 
+# Names of a count of people, and the words that give one with no noun after it: "dinner
+# for two", "a party of four" (not "for two nights", "for one of your drivers", "for two
+# extra towels").
+_PEOPLE_WORDS = "party guests people persons pax covers diners headcount adults travellers"
+_PEOPLE_WORDS += " travelers passengers attendees participants"
+_PEOPLE_STEMS = frozenset(stem(w) for w in _PEOPLE_WORDS.split())
+_FOR_PEOPLE = re.compile(
+    rf"(?<![a-z-])(?:for|party of|table of|group of)\s+({'|'.join(_COUNT_WORDS)})\b"
+    r"(?!\s*-?\s*(?!(?:people|persons|guests|adults|diners|of us)\b)"
+    r"(?:[a-z]+s|night|day|week|month|year|hour|minute|time|of|more|extra)\b)",
+    re.IGNORECASE,
+)
 # Names of a count of whatever the request is about.
 _ANY_COUNT_NAMES = frozenset(("quantity", "qty", "count", "units", "pieces"))
 # A count and the plural it counts, a word apart at most ("two extra pillows").
