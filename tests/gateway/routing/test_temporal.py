@@ -354,3 +354,20 @@ def test_a_range_of_months_with_its_year_written_once_is_of_that_year(
     text: str, resolved: str
 ) -> None:
     assert temporal.resolve(text, date(2026, 12, 3)) == resolved
+
+
+@pytest.mark.parametrize(
+    ("text", "resolved"),
+    [
+        ("订今晚的牛排馆，5 位，7点半", "订 2026-12-03 晚上 的牛排馆，5 位， 19:30"),
+        ("下午3点到5点", "15:00 到 17:00"),
+        ("早上跑步，晚上8点见", "早上跑步， 20:00 见"),
+        ("上午9点到11点", "09:00 到 11:00"),
+        # another sentence's part of the day says nothing of this clock
+        ("晚上几点关门？我航班11点", "晚上几点关门？我航班 11:00"),
+    ],
+)
+def test_a_bare_chinese_clock_is_in_the_part_of_the_day_said_before_it(
+    text: str, resolved: str
+) -> None:
+    assert temporal.resolve(text, date(2026, 12, 3)) == resolved

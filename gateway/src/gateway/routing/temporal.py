@@ -410,6 +410,20 @@ _REWRITES: list[Rewrite] = [
 _PM = ("下午", "晚上", "傍晚", "中午")
 
 
+# A part of the day said a few characters before a bare clock, in the same sentence:
+# "今晚的牛排馆，5 位，7点半" is 19:30 (今晚 reads 晚上 by then).
+_DAY_PART_BEFORE = re.compile(r".*(上午|早上|凌晨|中午|下午|傍晚|晚上)[^。！？!?]{0,16}$")
+
+
+def _afternoon(match: re.Match[str]) -> bool:
+    """Whether a Chinese clock is after noon: its own 下午 / 晚上, or, written bare, the
+    part of the day said just before it."""
+    if match[1]:
+        return match[1] in _PM
+    before = _DAY_PART_BEFORE.search(match.string, max(0, match.start() - 24), match.start())
+    return before is not None and before[1] in _PM
+
+
 def _clock(hour: int | None, minute: int, pm: bool) -> str | None:
     if hour is None or not 0 <= hour <= 23 or not 0 <= minute <= 59:
         return None
@@ -425,7 +439,7 @@ _REWRITES += [
             r"(上午|早上|中午|下午|傍晚|晚上)?(?<!\s)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]"
             r"(?:\s*(半)|\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*分?)?"
         ),
-        lambda m, t: _clock(_num(m[2]), 30 if m[3] else (_num(m[4]) or 0), m[1] in _PM),
+        lambda m, t: _clock(_num(m[2]), 30 if m[3] else (_num(m[4]) or 0), _afternoon(m)),
     ),
     (  # 3pm, 3:30 pm, 10 am
         re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?", re.IGNORECASE),
