@@ -371,3 +371,40 @@ def test_a_bare_chinese_clock_is_in_the_part_of_the_day_said_before_it(
     text: str, resolved: str
 ) -> None:
     assert temporal.resolve(text, date(2026, 12, 3)) == resolved
+
+
+@pytest.mark.parametrize(
+    ("text", "resolved"),
+    [
+        ("frm BOS to DEN 4/18/2025", "frm BOS to DEN 2025-04-18"),
+        ("born 03/14/1991", "born 1991-03-14"),
+        ("18/4/2025", "2025-04-18"),
+        ("5/5/2025", "2025-05-05"),
+        # either the 10th of April or the 4th of October: left as written
+        ("check in 10/04/2025", "check in 10/04/2025"),
+    ],
+)
+def test_a_day_written_with_slashes_and_a_year_when_only_one_reading_is_a_day(
+    text: str, resolved: str
+) -> None:
+    assert temporal.resolve(text, date(2026, 12, 1)) == resolved
+
+
+@pytest.mark.parametrize(
+    ("text", "today", "resolved"),
+    [
+        ("this weekend", date(2026, 12, 1), "2026-12-05 to 2026-12-06"),
+        ("this coming weekend", date(2026, 12, 1), "2026-12-05 to 2026-12-06"),
+        ("next weekend", date(2026, 12, 1), "2026-12-12 to 2026-12-13"),
+        ("这个周末两天有效", date(2026, 12, 1), "2026-12-05 to 2026-12-06 两天有效"),
+        ("下周末深圳", date(2026, 12, 1), "2026-12-12 to 2026-12-13 深圳"),
+        ("this weekend", date(2026, 12, 6), "2026-12-06"),  # said on the Sunday
+        # a weekend with no week named is no date to act on
+        ("我周末不在家", date(2026, 12, 1), "我周末不在家"),
+        ("before the weekend rush", date(2026, 12, 1), "before the weekend rush"),
+    ],
+)
+def test_a_named_weekend_is_its_saturday_to_its_sunday(
+    text: str, today: date, resolved: str
+) -> None:
+    assert temporal.resolve(text, today) == resolved

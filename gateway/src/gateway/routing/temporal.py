@@ -284,6 +284,22 @@ def _weekday(target: int, today: date, *, weeks_ahead: int | None = None) -> str
     return (monday + timedelta(weeks=weeks_ahead, days=target)).isoformat()
 
 
+# A weekend named with the week it is in (a bare "weekend" or 周末 is left alone: "我周末
+# 不在家" is no date to book).
+_WEEKEND = re.compile(
+    r"\b(?:this(?:\s+coming)?|(next))\s+weekend\b|(?:这个?|本|(下)个?)周末", re.IGNORECASE
+)
+
+
+def _weekend(today: date, *, weeks_ahead: int) -> str:
+    """The Saturday and Sunday of the week ``weeks_ahead`` from this one, from today on
+    ("this weekend" said on a Sunday is that Sunday)."""
+    saturday = date.fromisoformat(_weekday(5, today, weeks_ahead=weeks_ahead))
+    sunday = saturday + timedelta(days=1)
+    start = max(saturday, today)
+    return sunday.isoformat() if start == sunday else f"{start.isoformat()} to {sunday}"
+
+
 def _num(text: str | None) -> int | None:
     return None if text is None else cn_number(text)
 
@@ -339,6 +355,16 @@ _REWRITES: list[Rewrite] = [
         re.compile(_EDGE + r"(\d{4})[/.](\d{1,2})[/.](\d{1,2})" + _END),
         lambda m, t: _day(int(m[1]), int(m[2]), int(m[3]), t),
     ),
+    (  # 4/18/2025 (the month first), 18/4/2025 (the day first); 10/4/2025 is either
+        re.compile(r"(?<![\d/.:-])(\d{1,2})/(\d{1,2})/(\d{4})(?![\d/.:-])"),
+        lambda m, t: (
+            _day(int(m[3]), int(m[1]), int(m[2]), t)
+            if int(m[2]) > 12 >= int(m[1]) or m[1] == m[2]
+            else _day(int(m[3]), int(m[2]), int(m[1]), t)
+            if int(m[1]) > 12 >= int(m[2])
+            else None
+        ),
+    ),
     (  # 3/14 (a month first when the second number cannot be one), 14/3 (the day first)
         re.compile(r"(?<![\d/.:-])(?!24/7)(\d{1,2})/(\d{1,2})(?![\d/.:-])"),  # not 24/7
         lambda m, t: (
@@ -389,6 +415,10 @@ _REWRITES: list[Rewrite] = [
     (
         re.compile(r"(?<![A-Za-z])(" + _words(_RELATIVE_DAYS) + r")(?![A-Za-z])", re.IGNORECASE),
         lambda m, t: (t + timedelta(days=_RELATIVE_DAYS[m[1].lower()])).isoformat(),
+    ),
+    (  # this weekend, next weekend, 这个周末, 下周末: its Saturday to its Sunday
+        _WEEKEND,
+        lambda m, t: _weekend(t, weeks_ahead=int(bool(m[1] or m[2]))),
     ),
     (  # next Monday, this friday, monday
         re.compile(r"\b(?:(next|this|on)\s+)?(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE),
