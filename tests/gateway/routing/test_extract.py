@@ -829,6 +829,34 @@ def test_a_count_of_people_after_for(query: str, size: int | None) -> None:
     assert extractor.extract(query, TABLE).arguments.get("party_size") == size
 
 
+COUPON = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string", "pattern": "^[A-Z0-9]{4,15}$"},
+        "discount_value": {"type": "number", "description": "Percentage (e.g. 15) off."},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "off"),
+    [
+        ("创建一个九折优惠码 VIP10", 10),
+        ("新建优惠码 SPRING85，全场八五折", 15),
+        ("优惠码 X8888 打 8.5 折", 15),
+        ("优惠码 X8888 打7折", 30),
+    ],
+)
+def test_a_chinese_discount_is_the_percentage_off(query: str, off: int) -> None:
+    """九折 pays 90%: 10 off, for a number said to be a percentage or a discount."""
+    assert extractor.extract(query, COUPON).arguments["discount_value"] == off
+
+
+def test_a_chinese_discount_fills_no_other_number() -> None:
+    schema = {"type": "object", "properties": {"amount": {"type": "number"}}}
+    assert "amount" not in extractor.extract("全场九折", schema).arguments
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

@@ -2385,6 +2385,28 @@ _CJK_DATE = frozenset("年月日号点點")  # a number before one is part of a 
 _CALENDAR_NAME = re.compile(r"year|month|day|date|hour|time|clock", re.IGNORECASE)
 
 
+# A Chinese discount: 九折 pays 90%, 八五折 (85折, 8.5折) 85%.
+_CN_DISCOUNT = re.compile(
+    r"(?<![\d.零一二两三四五六七八九十])([一二三四五六七八九]{1,2}|[1-9](?:\.?5)?)\s?折"
+)
+_PERCENT_WORDS = re.compile(r"percent|discount|\boff\b|折扣|优惠", re.IGNORECASE)
+
+
+def _discount_off(query: str, name: str, spec: dict[str, Any], used: set[int]) -> int | None:
+    """The percentage off a Chinese discount gives (九折: 10; 八五折: 15), for a number
+    the parameter's name or description says is a percentage or a discount."""
+    if not _PERCENT_WORDS.search(f"{name} {spec.get('description') or ''}"):
+        return None
+    for match in _CN_DISCOUNT.finditer(query):
+        written = match.group(1).replace(".", "")
+        digits = "".join(str(temporal.cn_number(c)) if not c.isdigit() else c for c in written)
+        paid = int(digits) * (10 if len(digits) == 1 else 1)
+        if match.start() not in used and 0 < paid < 100 and _within(100 - paid, spec):
+            used.add(match.start())
+            return 100 - paid
+    return None
+
+
 def _number(
     query: str, name: str, spec: dict[str, Any], kind: str, used: set[int]
 ) -> int | float | None:
@@ -2395,6 +2417,9 @@ def _number(
     span = _duration(query, name, spec, kind, used)
     if span is not None:
         return span
+    off = _discount_off(query, name, spec, used)
+    if off is not None:
+        return off
     skip = used
     if not _CALENDAR_NAME.search(name):  # "5月20日 19:00，8人": 5 and 20 are no party size
         skip = used | {
