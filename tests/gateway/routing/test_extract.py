@@ -857,6 +857,34 @@ def test_a_chinese_discount_fills_no_other_number() -> None:
     assert "amount" not in extractor.extract("全场九折", schema).arguments
 
 
+PRESCRIPTION = {
+    "type": "object",
+    "properties": {
+        "patient_id": {"type": "string", "pattern": "^P-\\d{5}$"},
+        "medication_name": {"type": "string"},
+        "dose": {"type": "string", "description": "e.g. 500mg"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "medicine"),
+    [
+        ("take him off lisinopril and put him on losartan 50mg daily, P-01266", "losartan"),
+        ("P-00998 prednisone 10 mg qd x5d", "prednisone"),
+        ("P-00451 needs 250 mg of amoxicillin three times a day", "amoxicillin"),
+        ("给P-00451开阿莫西林 500mg 每日三次", "阿莫西林"),
+        ("P-03145 头孢克肟 100mg bid", "头孢克肟"),
+        # no dose, no medicine named beside it
+        ("P-03145 needs something for the pain", None),
+        ("P-03145 take 2 tablets", None),
+    ],
+)
+def test_a_medicine_is_the_word_beside_its_dose(query: str, medicine: str | None) -> None:
+    arguments = extractor.extract(query, PRESCRIPTION).arguments
+    assert arguments.get("medication_name") == medicine
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

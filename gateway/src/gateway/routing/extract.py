@@ -2576,6 +2576,34 @@ def _spelled(value: object) -> str:
     return re.sub(r"[\s_-]+", " ", str(value).lower()).strip()
 
 
+# A parameter naming a medicine, and its name in a request: the word after its dose and
+# "of" ("250 mg of amoxicillin"), else just before it ("on losartan 50mg", 阿莫西林 500mg).
+_MEDICINE_NAME = re.compile(r"\b(?:drugs?|medications?|medicines?|meds?)\b|药品|药名|药物", re.I)
+_DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?)(?![A-Za-z])"
+_BEFORE_DOSE = re.compile(
+    rf"(?:(?<![\w-])([A-Za-z][A-Za-z-]{{3,40}})|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{{2,10}}))"
+    rf"\s*{_DOSE}",
+    re.IGNORECASE,
+)
+_DOSE_OF = re.compile(rf"{_DOSE}\s+of\s+([A-Za-z][A-Za-z-]{{3,40}})", re.IGNORECASE)
+_NO_MEDICINE = frozenset((
+    "take", "takes", "taking", "give", "gives", "need", "needs", "prescribe", "start",
+    "increase", "reduce", "dose", "then", "also", "plus", "with", "daily", "once", "twice",
+))  # fmt: skip
+_VERBS_BEFORE_MEDICINE = "开用吃服加换改上给"  # 开阿莫西林: 开 prescribes
+
+
+def _medicine(query: str, taken: Collection[object]) -> str | None:
+    """The medicine a request names beside its dose, for a parameter named for one."""
+    for match in itertools.chain(_DOSE_OF.finditer(query), _BEFORE_DOSE.finditer(query)):
+        word = next(w for w in match.groups() if w)
+        while has_han(word) and len(word) > 2 and word[0] in _VERBS_BEFORE_MEDICINE:
+            word = word[1:]
+        if word.lower() not in _NO_MEDICINE and word not in taken:
+            return word
+    return None
+
+
 def _string(
     query: str,
     name: str,
@@ -2595,6 +2623,10 @@ def _string(
         plate = _licence_plate(query, used_ids, taken)
         if plate is not None:
             return plate
+    if _MEDICINE_NAME.search(name.replace("_", " ")):
+        medicine = _medicine(query, taken)
+        if medicine is not None:
+            return medicine
     identifier = _addressed(query, name, spec, taken, only=True) or _identifier(
         query, name, spec, used_ids, taken
     )
