@@ -885,6 +885,69 @@ def test_a_medicine_is_the_word_beside_its_dose(query: str, medicine: str | None
     assert arguments.get("medication_name") == medicine
 
 
+LOANS = {
+    "type": "object",
+    "properties": {
+        "reader_card": {"type": "string", "description": "e.g. RC-20240517"},
+        "loan_barcodes": {"type": "array", "items": {"type": "string"}},
+        "renew_all": {"type": "boolean", "default": False},
+    },
+    "required": ["reader_card"],
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "everything"),
+    [
+        ("Renew everything on RC-20200316", True),
+        ("extend all my loans, card RC-20211230", True),
+        ("RC-20240517 全部续借", True),
+        ("续借 RC-20230301 名下所有的书", True),
+        ("renew 31002007765 on RC-20220045", None),
+    ],
+)
+def test_a_flag_s_all_is_said_as_everything(query: str, everything: bool | None) -> None:
+    assert extractor.extract(query, LOANS).arguments.get("renew_all") == everything
+
+
+@pytest.mark.parametrize(
+    ("query", "barcodes"),
+    [
+        ("renw 31002007765 and 31002007791 on card RC-20220045", ["31002007765", "31002007791"]),
+        ("读者证RC-20240888，想续一下《三体》，条码31002011450", ["31002011450"]),
+        ("Renew everything on RC-20200316", None),  # the card is the card's
+    ],
+)
+def test_a_list_of_identifiers_takes_each_one_no_other_parameter_took(
+    query: str, barcodes: list[str] | None
+) -> None:
+    assert extractor.extract(query, LOANS).arguments.get("loan_barcodes") == barcodes
+
+
+PERMIT = {
+    "type": "object",
+    "properties": {
+        "permit_number": {"type": "string", "pattern": "^RP-[0-9]{6}$"},
+        "plate": {"type": "string", "maxLength": 12},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "plate"),
+    [
+        ("residents permit status pls, plate 7GHT512 and the other one", "7GHT512"),
+        ("check the permit on plate KX19 TRW, my neighbour says it expired", "KX19 TRW"),
+        ("reg number is KX19TRW", "KX19TRW"),
+        ("plate KX19 TRW and permit RP-123456", "KX19 TRW"),
+        ("车牌号 沪A5K391", "沪A5K391"),
+        ("the plate is broken, permit RP-123456", None),
+    ],
+)
+def test_a_plate_labelled_as_one(query: str, plate: str | None) -> None:
+    assert extractor.extract(query, PERMIT).arguments.get("plate") == plate
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

@@ -1027,6 +1027,19 @@ def _email(query: str, taken: Collection[object]) -> str | None:
     )
 
 
+# A list's name that says it holds identifiers: "item_barcodes", "order_ids", "skus".
+_IDENTIFIER_LIST = re.compile(
+    r"(?:^|[_\-\s])(?:ids|codes|barcodes|numbers|skus|refs|references|serials)$|(?<=[a-z])Ids$",
+)
+
+
+_RUNS_SHAPE = re.compile(r"[A-Za-z]+|\d+")
+
+
+def _run_kind(run: re.Match[str]) -> str:
+    return "9" if run.group(0)[0].isdigit() else "A"
+
+
 def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
     """Every value the request gives for a list: each match of its items' pattern or
     format, each option of their enum it names, in the order written; or, for a list of
@@ -1053,6 +1066,13 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
             if value is None or value in found:  # a case-folded match ignores ``taken``
                 break
             found.append(value)
+    elif items.get("type", "string") == "string" and _IDENTIFIER_LIST.search(name):
+        # a list of identifiers ("item_barcodes", "order_ids"): those the request has that
+        # no other parameter took, of the first one's shape
+        tokens = [t for _, t in _id_tokens(query) if _is_identifier(t) and t not in taken]
+        shapes = [_RUNS_SHAPE.sub(_run_kind, t) for t in tokens]
+        alike = (t for t, shape in zip(tokens, shapes, strict=True) if shape == shapes[0])
+        found = list(dict.fromkeys(alike))[:limit]
     elif items.get("type", "string") == "string" and _ADDRESSED.search(
         f"{name} {spec.get('description') or ''}"
     ):
@@ -1225,6 +1245,10 @@ _FLAG_WORDS = {
     # and an itemised bill is its breakdown (账单明细)
     "itemised": ("breakdown", "itemized", "明细"),
     "itemized": ("breakdown", "itemised", "明细"),
+    # everything there is ("renew everything on LB…", 全部续借), and a loan renewed is one
+    # extended ("extend all my loans")
+    "all": ("everything", "every", "entire", "全部", "所有", "全都"),
+    "renew": ("extend", "续借", "续期"),
 }
 
 
@@ -2771,13 +2795,28 @@ _CHINESE_PLATE = re.compile(
 )
 
 
+# A plate the request labels as one: "plate 7GHT512", "reg KX19 TRW", "车牌号 4AB77" (its
+# letters and digits, a second group after a space as UK plates write it; not a driver's
+# "license C5521-…").
+_LABELLED_PLATE = re.compile(
+    r"(?:\bplate|\bregistration|\breg|\brego|车牌|号牌)(?:\s*(?:number|no\.?|#|is|号|:|：))*\s*"
+    r"((?=[A-Z]*\d)[A-Z0-9]{2,8}(?:[ -](?-i:[A-Z0-9]{2,4}))?)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+
+
 def _licence_plate(query: str, used: set[int], taken: Collection[object]) -> str | None:
     """The request's first Chinese licence plate no other parameter took, as written
-    without spaces."""
+    without spaces; else the first plate labelled as one, as written."""
     for match in _CHINESE_PLATE.finditer(query):
         plate = re.sub(r"\s", "", match.group(0))
         if match.start() not in used and plate not in taken:
             used.add(match.start())
+            return plate
+    for match in _LABELLED_PLATE.finditer(query):
+        plate = match.group(1)
+        if match.start(1) not in used and plate not in taken:
+            used.add(match.start(1))
             return plate
     return None
 
