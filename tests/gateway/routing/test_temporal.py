@@ -408,3 +408,17 @@ def test_a_named_weekend_is_its_saturday_to_its_sunday(
     text: str, today: date, resolved: str
 ) -> None:
     assert temporal.resolve(text, today) == resolved
+
+
+@pytest.mark.parametrize(
+    ("text", "resolved"),
+    [
+        ("从明年1月1日起生效", "从 2027-01-01 起生效"),
+        ("明年三月五号", "2027-03-05"),
+        ("明年3月", "2027-03"),
+        ("今年12月24日", "2026-12-24"),
+        ("去年3月份的账单", "2025-03 的账单"),
+    ],
+)
+def test_last_this_and_next_year_with_a_month_and_a_day(text: str, resolved: str) -> None:
+    assert temporal.resolve(text, date(2026, 12, 1)) == resolved

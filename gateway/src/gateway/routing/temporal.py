@@ -316,6 +316,7 @@ _RELATIVE_DAYS = {
 # 今晚, 明早: a day and a part of it, read as the day and 晚上 / 早上 ("明晚8点" is 20:00).
 _ZH_DAY_PART = re.compile(r"([今明昨])([早晚晨])上?")
 _ZH_DAYS = {"今": 0, "明": 1, "昨": -1}
+_ZH_YEARS = {"去年": -1, "今年": 0, "明年": 1}
 _ZH_PARTS = {"晚": "晚上"}
 _RELATIVE_MONTHS = {
     "the month before last": -2, "last month": -1, "previous month": -1, "this month": 0,
@@ -337,9 +338,13 @@ _REWRITES: list[Rewrite] = [
             else _month(int(m[1]), _num(m[2]) or 0, t)
         ),
     ),
-    (  # 去年3月, 今年十月
-        re.compile(r"(去年|今年)\s*" + _ZH_N + r"\s*月(?:份)?"),
-        lambda m, t: _month(t.year - (m[1] == "去年"), _num(m[2]) or 0, t),
+    (  # 去年3月, 今年十月, 明年1月1日
+        re.compile(r"(去年|今年|明年)\s*" + _ZH_N + r"\s*月(?:份)?(?:\s*" + _ZH_N + r"\s*[日号])?"),
+        lambda m, t: (
+            _day(t.year + _ZH_YEARS[m[1]], _num(m[2]) or 0, _num(m[3]) or 0, t)
+            if m[3]
+            else _month(t.year + _ZH_YEARS[m[1]], _num(m[2]) or 0, t)
+        ),
     ),
     (  # 3月5号, 十二月二十二日
         re.compile(
