@@ -87,6 +87,21 @@ def test_a_single_currency_is_the_first_named_and_one_the_schema_takes() -> None
     assert currency_value("send Korean won", "currency", {"type": "string"}) == "KRW"
 
 
+@pytest.mark.parametrize(
+    ("query", "code"),
+    [
+        ("结果账单上收了我 320 元加油费", "CNY"),
+        ("清洁费200元我不认", "CNY"),
+        ("多扣了 50 块钱", "CNY"),
+        ("收了我 30 美元的过路费", "USD"),  # a currency named is that one
+        ("退了两块蛋糕", None),  # no amount of money
+    ],
+)
+def test_an_amount_in_yuan_is_in_cny(query: str, code: str | None) -> None:
+    spec = {"type": "string", "pattern": "^[A-Z]{3}$", "description": "币种，如 CNY、USD"}
+    assert currency_value(query, "currency", spec) == code
+
+
 def test_only_currency_parameters_and_their_roles() -> None:
     assert takes_a_currency("ccy", {"type": "string"})
     assert takes_a_currency("sell_ccy", {"type": "string"})

@@ -153,7 +153,14 @@ def currency_value(
         value = _form(mention.code, spec)
         if value is not None:
             return value
+    if not mentions and _YUAN.search(query):  # "收了我 320 元加油费": no other currency named
+        return _form("CNY", spec)
     return None
+
+
+# An amount in yuan, the currency's name left out: 320 元, 200元, 50 块钱 (美元, 港元 and the
+# like are names, found before this is asked).
+_YUAN = re.compile(r"\d\s*(?:元|块钱)")
 
 
 def _form(code: str, spec: dict[str, Any]) -> str | None:
