@@ -80,10 +80,12 @@ _NAME_CHAR = (
 )
 # The character before 路 or 街 of a word that is no street: 线路, 电路, 思路, 铁路, 公路.
 _STREET_END = rf"(?![线电网思出套回走道铁公带逛]){_NAME_CHAR}"
+# A bank's or a shop's branch, named for its street or its district: 南京西路支行, 高新区支行.
+_BRANCH = "(?:支行|分行|营业部|营业厅|分店)"
 _CJK_ADDRESS = re.compile(
     rf"(?:{_NAME_CHAR}{{2,3}}[省市])?(?:{_NAME_CHAR}{{1,3}}[区县])?"
-    rf"(?:{_NAME_CHAR}{{1,5}}?{_STREET_END}(?:大道|路|街|巷|弄|胡同)(?:\d{{1,4}}号)?"
-    rf"|{_NAME_CHAR}{{2,6}}?(?:小区|花园|新村|公寓|家园|山庄|大厦|苑|科技园|工业园|园区))"
+    rf"(?:{_NAME_CHAR}{{1,5}}?{_STREET_END}(?:大道|路|街|巷|弄|胡同)(?:\d{{1,4}}号)?{_BRANCH}?"
+    rf"|{_NAME_CHAR}{{2,6}}?(?:小区|花园|新村|公寓|家园|山庄|大厦|苑|科技园|工业园|园区|{_BRANCH}))"
     rf"(?:{_NAME_CHAR}{{2,6}}?(?:广场|大厦|大楼|中心|园区|科技园|工业园))?"
     r"(?:[东南西北中]区)?"
     r"(?:[A-Za-z\d]{1,3}(?:号楼|栋|幢|座))?(?:\d{1,2}单元)?(?:\d{1,3}(?:楼|层))?"
