@@ -948,6 +948,53 @@ def test_a_plate_labelled_as_one(query: str, plate: str | None) -> None:
     assert extractor.extract(query, PERMIT).arguments.get("plate") == plate
 
 
+BANK_BRANCH = {
+    "type": "object",
+    "properties": {"branch_name": {"type": "string", "description": "网点名称或所在街道"}},
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "branch"),
+    [
+        ("帮我约下午2点半去南京西路支行开户", "南京西路支行"),
+        ("预约 上午10点 浦东大道支行 理财咨询", "浦东大道支行"),
+        ("下周二上午想去高新区支行办点事", "高新区支行"),
+        ("去人民路营业厅办个卡", "人民路营业厅"),
+        ("送到南京西路100号", "南京西路100号"),  # an address as before
+    ],
+)
+def test_a_branch_is_named_with_its_street_or_district(query: str, branch: str) -> None:
+    assert extractor.extract(query, BANK_BRANCH).arguments.get("branch_name") == branch
+
+
+PEOPLE = {
+    "type": "object",
+    "properties": {
+        "booking_ref": {"type": "string", "pattern": "^RSV-[0-9]{6}$"},
+        "last_name": {"type": "string", "description": "Driver's last name."},
+        "booker_name": {"type": "string"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "surname"),
+    [
+        ("预订号RSV-845390，我订的车确认了没有啊，驾驶人姓张", "张"),
+        ("RSV-845390 客人姓欧阳", "欧阳"),
+        ("RSV-845390 surname Kowalski", "Kowalski"),
+    ],
+)
+def test_a_chinese_surname_after_xing(query: str, surname: str) -> None:
+    assert extractor.extract(query, PEOPLE).arguments.get("last_name") == surname
+
+
+def test_who_booked_after_its_label() -> None:
+    query = "帮忙订个足球场，2025-08-09 晚上7点，预订人王强"
+    assert extractor.extract(query, PEOPLE).arguments.get("booker_name") == "王强"
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

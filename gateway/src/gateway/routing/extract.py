@@ -100,7 +100,7 @@ _FORMATS = {
 # ``user_id``, which an identifier fills.
 _PEOPLE_NAMES = frozenset({"user", "username", "assignee", "employee", "member", "rep", "staff"})
 # A person's parameter: "assignee", "user", or whoever did something ("reported_by").
-_BY_SOMEONE = re.compile(r"^[a-z]+_by$")
+_BY_SOMEONE = re.compile(r"^[a-z]+_by$|^(?:booker|requester|applicant|reporter)(?:_name)?$")
 
 
 def _names_a_person(name: str) -> bool:
@@ -558,6 +558,11 @@ _NAME_AFTER_LABEL = re.compile(  # blanks bounded: a run of them is not re-split
 )
 
 
+# A Chinese surname after 姓: a compound one, else one character (not 姓名 "full name").
+_CJK_SURNAME = re.compile(
+    r"\s?(欧阳|司马|诸葛|上官|东方|皇甫|令狐|慕容|尉迟|长孙|宇文|司徒|夏侯|公孙|[\u4e00-\u9fff])"
+    r"(?<![名氏])"
+)
 # A Chinese label of who did something (报修人, 发现人, 申请人) and the name after it.
 _PERSON_LABEL = re.compile(
     r"[\u4e00-\u9fff]{1,3}人\s{0,3}(?:是|为|[:：])?\s{0,3}"
@@ -571,6 +576,10 @@ def _named_by_label(query: str, parameter: str) -> str | None:
         if not any(hint in parameter for hint in hints):
             continue
         for found in re.finditer(rf"(?:^|(?<![A-Za-z]))(?:{label})", query, re.IGNORECASE):
+            if found.group(0) == "姓":  # 驾驶人姓张: 张 (欧阳 of 姓欧阳); not 姓名, a full name
+                surname = _CJK_SURNAME.match(query, found.end())
+                if surname is not None:
+                    return surname.group(1)
             value = _NAME_AFTER_LABEL.match(query, found.end())
             if value is not None and value.group(1).lower() not in _NOT_NAME_WORDS:
                 return value.group(1)
