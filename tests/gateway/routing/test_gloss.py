@@ -6,7 +6,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from gateway.routing.gloss import dictionary, gloss, segment
+from gateway.routing.extract import ArgumentExtractor
+from gateway.routing.gloss import dictionary, every_sense, gloss, segment
 from tests.gateway.routing.conftest import dry_run, manifest
 
 
@@ -125,3 +126,15 @@ async def test_an_order_is_held_to_its_english_reading(gateway: httpx.AsyncClien
     assert response.status_code == 404, response.text
     response = await dry_run(gateway, "把工单 INC0012345 的优先级改成 P1", "u1")
     assert response.json()["tool_id"] == "ticket_priority", response.text
+
+
+def test_every_sense_holds_the_readings_given_here() -> None:
+    """A reading this module gives a word (河滨 "riverside", where the dictionary has only
+    "brook") is one of its senses too: an enum option ``Riverside`` is named by 河滨店."""
+    dictionary()
+    assert "riverside" in every_sense("在河滨店租一个储物柜").split()
+    assert "brook" in every_sense("在河滨店").split()  # the dictionary's senses stay
+    club = {"type": "string", "enum": ["Downtown", "Riverside", "Northgate", "Harbor Point"]}
+    schema = {"type": "object", "properties": {"club": club}}
+    arguments = ArgumentExtractor().extract("帮我在河滨店租一个大号储物柜", schema).arguments
+    assert arguments == {"club": "Riverside"}

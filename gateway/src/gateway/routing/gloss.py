@@ -289,6 +289,9 @@ def dictionary() -> dict[str, str]:
             if _words is None:
                 words, every = _read()
                 _every.update(every)
+                for word, sense in _OWN_SENSES.items():  # 河滨 is "riverside" here too
+                    if len(word) > 1:
+                        _every[word] = f"{sense}/{every[word]}" if word in every else sense
                 _words = {**words, **_OWN_SENSES}
     return _words
 
