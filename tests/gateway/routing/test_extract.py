@@ -962,9 +962,11 @@ BANK_BRANCH = {
         ("下周二上午想去高新区支行办点事", "高新区支行"),
         ("去人民路营业厅办个卡", "人民路营业厅"),
         ("送到南京西路100号", "南京西路100号"),  # an address as before
+        ("约在王府井支行，名字刘强", "王府井支行"),
+        ("再帮我老公也约一个，同一天3点，名字刘强", None),  # a person's name is no branch
     ],
 )
-def test_a_branch_is_named_with_its_street_or_district(query: str, branch: str) -> None:
+def test_a_branch_is_named_with_its_street_or_district(query: str, branch: str | None) -> None:
     assert extractor.extract(query, BANK_BRANCH).arguments.get("branch_name") == branch
 
 

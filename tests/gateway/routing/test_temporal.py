@@ -365,6 +365,11 @@ def test_a_range_of_months_with_its_year_written_once_is_of_that_year(
         ("上午9点到11点", "09:00 到 11:00"),
         # another sentence's part of the day says nothing of this clock
         ("晚上几点关门？我航班11点", "晚上几点关门？我航班 11:00"),
+        # none said: one to six o'clock is in the afternoon, unless the night is said
+        ("再约一个，同一天3点", "再约一个，同一天 15:00"),
+        ("凌晨3点", "凌晨 03:00"),
+        ("早上跑步，6点见", "早上跑步， 06:00 见"),
+        ("十点", "10:00"),
     ],
 )
 def test_a_bare_chinese_clock_is_in_the_part_of_the_day_said_before_it(

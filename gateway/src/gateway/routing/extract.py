@@ -396,6 +396,8 @@ _CJK_NAME = re.compile(
     # whom one books or looks for, by name and title: "约陈静教练", "找李明医生"
     rf"|(?<=[约找])([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)(?=教练|医生|大夫|师傅|老师)"
 )
+# A Chinese value shaped as a person's name: a common surname and one or two characters.
+_PERSON_SHAPED = re.compile(rf"[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
 # Words that begin like a name and are not one ("高铁", "万元", "周六"), and titles ("王医生").
 _NOT_NAMES = re.compile(
     r"^.(?:医生|大夫|老师|经理|总|院长|主任|师傅|先生|女士|小姐|教练|元|块|件|个|天|号|点|月|年)"
@@ -2717,8 +2719,8 @@ def _person(
     parameter takes a name the request places ("at Kowloon Bay", "Kowloon Bay branch")
     before a person's ("my mother Wang Lan"); a person's never takes a placed name."""
     labelled = _labelled_name(query, name)
-    if labelled is not None:
-        return labelled
+    if labelled is not None and not (kind == "place" and _PERSON_SHAPED.fullmatch(labelled)):
+        return labelled  # (a place's "name" is not a person's: 名字刘强 names no branch)
     chosen = {_spelled(value) for value in taken}
     while names and _spelled(names[0]) in chosen:
         names.pop(0)
@@ -2728,6 +2730,9 @@ def _person(
         if placed:
             names.remove(placed[0])
             return placed[0]
+        # a Chinese name read by its surname is a person's unless something places it
+        # ("名字刘强" is no branch)
+        names[:] = [n for n in names if not has_han(n)]
     elif kind == "person":
         people = [n for n in free if not _placed(query, n, _IN_PLACE)]
         # an acronym ("install my new NBN") is a person's name only when nothing else is

@@ -452,11 +452,15 @@ _DAY_PART_BEFORE = re.compile(r".*(上午|早上|凌晨|中午|下午|傍晚|晚
 
 def _afternoon(match: re.Match[str]) -> bool:
     """Whether a Chinese clock is after noon: its own 下午 / 晚上, or, written bare, the
-    part of the day said just before it."""
+    part of the day said just before it; with none said, one to six o'clock is ("同一天3点"
+    books 15:00: a night hour says 凌晨)."""
     if match[1]:
         return match[1] in _PM
     before = _DAY_PART_BEFORE.search(match.string, max(0, match.start() - 24), match.start())
-    return before is not None and before[1] in _PM
+    if before is not None:
+        return before[1] in _PM
+    hour = _num(match[2])
+    return hour is not None and 1 <= hour <= 6
 
 
 def _clock(hour: int | None, minute: int, pm: bool) -> str | None:
