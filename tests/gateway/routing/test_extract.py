@@ -997,6 +997,28 @@ def test_who_booked_after_its_label() -> None:
     assert extractor.extract(query, PEOPLE).arguments.get("booker_name") == "王强"
 
 
+STOCK = {
+    "type": "object",
+    "properties": {
+        "sku": {"type": "string", "pattern": "^SKU\\d{7}$"},
+        "quantity": {"type": "integer", "minimum": 1},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "quantity"),
+    [
+        ("transfer stock SKU2024555 x50 WH02 -> WH05", 50),
+        ("order SKU2024555 ×3 please", 3),
+        ("2 x SKU2024555", 2),
+        ("SKU2024555 for thinkpad_x1", None),
+    ],
+)
+def test_a_count_after_a_multiplication_sign(query: str, quantity: int | None) -> None:
+    assert extractor.extract(query, STOCK).arguments.get("quantity") == quantity
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

@@ -2420,6 +2420,8 @@ _CJK_DATE = frozenset("年月日号点點")  # a number before one is part of a 
 _CALENDAR_NAME = re.compile(r"year|month|day|date|hour|time|clock", re.IGNORECASE)
 
 
+# A count written after a multiplication sign: "x50", "×3" (not "x5d", "thinkpad_x1").
+_TIMES_COUNT = re.compile(r"(?<![A-Za-z0-9_])[x×]\s?(\d{1,6})(?![\d.,A-Za-z_])")
 # A Chinese discount: 九折 pays 90%, 八五折 (85折, 8.5折) 85%.
 _CN_DISCOUNT = re.compile(
     r"(?<![\d.零一二两三四五六七八九十])([一二三四五六七八九]{1,2}|[1-9](?:\.?5)?)\s?折"
@@ -2455,6 +2457,11 @@ def _number(
     off = _discount_off(query, name, spec, used)
     if off is not None:
         return off
+    if name.lower() in _ANY_COUNT_NAMES:  # "SKU2024555 x50": fifty of it
+        times = _TIMES_COUNT.search(query)
+        if times is not None and times.start(1) not in used and _within(int(times[1]), spec):
+            used.add(times.start(1))
+            return int(times[1])
     skip = used
     if not _CALENDAR_NAME.search(name):  # "5月20日 19:00，8人": 5 and 20 are no party size
         skip = used | {
