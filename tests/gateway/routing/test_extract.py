@@ -1019,6 +1019,18 @@ def test_a_count_after_a_multiplication_sign(query: str, quantity: int | None) -
     assert extractor.extract(query, STOCK).arguments.get("quantity") == quantity
 
 
+def test_a_measured_number_fills_no_other_count() -> None:
+    """A dose ("10mg") fills no count of days, which the request does not give."""
+    days = {"type": "integer", "minimum": 1, "maximum": 90, "description": "用药天数"}
+    course = {"type": "object", "properties": {"days": days}}
+    assert "days" not in extractor.extract("prednisone 10mg qd", course).arguments
+    assert extractor.extract("prednisone 10mg for 5 days", course).arguments["days"] == 5
+    parcels = {"parcels": {"type": "integer"}, "weight_kg": {"type": "number"}}
+    shipment = {"type": "object", "properties": parcels}
+    arguments = extractor.extract("18.5 kg in 2 parcels", shipment).arguments
+    assert arguments == {"parcels": 2, "weight_kg": 18.5}
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

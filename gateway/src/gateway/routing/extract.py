@@ -2444,6 +2444,30 @@ def _discount_off(query: str, name: str, spec: dict[str, Any], used: set[int]) -
     return None
 
 
+# A unit of measure written after a number, and the words of a parameter that may take
+# such a number: "10mg" is a dose, never a count of days.
+_UNIT_AFTER = re.compile(
+    r"\s?(mg|mcg|µg|ug|ml|kg|g|lbs?|oz|km|cm|mm|m|mi|%|％|公斤|千克|克|毫升|毫克|公里|米)"
+    r"(?![A-Za-z])",
+    re.IGNORECASE,
+)
+_MEASURE_WORDS = re.compile(
+    r"dos|strength|amount|quantity|volume|weight|mass|kg|gram|lb|pound|distance|length|"
+    r"height|width|depth|size|radius|percent|rate|discount|剂量|重量|体积|距离|长度|比例|折扣",
+    re.IGNORECASE,
+)
+
+
+def _measures_another(query: str, end: int, name: str, spec: dict[str, Any]) -> bool:
+    """Whether the number ending at ``end`` carries a unit of measure ("10mg", "18.5 kg")
+    that the parameter's name and description say nothing of."""
+    unit = _UNIT_AFTER.match(query, end)
+    if unit is None:
+        return False
+    about = f"{name} {spec.get('description') or ''}"
+    return not (_MEASURE_WORDS.search(about) or unit.group(1).lower() in about.lower())
+
+
 def _number(
     query: str, name: str, spec: dict[str, Any], kind: str, used: set[int]
 ) -> int | float | None:
@@ -2479,6 +2503,7 @@ def _number(
                 if n.start() not in skip
                 and _within(_amount(query, n), spec)
                 and not (money and _counts_things(query, n.end()))
+                and not _measures_another(query, n.end(), name, spec)
             ),
             None,
         )
