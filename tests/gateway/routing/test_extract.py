@@ -1031,6 +1031,30 @@ def test_a_measured_number_fills_no_other_count() -> None:
     assert arguments == {"parcels": 2, "weight_kg": 18.5}
 
 
+HURRY = {
+    "type": "object",
+    "properties": {
+        "card_last4": {"type": "string", "pattern": "^[0-9]{4}$"},
+        "express": {"type": "boolean", "default": False},
+        "urgent": {"type": "boolean", "default": False},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("query", "express", "urgent"),
+    [
+        ("被偷了 卡号后四位 9034 补卡 加急", True, True),
+        ("card 9034 stolen, please expedite the new one", True, None),
+        ("card 9034: order the spare, we need it urgently", None, True),
+        ("card 9034 replacement, not urgent", None, False),
+    ],
+)
+def test_hurry_said_in_other_words(query: str, express: bool | None, urgent: bool | None) -> None:
+    arguments = extractor.extract(query, HURRY).arguments
+    assert (arguments.get("express"), arguments.get("urgent")) == (express, urgent)
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

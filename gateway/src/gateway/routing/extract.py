@@ -1259,6 +1259,9 @@ _FLAG_WORDS = {
     # everything there is ("renew everything on LB…", 全部续借), and a loan renewed is one
     # extended ("extend all my loans")
     "all": ("everything", "every", "entire", "全部", "所有", "全都"),
+    # hurry: 加急 asks for express handling, 急用 for an urgent order
+    "express": ("expedite", "expedited", "rush", "加急", "急件"),
+    "urgent": ("urgently", "asap", "rush", "加急", "紧急", "急用"),
     "renew": ("extend", "续借", "续期"),
 }
 
