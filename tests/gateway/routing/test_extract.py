@@ -1055,6 +1055,20 @@ def test_hurry_said_in_other_words(query: str, express: bool | None, urgent: boo
     assert (arguments.get("express"), arguments.get("urgent")) == (express, urgent)
 
 
+@pytest.mark.parametrize(
+    ("query", "campaign"),
+    [
+        ("webinar campaign results, id 2299", "2299"),
+        ("results for the #2299 mailing", "2299"),
+        ("ID: 2299, how did it do", "2299"),
+        ("stats for the last 2299 sends", None),  # a bare number is no identifier
+    ],
+)
+def test_a_number_labelled_as_an_id(query: str, campaign: str | None) -> None:
+    schema = {"type": "object", "properties": {"campaign_id": {"type": "string"}}}
+    assert extractor.extract(query, schema).arguments.get("campaign_id") == campaign
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

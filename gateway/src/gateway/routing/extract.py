@@ -3339,6 +3339,10 @@ def _begins_a_token(query: str, name: str) -> bool:
 _ID_LABEL_GAP = re.compile(r"[\s:#]{0,3}(?:(?:id|no|num|number|code|ref)\.?[\s:#]{1,3})?")
 
 
+# The words that label any identifier: "id 2299", "ID: 2299", "#2299", "no. 2299".
+_ID_WORD = re.compile(r"(?<![a-z])(?:id|no\.?|#)(?![a-z])")
+
+
 def _introduced_by(lowered: str, end: int, start: int) -> bool:
     """Whether the token at ``start`` follows the word ending at ``end`` as its value."""
     return 0 <= start - end <= 16 and _ID_LABEL_GAP.fullmatch(lowered, end, start) is not None
@@ -3376,6 +3380,11 @@ def _identifier_by_name(
     mixed = [t for t in tokens if any(c.isalpha() for c in t[1]) or _grouped_code(t[1])]
     if chosen is None and len(mixed) == 1:
         chosen = mixed[0]
+    if chosen is None and is_id_name(name, machine=False):  # "campaign results, id 2299"
+        for mention in _ID_WORD.finditer(lowered):
+            chosen = next((t for t in tokens if _introduced_by(lowered, mention.end(), t[0])), None)
+            if chosen is not None:
+                break
     if chosen is None:
         return None
     used.add(chosen[0])
