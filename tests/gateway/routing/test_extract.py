@@ -1069,6 +1069,22 @@ def test_a_number_labelled_as_an_id(query: str, campaign: str | None) -> None:
     assert extractor.extract(query, schema).arguments.get("campaign_id") == campaign
 
 
+@pytest.mark.parametrize(
+    ("query", "method"),
+    [
+        ("pay 250 dollars toward HO-7781203 using a new credit card", "new_card"),
+        ("pay it with the card on file", "card_on_file"),
+        ("just use my card", "card_on_file"),  # a first word still names its option
+    ],
+)
+def test_an_option_every_word_of_which_is_said_before_one_its_first_word_names(
+    query: str, method: str
+) -> None:
+    options = {"type": "string", "enum": ["card_on_file", "bank_account_on_file", "new_card"]}
+    schema = {"type": "object", "properties": {"method": options}}
+    assert extractor.extract(query, schema).arguments.get("method") == method
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

@@ -1598,6 +1598,9 @@ def _enum_option(query: str, spec: dict[str, Any], around: str = "") -> Any:
         percent = [o for o in options if re.split(r"[_\-\s]+", str(o).lower())[0] in _PERCENT]
         if len(percent) == 1:
             return percent[0]
+    every_word = _every_word_option(lowered, options)
+    if every_word is not None:  # "a new credit card" is new_card, not card_on_file
+        return every_word
     firsts: dict[str, list[Any]] = {}
     for option in options:
         first = re.split(r"[_\-\s]+", str(option).lower())[0]
@@ -1609,7 +1612,7 @@ def _enum_option(query: str, spec: dict[str, Any], around: str = "") -> Any:
     shortened = _shortened_option(lowered, firsts)
     if shortened is not None:
         return shortened
-    partial = _every_word_option(lowered, options) or _partial_option(lowered, options)
+    partial = _partial_option(lowered, options)
     if partial is not None:
         return partial
     description = str(spec.get("description") or "")
