@@ -126,6 +126,10 @@ def test_a_street_address_in_chinese(query: str, place: str) -> None:
         ("Hurstville 是不是没信号了？", "Hurstville"),
         ("明天滨江花园那边会不会停电", "滨江花园"),
         ("和平街停电了，是不是整片都停了？", "和平街"),
+        # a postcode in capitals, in a shape of its own, needs no label
+        ("price for 12.5 kg, express, from SW1A 1AA to Germany", "SW1A 1AA"),
+        ("any outages around LS10 1AB?", "LS10 1AB"),
+        ("ship it to K1A 0B1", "K1A 0B1"),
     ],
 )
 def test_an_area_a_street_or_a_postcode(query: str, place: str) -> None:
@@ -139,6 +143,7 @@ def test_an_area_a_street_or_a_postcode(query: str, place: str) -> None:
         "宽带线路有问题，一直掉线",  # 线路 is a line, not a road
         "there is a pothole in the main road",  # no street named
         "outages on Monday?",  # a weekday is no area
+        "is the A1 closed?",  # a road's number is no postcode
     ],
 )
 def test_what_names_no_place_fills_nothing(query: str) -> None:

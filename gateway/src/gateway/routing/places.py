@@ -65,7 +65,9 @@ _AREA_AFTER = re.compile(
 )
 _POSTCODE = re.compile(
     r"(?:\b(?:post\s?code|zip(?:\s?code)?)|邮编)\s*[:：#]?\s*([A-Za-z0-9][A-Za-z0-9-]{1,8}\d)\b"
-    r"|\bin\s+(\d{4,5})\b",
+    r"|\bin\s+(\d{4,5})\b"
+    # written in capitals without a label, in a shape of its own: SW1A 1AA, LS10 1AB, K1A 0B1
+    r"|(?-i:\b([A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}|[A-Z]\d[A-Z]\s\d[A-Z]\d)\b)",
     re.IGNORECASE,
 )
 _LATIN_NAME = re.compile(
@@ -171,7 +173,7 @@ def _chinese_address(query: str) -> str | None:
 def _area(query: str) -> str | None:
     code = _POSTCODE.search(query)
     if code is not None:
-        return code.group(1) or code.group(2)
+        return code.group(1) or code.group(2) or code.group(3)
     for match in _AREA_AFTER.finditer(query):
         if match.group(1).split()[0] not in _NOT_AREAS:
             return match.group(1)
