@@ -1085,6 +1085,30 @@ def test_an_option_every_word_of_which_is_said_before_one_its_first_word_names(
     assert extractor.extract(query, schema).arguments.get("method") == method
 
 
+@pytest.mark.parametrize(
+    ("service", "query", "value"),
+    [
+        (
+            {"type": "string", "pattern": "^[a-z][a-z0-9-]{1,62}$"},
+            "a follow-up on auth-gateway",
+            "auth-gateway",
+        ),
+        ({"type": "string"}, "a follow-up incident for auth-gateway", "auth-gateway"),
+        (
+            {"type": "string", "pattern": "^[a-z][a-z0-9-]{1,62}$"},
+            "restart the on-call pager",
+            None,
+        ),
+    ],
+)
+def test_a_hyphenated_english_word_names_no_system(
+    service: dict[str, Any], query: str, value: str | None
+) -> None:
+    """Words such as "follow-up" and "on-call" name no system, as a plain word does not."""
+    schema = {"type": "object", "properties": {"service": service}}
+    assert extractor.extract(query, schema).arguments.get("service") == value
+
+
 def test_the_longest_option_wins_however_it_is_written() -> None:
     arguments = extractor.extract("a premium economy fare SYD to AKL", FLIGHT).arguments
     assert arguments["cabin"] == "premium_economy"

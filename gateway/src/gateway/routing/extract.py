@@ -2201,7 +2201,7 @@ def _pattern_value(
                 and not any(a <= start < b for a, b in grouped)  # "6037" of a card's
             )
             if whole and value not in taken:
-                if value.isalpha():
+                if value.isalpha() or value.lower() in _HYPHENATED_WORDS:  # "follow-up"
                     word = word or value
                 elif _glued(query, start, end):
                     piece = piece or value
@@ -3005,6 +3005,14 @@ _NOT_AN_ID = re.compile(
 )
 
 
+# English words written with a hyphen, no system's name: "a follow-up incident to INC-…"
+# names no service "follow-up".
+_HYPHENATED_WORDS = frozenset((
+    "follow-up", "check-in", "check-out", "sign-in", "sign-up", "log-in", "set-up",
+    "roll-out", "opt-in", "opt-out", "add-on", "built-in", "walk-in", "drop-off", "pick-up",
+    "one-off", "long-term", "short-term", "e-mail", "re-run", "co-worker", "part-time",
+    "full-time", "on-call", "non-urgent", "up-to-date", "in-person", "real-time",
+))  # fmt: skip
 # Digits in three groups or more, joined by dashes: a code ("0452-118-20"), not a number.
 _GROUPED_CODE = re.compile(r"\d{2,6}(?:-\d{1,6}){2,5}")
 
@@ -3017,7 +3025,7 @@ def _grouped_code(token: str) -> bool:
 def _is_identifier(value: str) -> bool:
     if not 2 < len(value) <= 64 or _ID_TOKEN.fullmatch(value) is None:
         return False
-    if _NOT_AN_ID.fullmatch(value):
+    if _NOT_AN_ID.fullmatch(value) or value.lower() in _HYPHENATED_WORDS:
         return False
     return any(c.isdigit() for c in value) or _JOINED_WORDS.fullmatch(value) is not None
 
