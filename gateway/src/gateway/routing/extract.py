@@ -59,7 +59,7 @@ import functools
 import itertools
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
@@ -1675,6 +1675,10 @@ def _shared_character_option(query: str, options: Sequence[Any], around: str) ->
     return sharing[0] if len(sharing) == 1 else None
 
 
+# Words joined by an underscore or a dash: read as the words ("in-process", "in_process").
+_JOINED_BY_SEPARATORS = re.compile(r"(?<=[a-z])[_-]+(?=[a-z])")
+
+
 def _written_option(query: str, lowered: str, options: list[Any], by_length: list[Any]) -> Any:
     """The option the query writes out: a number of the query's, an option that picks all
     of them, or any option as it is spelled (the longest first)."""
@@ -1685,7 +1689,7 @@ def _written_option(query: str, lowered: str, options: list[Any], by_length: lis
         named = next((o for o in numeric if float(o) in written), None)
         if named is not None:
             return named
-    spaced = re.sub(r"(?<=[a-z])[_-]+(?=[a-z])", " ", lowered)  # "in-process", "in_process"
+    spaced = _JOINED_BY_SEPARATORS.sub(" ", lowered)  # "in-process", "in_process"
     for option in options:  # "reboot both the box and the router": both, not router
         if str(option).lower() in _CHOOSES_ALL and _names(lowered, str(option).lower()):
             return option
@@ -3354,6 +3358,17 @@ _ID_LABEL_GAP = re.compile(r"[\s:#]{0,3}(?:(?:id|no|num|number|code|ref)\.?[\s:#
 _ID_WORD = re.compile(r"(?<![a-z])(?:id|no\.?|#)(?![a-z])")
 
 
+def _first_introduced(
+    lowered: str, mentions: Iterable[re.Match[str]], tokens: list[tuple[int, str]]
+) -> tuple[int, str] | None:
+    """The first token one of ``mentions`` (of a label word) introduces as its value."""
+    for mention in mentions:
+        chosen = next((t for t in tokens if _introduced_by(lowered, mention.end(), t[0])), None)
+        if chosen is not None:
+            return chosen
+    return None
+
+
 def _introduced_by(lowered: str, end: int, start: int) -> bool:
     """Whether the token at ``start`` follows the word ending at ``end`` as its value."""
     return 0 <= start - end <= 16 and _ID_LABEL_GAP.fullmatch(lowered, end, start) is not None
@@ -3382,20 +3397,14 @@ def _identifier_by_name(
     chosen = next((t for t in tokens if any(t[1].lower().startswith(w) for w in words)), None)
     lowered = query.lower()
     for word in words if chosen is None else ():
-        for mention in _whole_word(word).finditer(lowered):
-            chosen = next((t for t in tokens if _introduced_by(lowered, mention.end(), t[0])), None)
-            if chosen is not None:
-                break
+        chosen = _first_introduced(lowered, _whole_word(word).finditer(lowered), tokens)
         if chosen is not None:
             break
     mixed = [t for t in tokens if any(c.isalpha() for c in t[1]) or _grouped_code(t[1])]
     if chosen is None and len(mixed) == 1:
         chosen = mixed[0]
     if chosen is None and is_id_name(name, machine=False):  # "campaign results, id 2299"
-        for mention in _ID_WORD.finditer(lowered):
-            chosen = next((t for t in tokens if _introduced_by(lowered, mention.end(), t[0])), None)
-            if chosen is not None:
-                break
+        chosen = _first_introduced(lowered, _ID_WORD.finditer(lowered), tokens)
     if chosen is None:
         return None
     used.add(chosen[0])
