@@ -57,6 +57,7 @@ import bisect
 import calendar
 import functools
 import itertools
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
@@ -324,6 +325,8 @@ def _amount(query: str, number: re.Match[str]) -> float:
 
 
 def _convert(value: float, kind: str) -> int | float | None:
+    if not math.isfinite(value):  # "1" written 400 times: no number JSON can carry
+        return None
     if kind == "integer":
         return int(value) if value.is_integer() else None
     return int(value) if value.is_integer() else value
@@ -2632,7 +2635,10 @@ def _chinese_count(query: str, spec: dict[str, Any], kind: str, used: set[int]) 
 
 
 def _within(value: float, spec: dict[str, Any]) -> bool:
-    """Whether ``value`` is inside the parameter's declared bounds (ignoring malformed ones)."""
+    """Whether ``value`` is inside the parameter's declared bounds (ignoring malformed ones);
+    never an infinite one (a long enough run of digits reads as one)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
 
     def bound(key: str) -> float | None:
         b = spec.get(key)

@@ -97,7 +97,11 @@ async def rerank(
             result.reason = completion.text.strip() or "the model chose no tool"
             return result
         tool_id = by_name[call.name]
-        error = validate(tool_id, call.arguments)
+        error: str | None = (
+            "the arguments were not a JSON object of values JSON can carry"
+            if call.raw_arguments is not None  # not an object, cut off, or 1e999 in it
+            else validate(tool_id, call.arguments)
+        )
         result.tool_id, result.arguments = tool_id, call.arguments
         if error is None:
             result.validation_error = None

@@ -86,6 +86,7 @@ from reach_common.auth.caller import Caller
 from reach_common.embeddings import Embedder, VectorCache, Vectors
 from reach_common.llm.types import LLMProvider
 from reach_common.references import IDENTIFIER, refers_back
+from reach_common.storable import unstorable_at
 
 log = structlog.get_logger(__name__)
 # Query vectors kept per replica: a repeated request (a cache hit, a retry) skips the model.
@@ -1056,6 +1057,11 @@ class Router:
         tool = self.registry.get(tool_id)
         if tool is None:
             return f"Tool {tool_id!r} is no longer registered."
+        # A number too large to be finite ("1e999" from a model, a long run of digits) is
+        # a valid JSON Schema number but no JSON can carry it: refused here, not a 500.
+        where = unstorable_at(arguments)
+        if where is not None:
+            return f"{where or 'arguments'}: not a value JSON can carry (a number too large, a NUL)"
         errors = sorted(tool.spec.validator.iter_errors(arguments), key=lambda e: list(e.path))
         if not errors:
             return None

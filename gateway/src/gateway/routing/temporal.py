@@ -23,6 +23,7 @@ reading a long request stays linear.
 from __future__ import annotations
 
 import calendar
+import math
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
@@ -69,7 +70,8 @@ def _amount(text: str | None) -> float | None:
     if text == "半":
         return 0.5
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
-        return float(text)
+        value = float(text)  # a run of 309 digits or more reads as infinite: no amount
+        return value if math.isfinite(value) else None
     number = cn_number(text)
     return None if number is None else float(number)
 
@@ -145,7 +147,8 @@ def duration(text: str, unit: str) -> tuple[float, int, int] | None:
     if not found:
         return None
     start, end, amount, named = min(found)
-    return amount * _SECONDS[named] / _SECONDS[unit], start, end
+    converted = amount * _SECONDS[named] / _SECONDS[unit]
+    return (converted, start, end) if math.isfinite(converted) else None
 
 
 # A count of time is named in the plural ("days", "duration_minutes"); "day" or "month"

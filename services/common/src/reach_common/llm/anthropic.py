@@ -32,7 +32,7 @@ import httpx2
 from anthropic.types import Message as AnthropicMessage
 
 from reach_common.llm.errors import LLMConnectionError, LLMError, LLMResponseError, from_anthropic
-from reach_common.llm.history import parse_arguments, repair, safe_tool_call_id
+from reach_common.llm.history import parse_arguments, repair, safe_tool_call_id, usable_arguments
 from reach_common.llm.spans import CallSpan
 from reach_common.llm.types import Completion, Message, StreamEvent, ToolCall, ToolSpec, Usage
 
@@ -117,8 +117,8 @@ def _completion(message: AnthropicMessage) -> Completion:
         if block.type == "text":
             texts.append(block.text)
         elif block.type == "tool_use":
-            arguments = block.input if isinstance(block.input, dict) else {}
-            calls.append(ToolCall(id=block.id, name=block.name, arguments=arguments))
+            arguments, raw = usable_arguments(block.input)
+            calls.append(ToolCall(block.id, block.name, arguments, raw_arguments=raw))
     stop = message.stop_reason or "end_turn"
     if stop == "max_tokens":
         calls = [_truncated(call, "") for call in calls]

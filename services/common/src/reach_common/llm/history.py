@@ -17,6 +17,7 @@ from hashlib import sha256
 from typing import Any
 
 from reach_common.llm.types import Message, ToolCall
+from reach_common.storable import unstorable_at
 
 INTERRUPTED_RESULT = "The tool call was interrupted before it returned a result."
 
@@ -39,7 +40,9 @@ def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
     """``(arguments, None)`` for a JSON object, else ``({}, text)``: the raw text marks it unusable.
 
     Empty text means no arguments: some servers stream ``""`` for a
-    parameterless call.
+    parameterless call. An object holding what no JSON can carry on (``1e999``, which
+    Python reads as infinite; a NUL) is unusable too: it could be neither sent back to
+    the model nor stored.
     """
     if not text.strip():
         return {}, None
@@ -47,9 +50,17 @@ def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
         value = json.loads(text)
     except ValueError:
         return {}, text
-    if not isinstance(value, dict):
+    if not isinstance(value, dict) or unstorable_at(value) is not None:
         return {}, text
     return value, None
+
+
+def usable_arguments(value: object) -> tuple[dict[str, Any], str | None]:
+    """``parse_arguments`` for arguments a vendor's SDK has already parsed (Anthropic's
+    ``tool_use.input``): ``({}, their JSON text)`` when they are unusable."""
+    if isinstance(value, dict) and unstorable_at(value) is None:
+        return value, None
+    return {}, json.dumps(value, default=str)  # ASCII: a NUL or lone surrogate escaped
 
 
 def repair(messages: Sequence[Message]) -> list[Message]:
