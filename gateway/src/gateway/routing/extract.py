@@ -3119,7 +3119,9 @@ def _find_shape(query: str, shape: str, used: set[int]) -> str | None:
     except PatternError:
         return None
     position = 0
-    while position <= len(query):
+    for _ in range(_MAX_MATCHES):  # each search costs the text's length (RE2's offsets)
+        if position > len(query):
+            break
         try:
             match = program.search(query, position)
         except UnicodeEncodeError:  # text RE2 cannot read (a lone surrogate)
