@@ -43,6 +43,8 @@ SCHEMA = {
         "area": {"type": "string", "description": "Street, neighbourhood or postcode"},
         "parcel_id": {"type": "string"},
         "branch_code": {"type": "string", "description": "Branch code, e.g. 1208"},
+        "medication": {"type": "string"},
+        "contact_email": {"type": "string", "format": "email"},
     },
     "required": ["service", "query", "claim_id"],
 }
@@ -53,6 +55,8 @@ PIECES += ["surname  ", "报修人 ", "6037 ", "1234-", "employee id ", "Saturda
 PIECES += ["粤B ", "19 Elm ", "flat 4B ", "和平街", "滨江花园5栋", "in Old ", "postcode "]
 PIECES += ["0452-118-", "1 Elm Street, Leith, ", "1 Elm St, A1 ", "漕溪北路88号万达广场B座"]
 PIECES += ["2026-12-05 ", "今晚"]  # dates: each four digits a piece the code turns down
+PIECES += ["1", "1.", "a 1"]  # one run of digits: a dose's number entered it at each digit
+PIECES += ["_", "no.1 "]  # an address entered a run of letters at each; each "no." every token
 
 
 def read(text: str) -> None:

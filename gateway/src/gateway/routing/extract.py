@@ -93,7 +93,8 @@ _FORMATS = {
     "date-time": re.compile(
         r"(?<![A-Za-z0-9])\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?"
     ),
-    "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    # (?<!…): read from a run's start only (entered at each of 4,000 characters: its square)
+    "email": re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
     "uri": re.compile(r"https?://\S+"),
     "url": re.compile(r"https?://\S+"),
 }
@@ -2662,7 +2663,9 @@ def _spelled(value: object) -> str:
 # A parameter naming a medicine, and its name in a request: the word after its dose and
 # "of" ("250 mg of amoxicillin"), else just before it ("on losartan 50mg", 阿莫西林 500mg).
 _MEDICINE_NAME = re.compile(r"\b(?:drugs?|medications?|medicines?|meds?)\b|药品|药名|药物", re.I)
-_DOSE = r"\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?)(?![A-Za-z])"
+# (?<![\d.]): a dose's number is read from its first digit only (entered at each digit of a
+# run of 4,000, the search cost the run's square: 1 s a /run)
+_DOSE = r"(?<![\d.])\d+(?:\.\d+)?\s?(?:mg|mcg|µg|ug|g|ml|iu|units?)(?![A-Za-z])"
 _BEFORE_DOSE = re.compile(
     rf"(?:(?<![\w-])([A-Za-z][A-Za-z-]{{3,40}})|(?<![\u4e00-\u9fff])([\u4e00-\u9fff]{{2,10}}))"
     rf"\s*{_DOSE}",
@@ -3369,17 +3372,17 @@ _ID_WORD = re.compile(r"(?<![a-z])(?:id|no\.?|#)(?![a-z])")
 def _first_introduced(
     lowered: str, mentions: Iterable[re.Match[str]], tokens: list[tuple[int, str]]
 ) -> tuple[int, str] | None:
-    """The first token one of ``mentions`` (of a label word) introduces as its value."""
+    """The first token one of ``mentions`` (of a label word) introduces as its value: one
+    starting at most 16 characters after it (``tokens`` are in order of their
+    start, so those are looked up, not scanned: "no.1 " repeated costs its length)."""
+    starts = [start for start, _ in tokens]
     for mention in mentions:
-        chosen = next((t for t in tokens if _introduced_by(lowered, mention.end(), t[0])), None)
+        end = mention.end()
+        near = tokens[bisect.bisect_left(starts, end) : bisect.bisect_right(starts, end + 16)]
+        chosen = next((t for t in near if _ID_LABEL_GAP.fullmatch(lowered, end, t[0])), None)
         if chosen is not None:
             return chosen
     return None
-
-
-def _introduced_by(lowered: str, end: int, start: int) -> bool:
-    """Whether the token at ``start`` follows the word ending at ``end`` as its value."""
-    return 0 <= start - end <= 16 and _ID_LABEL_GAP.fullmatch(lowered, end, start) is not None
 
 
 def _identifier_by_name(
