@@ -20,6 +20,11 @@ from gateway.routing.extract import ArgumentExtractor
 from gateway.routing.gloss import dictionary, gloss
 
 extractor = ArgumentExtractor()
+CODE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"code": {"type": "string", "description": "Branch code, e.g. 1208"}},
+    "required": ["code"],
+}
 
 
 def test_a_reading_is_no_longer_than_a_request_may_be() -> None:
@@ -54,21 +59,13 @@ def test_a_shape_is_searched_a_bounded_number_of_times(monkeypatch: pytest.Monke
         return Counted(program) if "\\d{4}" in pattern else program
 
     monkeypatch.setattr(extract, "compile_pattern", counted)
-    schema = {
-        "type": "object",
-        "properties": {"code": {"type": "string", "description": "Branch code, e.g. 1208"}},
-        "required": ["code"],
-    }
-    result = extractor.extract("2026-12-05 " * 360, schema)
+    result = extractor.extract("2026-12-05 " * 360, CODE_SCHEMA)
     assert "code" not in result.arguments
     assert 0 < searches <= 2 * extract._MAX_MATCHES
 
 
 def test_a_code_after_turned_down_pieces_is_still_found() -> None:
-    schema = {
-        "type": "object",
-        "properties": {"code": {"type": "string", "description": "Branch code, e.g. 1208"}},
-        "required": ["code"],
-    }
-    result = extractor.extract("on 2026-12-05, 2026-12-06 and 12/07/2026 at branch 4417", schema)
+    result = extractor.extract(
+        "on 2026-12-05, 2026-12-06 and 12/07/2026 at branch 4417", CODE_SCHEMA
+    )
     assert result.arguments == {"code": "4417"}
