@@ -66,13 +66,14 @@ def test_ids_and_arguments() -> None:
     assert parse_arguments('{"sku": "SK') == ({}, '{"sku": "SK')
 
 
-def test_arguments_no_json_can_carry_on_are_unusable() -> None:
-    """A model's ``1e999`` reads as infinite and a ``\\u0000`` as a NUL: neither could be
-    sent back to the model or stored, so the call is unusable (its text kept), like one
-    that is not a JSON object."""
-    for text in ('{"amount": 1e999}', '{"n": NaN}', '{"note": "a\\u0000b"}', '{"a": [-1e999]}'):
+def test_arguments_holding_a_number_no_json_can_carry_are_unusable() -> None:
+    """A model's ``1e999`` reads as infinite: it could not be sent back to the model or
+    to a tool, so the call is unusable (its text kept), like one that is not a JSON
+    object. A NUL is carried (a tool refuses it; it is stored as U+FFFD)."""
+    for text in ('{"amount": 1e999}', '{"n": NaN}', '{"a": [-1e999]}', "[" * 100_000):
         assert parse_arguments(text) == ({}, text)
+    assert parse_arguments('{"note": "a\\u0000b"}') == ({"note": "a\x00b"}, None)
     assert usable_arguments({"amount": float("inf")}) == ({}, '{"amount": Infinity}')
-    assert usable_arguments({"note": "a\x00b"}) == ({}, '{"note": "a\\u0000b"}')
+    assert usable_arguments({"note": "a\x00b"}) == ({"note": "a\x00b"}, None)
     assert usable_arguments(["x"]) == ({}, '["x"]')
     assert usable_arguments({"amount": 1e308}) == ({"amount": 1e308}, None)

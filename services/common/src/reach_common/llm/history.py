@@ -17,7 +17,6 @@ from hashlib import sha256
 from typing import Any
 
 from reach_common.llm.types import Message, ToolCall
-from reach_common.storable import unstorable_at
 
 INTERRUPTED_RESULT = "The tool call was interrupted before it returned a result."
 
@@ -40,17 +39,18 @@ def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
     """``(arguments, None)`` for a JSON object, else ``({}, text)``: the raw text marks it unusable.
 
     Empty text means no arguments: some servers stream ``""`` for a
-    parameterless call. An object holding what no JSON can carry on (``1e999``, which
-    Python reads as infinite; a NUL) is unusable too: it could be neither sent back to
-    the model nor stored.
+    parameterless call. An object holding a number no JSON can carry (``1e999``, which
+    Python reads as infinite) is unusable too: it could be neither sent back to the
+    model nor sent to a tool. (A NUL can be: a tool refuses it, and it is stored as
+    U+FFFD.)
     """
     if not text.strip():
         return {}, None
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return {}, text
-    if not isinstance(value, dict) or unstorable_at(value) is not None:
+    if not isinstance(value, dict) or not _carried(value):
         return {}, text
     return value, None
 
@@ -58,9 +58,18 @@ def parse_arguments(text: str) -> tuple[dict[str, Any], str | None]:
 def usable_arguments(value: object) -> tuple[dict[str, Any], str | None]:
     """``parse_arguments`` for arguments a vendor's SDK has already parsed (Anthropic's
     ``tool_use.input``): ``({}, their JSON text)`` when they are unusable."""
-    if isinstance(value, dict) and unstorable_at(value) is None:
+    if isinstance(value, dict) and _carried(value):
         return value, None
-    return {}, json.dumps(value, default=str)  # ASCII: a NUL or lone surrogate escaped
+    return {}, json.dumps(value, default=str)  # "Infinity": the model's value, as text
+
+
+def _carried(value: object) -> bool:
+    """Whether JSON can carry ``value``: no number in it is infinite or NaN."""
+    try:
+        json.dumps(value, allow_nan=False)
+    except (ValueError, TypeError, RecursionError):
+        return False
+    return True
 
 
 def repair(messages: Sequence[Message]) -> list[Message]:
