@@ -14,7 +14,7 @@ SOURCES := services/common/src services/shop/src gateway/src agent/src retriever
 BYTECODE = $(PY) -m compileall -q -j 0 $(SOURCES)
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-metrics bench-outputs bench-mcp bench-registry bench-gateway-start faults fuzz soak images clean
+.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-metrics bench-outputs bench-mcp bench-registry bench-gateway-start faults fuzz fuzz-requests soak images clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -42,6 +42,9 @@ faults: $(STAMP) ## Fault matrix: run tests/faults and print fault x service, er
 
 fuzz: $(STAMP) ## Schemathesis against the four services' OpenAPI (the long run; CI runs a short one)
 	$(PY) scripts/fuzz.py --examples 100
+
+fuzz-requests: $(STAMP) ## The longest /run requests, built to be costly, against every catalogue in the repo
+	$(PY) scripts/fuzz_requests.py manifests $(wildcard tests/data/*/manifests)
 
 SOAK_MINUTES ?= 30
 soak: $(STAMP) ## Soak: mixed traffic at a fixed rate for SOAK_MINUTES (30) minutes; per-minute RSS, fds, DB connections

@@ -1,0 +1,106 @@
+"""Send a catalogue's router the longest requests /run accepts, built to be costly.
+
+For each folder of manifests: a gateway in process (as ``bench_shipped.py`` starts it,
+throwaway embedded Postgres and Redis), then ``POST /run`` (dry run) with 4,000-character
+requests, each one piece written over and over (digits, dates, Chinese words whose
+reading is long, labels, separators …) or words drawn from the catalogue's own
+manifests. Prints, per folder, the slowest requests and any answer of 500 or more: a
+request must cost about its length, and never crash the router.
+
+    python scripts/fuzz_requests.py tests/data/*/manifests manifests
+
+Timings are wall time of one request at a time; compare runs made on the same machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import bench_shipped
+import httpx
+import typer
+
+LONGEST = 4000  # /run's user_query limit
+PIECES = [
+    "a", "1", "1 ", "1.", "1/", "1-", "1:", "-1", "_", "a-", "a.", "a1", "A1 ", "SKU1",
+    "#1 ", "id ", "no.1 ", "@a", "a@", "(", '"', "'", "=", ": ", "x50 ", "10mg ", "$1", "1%",
+    "1e", "+1 ", "2025-01-01 ", "01/02/2025 ", "for two ", "this weekend ", "and ", "not ",
+    "\n", "我", "第", "今晚", "明年1月", "下午3点", "九折", "元", "支行", "姓", "全部", "的",
+    "，", "、", "两", "十", "点", "号", "月", "年", "预订人", "名字",
+]  # fmt: skip
+DRAWN = 40  # requests of the catalogue's own words, per folder
+SLOWEST = 5
+
+
+def requests_for(manifests: Path, seed: int) -> list[str]:
+    """The pieces written out to ``LONGEST`` characters, then ``DRAWN`` requests of words
+    from the folder's manifests mixed with the pieces."""
+    built = [(piece * (LONGEST // len(piece) + 1))[:LONGEST] for piece in PIECES]
+    words: list[str] = []
+    for path in sorted(manifests.glob("*.json")):
+        try:
+            words += json.dumps(json.loads(path.read_text()), ensure_ascii=False).split()
+        except ValueError:
+            continue
+    rng = random.Random(seed)  # noqa: S311 - requests to send, not a secret
+    pool = words + PIECES
+    for _ in range(DRAWN):
+        text = ""
+        while len(text) < LONGEST:
+            text += rng.choice(pool) + rng.choice((" ", "", ", ", "的"))
+        built.append(text[:LONGEST])
+    return built
+
+
+def fuzz(manifests: Path, seed: int) -> list[tuple[float, int, str]]:
+    """(milliseconds, status, request) for each request, slowest first."""
+    timed: list[tuple[float, int, str]] = []
+    send = bench_shipped.send
+
+    async def timed_send(client: httpx.AsyncClient, request: dict[str, Any], *args: Any) -> Any:
+        started = time.perf_counter()
+        outcome, data = await send(client, request, *args)
+        timed.append(((time.perf_counter() - started) * 1000, outcome.status, request["query"]))
+        return outcome, data
+
+    bench_shipped.send = timed_send  # type: ignore[assignment]
+    try:
+        # a first Chinese request reads the dictionary (once per process): not timed below
+        rows = [{"query": "你好", "gold": None}]
+        rows += [{"query": text, "gold": None} for text in requests_for(manifests, seed)]
+        asyncio.run(bench_shipped.run_all(rows, manifests))
+    finally:
+        bench_shipped.send = send  # type: ignore[assignment]
+    return sorted(timed[1:], reverse=True)
+
+
+def main(
+    folders: Annotated[list[Path], typer.Argument(help="Folders of manifests.")],
+    seed: Annotated[int, typer.Option(help="Seed of the drawn requests.")] = 7,
+) -> None:
+    failed = 0
+    for folder in folders:
+        if not folder.is_dir():
+            raise typer.BadParameter(f"{folder} is not a folder")
+        results = fuzz(folder, seed)
+        errors = [r for r in results if r[1] >= 500]
+        failed += len(errors)
+        median = sorted(r[0] for r in results)[len(results) // 2]
+        print(
+            f"{folder}: {len(results)} requests, median {median:.0f} ms, "
+            f"slowest {results[0][0]:.0f} ms, answers of 500 or more: {len(errors)}"
+        )
+        for ms, status, text in results[:SLOWEST] + errors:
+            print(f"  {ms:7.0f} ms  {status}  {text[:40]!r}")
+    raise typer.Exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(10000)
+    typer.run(main)
