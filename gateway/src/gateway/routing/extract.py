@@ -66,7 +66,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
-from gateway.routing import countries, currencies, places, roles, temporal
+from gateway.routing import countries, currencies, enums, places, roles, temporal
 from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han
 from gateway.routing.gloss import segment as segment_words
 from gateway.routing.text import STOPWORDS, stem
@@ -199,6 +199,13 @@ class Extraction:
         return "Missing required argument(s): " + "; ".join(parts) + "."
 
 
+# What a message on a missing argument quotes of its schema: a parameter's first options
+# and the start of its description (a long enum or description would make the message
+# as long as the manifest).
+_MAX_LISTED_OPTIONS = 20
+_MAX_DESCRIBED = 300
+
+
 def describe_parameter(name: str, schema: dict[str, Any]) -> str:
     """``sku`` (string, format ^SKU\\d{7}$: SKU code, e.g. SKU2024001)."""
     kind = schema.get("type", "value")
@@ -206,7 +213,10 @@ def describe_parameter(name: str, schema: dict[str, Any]) -> str:
     if "pattern" in schema:
         hints.append(f"matching {schema['pattern']}")
     if "enum" in schema:
-        hints.append("one of " + ", ".join(map(str, schema["enum"])))
+        options = list(map(str, schema["enum"][: _MAX_LISTED_OPTIONS + 1]))
+        if len(schema["enum"]) > _MAX_LISTED_OPTIONS:  # a catalogue is no list to read
+            options[_MAX_LISTED_OPTIONS:] = [f"… ({len(schema['enum']):,} options)"]
+        hints.append("one of " + ", ".join(options))
     if "format" in schema:
         hints.append(f"format {schema['format']}")
     if "pattern" not in schema and kind == "string":
@@ -216,7 +226,9 @@ def describe_parameter(name: str, schema: dict[str, Any]) -> str:
         if shapes:
             hints.append("looks like " + ", ".join(shapes))
     detail = f"{kind}" + (f", {'; '.join(hints)}" if hints else "")
-    description = schema.get("description")
+    description = str(schema.get("description") or "")
+    if len(description) > _MAX_DESCRIBED:
+        description = description[:_MAX_DESCRIBED].rstrip() + "…"
     return f"'{name}' ({detail})" + (f": {description}" if description else "")
 
 
@@ -978,7 +990,7 @@ class ArgumentExtractor:
             if value is None and "pattern" in spec:
                 return _prefixed(query, name, spec, taken)
             if value is None and "enum" in spec:
-                return _beside_its_label(query, name, spec["enum"])
+                return _beside_its_label(query, name, _options_to_read(query, spec["enum"]))
             return value
         if kind in ("integer", "number"):
             return _number(query, name, spec, kind, used_numbers)
@@ -1067,13 +1079,11 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     limit = min(max_items, _MAX_ITEMS) if isinstance(max_items, int) else _MAX_ITEMS
     found: list[Any] = []
     if "enum" in items and isinstance(items["enum"], list):
-        options = list(items["enum"])
         while len(found) < limit:
-            option = _enum_option(query, {**items, "enum": options})
+            option = _enum_option(query, items, taken=found)
             if option is None:
                 break
             found.append(option)
-            options.remove(option)
         found.sort(key=lambda option: _mentioned_at(query, option))  # as the request lists
     elif _constrains(items) and items.get("type", "string") == "string":
         while len(found) < limit:
@@ -1584,12 +1594,96 @@ def _beside_its_label(query: str, name: str, options: list[Any]) -> Any:
 _MAX_LABELLED = 300  # characters of a request searched for a label
 
 
-def _enum_option(query: str, spec: dict[str, Any], around: str = "") -> Any:
-    """The enum option the query names: written as it is (the longest first), with spaces
-    for its underscores ("thinkpad x1" for ``thinkpad_x1``), by a first word no other
-    option shares ("dell" for ``dell_latitude_7440``), or by the word the description
-    pairs with it ("年假 annual", "annual (年假)")."""
-    options = [o for o in spec["enum"] if isinstance(o, str | int | float)]
+def _enum_option(
+    query: str, spec: dict[str, Any], around: str = "", *, taken: Sequence[Any] = ()
+) -> Any:
+    """The enum option the query names, not one ``taken`` already: written as it is (the
+    longest first), with spaces for its underscores ("thinkpad x1" for ``thinkpad_x1``),
+    by a first word no other option shares ("dell" for ``dell_latitude_7440``), or by the
+    word the description pairs with it ("年假 annual", "annual (年假)"). A long enum is
+    read through its index (``enums``)."""
+    if len(spec["enum"]) > enums.LONG_ENUM:
+        return _long_enum_option(query, spec, around, taken)
+    options = [o for o in spec["enum"] if isinstance(o, str | int | float) and o not in taken]
+    return _option_named(query, options, spec, around)
+
+
+def _long_enum_option(query: str, spec: dict[str, Any], around: str, taken: Sequence[Any]) -> Any:
+    """``_enum_option`` for an enum past ``enums.LONG_ENUM`` options: a number by its
+    value, an option written out among those that begin with a token of the query, the
+    word rules among the options that share a word or a Chinese character with it (when
+    few enough do), and the currency and language codes."""
+    index = enums.index_of(spec["enum"])
+    lowered = query.lower()
+    if index.numbers:
+        said = sorted(
+            index.numbers[value]
+            for value in {_amount(query, n) for n in _numbers(query)}
+            if value in index.numbers
+        )
+        named = next((index.by_length[p] for p in said if index.by_length[p] not in taken), None)
+        if named is not None:
+            return named
+    spaced = _JOINED_BY_SEPARATORS.sub(" ", lowered)
+    words = [
+        option
+        for option in index.written(lowered, spaced)
+        if not enums.is_number(option) and option not in taken
+    ]
+    written = _written_option(query, lowered, words, words)
+    if written is not None:
+        return written
+    related = _options_to_read(query, spec["enum"])
+    named = _option_named(query, [o for o in related if o not in taken], spec, around, index)
+    if named is not None:
+        return named
+    codes = [index.currency_codes, index.language_codes]
+    if taken:
+        codes = [{c: o for c, o in found.items() if o not in taken} for found in codes]
+    return _currency(query, codes[0]) or _language(lowered, codes[1])
+
+
+def index_enums(schema: object) -> None:
+    """Index the long enums of ``schema`` now, with what the rules ask of a whole enum
+    (the routing index prepares a tool off the event loop), so no request pays for it."""
+    for enum in enums.long_enums(schema):
+        index = enums.index_of(enum)
+        for fact in _ENUM_FACTS:
+            index.fact(fact)
+
+
+def _options_to_read(query: str, enum: list[Any]) -> list[Any]:
+    """The options of ``enum`` the word rules read: all of a short enum; of a long one,
+    those sharing a word's first three letters or a Chinese character with the query
+    (none when more than ``enums.LONG_ENUM`` do). The words of the query include what a
+    rule reads it as: its Chinese words' English senses, the verb of a participle
+    ("lose" for ``lost``), a word people use for an option's ("last" for ``previous``)."""
+    if len(enum) <= enums.LONG_ENUM:
+        return enum
+    lowered = query.lower()
+    words = set(_LATIN_OR_DIGITS.findall(lowered))
+    if has_han(lowered) and gloss_ready():
+        words |= _glossed_words(lowered) | _senses(query)
+    words |= {_PARTICIPLES[word] for word in words if word in _PARTICIPLES}
+    words |= {first for first, said in _OPTION_WORDS.items() if not words.isdisjoint(said)}
+    keys = enums.word_keys(words) | enums.han_characters(lowered)
+    return enums.index_of(enum).related(keys) or []
+
+
+def _option_named(
+    query: str,
+    options: list[Any],
+    spec: dict[str, Any],
+    around: str,
+    index: enums.EnumIndex | None = None,
+) -> Any:
+    """``_enum_option`` read option by option: every rule asks of each of ``options``
+    (of a long enum, the ones its ``index`` found for the query: what a rule asks of the
+    whole enum, the index answers once)."""
+
+    def of_enum(fact: Callable[[list[Any]], Any]) -> Any:
+        return fact(options) if index is None else index.fact(fact)
+
     by_length = sorted(options, key=lambda o: -len(str(o)))
     lowered = query.lower()
     written = _written_option(query, lowered, options, by_length)
@@ -1631,12 +1725,14 @@ def _enum_option(query: str, spec: dict[str, Any], around: str = "") -> Any:
     if sensed is not None:  # "night shift" for the C of "C 夜班"
         return sensed
     return (
-        _currency(query, options)
-        or _language(lowered, options)
+        _currency(query, enums.currency_codes(options))
+        or _language(lowered, enums.language_codes(options))
         or _glossed_option(query, firsts)
         or _sensed_option(lowered, options)
-        or _window_option(query, options)
-        or _shared_character_option(query, options, f"{description} {around}")
+        or _window_option(query, of_enum(_windows))
+        or _shared_character_option(
+            query, options, f"{description} {around}", chinese=len(of_enum(_chinese_options))
+        )
     )
 
 
@@ -1648,7 +1744,14 @@ _PERCENT = frozenset(("percent", "percentage", "pct"))
 _PLAIN_HAN = frozenset("的了是否不在和与或及也都就把被给对为请吗呢吧啊一个其他它们我你这那有无")
 
 
-def _shared_character_option(query: str, options: Sequence[Any], around: str) -> Any:
+def _chinese_options(options: Sequence[Any]) -> list[str]:
+    """The Chinese options, but a catch-all (其他)."""
+    return [o for o in options if isinstance(o, str) and has_han(o) and "其他" not in o]
+
+
+def _shared_character_option(
+    query: str, options: Sequence[Any], around: str, *, chinese: int
+) -> Any:
     """For a Chinese request and Chinese options: the one option that shares characters
     with the request that no other option, nor ``around`` (the parameter's description,
     the other parameters' names and descriptions), has (被刮了
@@ -1657,16 +1760,14 @@ def _shared_character_option(query: str, options: Sequence[Any], around: str) ->
     when no other option shares any; an option one of
     whose parts the request writes whole (轮毂 of 轮胎/轮毂). A catch-all (其他) is never
     chosen."""
-    if not has_han(query):
+    if not has_han(query) or chinese < 2:  # ``chinese``: the enum's Chinese options
         return None
-    chinese = [o for o in options if isinstance(o, str) and has_han(o) and "其他" not in o]
-    if len(chinese) < 2:
-        return None
+    written = _chinese_options(options)
     # A part of an option written whole: 轮毂 of 轮胎/轮毂.
-    whole = [o for o in chinese if any(len(p) >= 2 and p in query for p in o.split("/"))]
+    whole = [o for o in written if any(len(p) >= 2 and p in query for p in o.split("/"))]
     if len(whole) == 1 and "/" in whole[0]:
         return whole[0]
-    counts = Counter(c for option in chinese for c in set(option))
+    counts = Counter(c for option in written for c in set(option))
     plain = _PLAIN_HAN | set(around)
 
     def shares(option: str) -> bool:
@@ -1675,7 +1776,7 @@ def _shared_character_option(query: str, options: Sequence[Any], around: str) ->
         # no 银行卡.
         return len(found) >= 2 or (len(found) == 1 and option.startswith(found[0]))
 
-    sharing = [option for option in chinese if shares(option)]
+    sharing = [option for option in written if shares(option)]
     return sharing[0] if len(sharing) == 1 else None
 
 
@@ -1687,10 +1788,10 @@ def _written_option(query: str, lowered: str, options: list[Any], by_length: lis
     """The option the query writes out: a number of the query's, an option that picks all
     of them, or any option as it is spelled (the longest first)."""
     # A number option is a number of the query's: not the "30" of "10:30" or of an id.
-    numeric = [o for o in by_length if isinstance(o, int | float) and not isinstance(o, bool)]
+    numeric = [o for o in by_length if enums.is_number(o)]
     if numeric:
         written = {_amount(query, n) for n in _numbers(query)}
-        named = next((o for o in numeric if float(o) in written), None)
+        named = next((o for o in numeric if enums.finite(o) in written), None)
         if named is not None:
             return named
     spaced = _JOINED_BY_SEPARATORS.sub(" ", lowered)  # "in-process", "in_process"
@@ -1698,9 +1799,9 @@ def _written_option(query: str, lowered: str, options: list[Any], by_length: lis
         if str(option).lower() in _CHOOSES_ALL and _names(lowered, str(option).lower()):
             return option
     for option in by_length:  # the longest first, however written ("premium economy")
+        if enums.is_number(option):
+            continue
         for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
-            if option in numeric:
-                continue
             text = spelled(option).lower()
             if _written(lowered, text) or (text != str(option) and _names(spaced, text)):
                 return option
@@ -1724,17 +1825,27 @@ _DAY_PARTS = (
 )
 
 
-def _window_option(query: str, options: Sequence[Any]) -> Any:
-    """For options that are windows of the day, the one the request's time falls in: a
-    range ("4pm-8pm", "between 12 and 4", 8点到12点), a time ("下午两点左右"), or a part
-    of the day ("in the morning", 上午)."""
+def _windows(options: Sequence[Any]) -> dict[Any, tuple[int, int]]:
+    """For options that are all windows of the day ("08:00-12:00"), each one's start and
+    end in minutes; none when one is not."""
     windows = {}
     for option in options:
         match = _WINDOW.fullmatch(str(option).strip())
         if match is None:
-            return None
+            return {}
         start = int(match[1]) * 60 + int(match[2] or 0)
         windows[option] = (start, int(match[3]) * 60 + int(match[4] or 0))
+    return windows
+
+
+# What rules ask of a whole enum, computed once for a long one (``EnumIndex.fact``).
+_ENUM_FACTS = (_windows, _chinese_options)
+
+
+def _window_option(query: str, windows: dict[Any, tuple[int, int]]) -> Any:
+    """For options that are windows of the day (``_windows``), the one the request's time
+    falls in: a range ("4pm-8pm", "between 12 and 4", 8点到12点), a time ("下午两点左右"),
+    or a part of the day ("in the morning", 上午)."""
     if len(windows) < 2:
         return None
     times = _times_of_day(temporal.resolve(query, datetime.now(UTC).date()))
@@ -1778,6 +1889,7 @@ def _written(lowered: str, option: str) -> bool:
 
 _ALL_HAN = re.compile(r"[\u3400-\u9fff]+")
 _LATIN_WORD = re.compile(r"[a-z]+")
+_LATIN_OR_DIGITS = re.compile(r"[a-z0-9]+")
 # Weekdays and months as an enum abbreviates them: "friday" names ``fri``, "sept" ``sep``.
 _CALENDAR_WORDS = frozenset((
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
@@ -1882,10 +1994,9 @@ _CURRENCY_WORDS = (  # longest first: 美元 is no 元
 )  # fmt: skip
 
 
-def _currency(query: str, options: list[Any]) -> Any:
-    """The ISO code of the currency the query names in words or a sign (the first named),
-    if the enum has that code."""
-    codes = {str(o).upper(): o for o in options if isinstance(o, str) and len(o) == 3}
+def _currency(query: str, codes: dict[str, Any]) -> Any:
+    """The option coding the currency the query names in words or a sign (the first
+    named), if the enum has that code (``codes``: ``enums.currency_codes``)."""
     if not codes:
         return None
     code = _first_named(query.lower(), _CURRENCY_WORDS, codes)
@@ -1923,14 +2034,10 @@ _LANGUAGE_WORDS = (
 )  # fmt: skip
 
 
-def _language(lowered: str, options: list[Any]) -> Any:
+def _language(lowered: str, codes: dict[str, Any]) -> Any:
     """The option coding the language the query names ("in spanish" for ``es``, 英文 for
-    ``en``, "chinese" for ``zh-CN``), the first named, if the enum has a code for it."""
-    codes: dict[str, Any] = {}
-    for option in options:
-        text = str(option).lower()
-        if isinstance(option, str) and re.fullmatch(r"[a-z]{2}(?:[-_][a-z]{2,4})?", text):
-            codes.setdefault(text[:2], option)
+    ``en``, "chinese" for ``zh-CN``), the first named, if the enum has a code for it
+    (``codes``: ``enums.language_codes``)."""
     if not codes:
         return None
     code = _first_named(lowered, _LANGUAGE_WORDS, codes)

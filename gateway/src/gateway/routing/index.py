@@ -59,6 +59,7 @@ import numpy.typing as npt
 
 from gateway.routing import vocabulary
 from gateway.routing.cache import abstract
+from gateway.routing.extract import index_enums
 from gateway.routing.gloss import gloss, has_han
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import (
@@ -292,7 +293,10 @@ class ToolIndex:
         self.apply(self.prepare(manifests), (), revision)
 
     def prepare(self, manifests: Sequence[dict[str, Any]]) -> Prepared:
-        """Vectors (one embedding pass for every text) and BM25 terms of ``manifests``."""
+        """Vectors (one embedding pass for every text) and BM25 terms of ``manifests``,
+        and their long enums indexed (``extract.index_enums``)."""
+        for manifest in manifests:
+            index_enums(manifest.get("input_schema"))
         texts = _Texts.of(manifests)
         describe, names, glossed = texts.describe, texts.names, texts.glossed
         english = [g for g in glossed if g]

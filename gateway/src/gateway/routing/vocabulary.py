@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from gateway.routing import enums
 from gateway.routing.gloss import every_sense, gloss
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import (
@@ -567,7 +568,9 @@ def attribute_gap(changed: tuple[str, ...], own_words: frozenset[str], own_text:
 
 def attribute_text(manifest: Mapping[str, Any]) -> str:
     """What a tool names that a request may change: its own words (``_own_text``) and its
-    parameters' names, descriptions and options."""
+    parameters' names, descriptions and options (not a long enum's: a catalogue's
+    thousands of values name no attribute, and reading them costs a request that ranks
+    the tool seconds)."""
     parts = [_own_text(manifest)]
     schema = manifest.get("input_schema") or {}
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
@@ -575,7 +578,9 @@ def attribute_text(manifest: Mapping[str, Any]) -> str:
         parts.append(split_identifier(str(name)))
         if isinstance(spec, Mapping):
             parts.append(str(spec.get("description") or ""))
-            parts.extend(str(o) for o in spec.get("enum") or [] if isinstance(o, str))
+            options = spec.get("enum") or []
+            if len(options) <= enums.LONG_ENUM:
+                parts.extend(str(o) for o in options if isinstance(o, str))
     return "\n".join(parts)
 
 
