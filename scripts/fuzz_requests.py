@@ -60,6 +60,12 @@ def requests_for(manifests: Path, seed: int) -> list[str]:
 
 def fuzz(manifests: Path, seed: int) -> list[tuple[float, int, str]]:
     """(milliseconds, status, request) for each request, slowest first."""
+    return sorted(timed_run(requests_for(manifests, seed), manifests), reverse=True)
+
+
+def timed_run(texts: list[str], manifests: Path) -> list[tuple[float, int, str]]:
+    """(milliseconds, status, request) for each of ``texts`` sent to a gateway in process
+    serving the folder ``manifests``, in the order sent."""
     timed: list[tuple[float, int, str]] = []
     send = bench_shipped.send
 
@@ -73,11 +79,11 @@ def fuzz(manifests: Path, seed: int) -> list[tuple[float, int, str]]:
     try:
         # a first Chinese request reads the dictionary (once per process): not timed below
         rows = [{"query": "你好", "gold": None}]
-        rows += [{"query": text, "gold": None} for text in requests_for(manifests, seed)]
+        rows += [{"query": text, "gold": None} for text in texts]
         asyncio.run(bench_shipped.run_all(rows, manifests))
     finally:
         bench_shipped.send = send  # type: ignore[assignment]
-    return sorted(timed[1:], reverse=True)
+    return timed[1:]
 
 
 def main(

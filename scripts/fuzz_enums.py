@@ -1,0 +1,96 @@
+"""Tools with long enums, and what a /run that ranks them costs.
+
+Writes three manifests to a temporary folder (a plan among ``--options`` names, a
+number of seats among twice as many integers, one an integer past a float's range, and
+a list of tags from the names), starts a gateway in process on them (as
+``fuzz_requests.py`` does), and sends each request below ``--repeat`` times (dry run).
+Prints, per request, the first and the median time, the answer's status and size, and
+what it filled. A long enum must cost a request about nothing (``routing/enums.py``):
+before the index, 80,000 integer options took 91 s for "book some seats for the show"
+(``--no-huge``: with the huge integer, both seat requests were a 500 instead).
+
+    python scripts/fuzz_enums.py --options 40000
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import string
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from fuzz_requests import timed_run
+
+
+def manifests(count: int, *, huge: bool) -> tuple[list[dict[str, Any]], list[str]]:
+    rng = random.Random(3)  # noqa: S311 - option names, not a secret
+
+    def word() -> str:
+        return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 9)))
+
+    names = list(dict.fromkeys(f"{word()}_{word()}" for _ in range(count)))
+
+    def tool(tool_id: str, description: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "tool_id": tool_id,
+            "name": tool_id.replace("_", " "),
+            "description": description,
+            "input_schema": {"type": "object", "properties": {name: spec}, "required": [name]},
+            "endpoint": {"type": "http", "method": "POST", "url": "http://127.0.0.1:9/x"},
+            "permission": "public",
+        }
+
+    return [
+        tool("change_plan", "Change a customer's mobile plan to another plan", "plan",
+             {"type": "string", "enum": names, "description": "The new plan"}),
+        tool("book_seats", "Book a number of seats for a show", "seats",
+             {"type": "integer", "enum": [*([10**400] if huge else []), *range(2 * count)],
+              "description": "How many seats"}),
+        tool("tag_ticket", "Add tags to a support ticket", "tags",
+             {"type": "array", "items": {"type": "string", "enum": names},
+              "description": "Tags to add"}),
+    ], names  # fmt: skip
+
+
+def main(
+    options: Annotated[int, typer.Option(help="Names in the long enums.")] = 40_000,
+    repeat: Annotated[int, typer.Option(help="Times each request is sent.")] = 5,
+    huge: Annotated[
+        bool, typer.Option(help="An integer past a float's range among the seats.")
+    ] = True,
+) -> None:
+    tools, names = manifests(options, huge=huge)
+    requests = [
+        "change my plan to " + names[5].replace("_", " "),
+        "switch my plan please, something cheaper with more data",
+        "book 777 seats for the show tonight",
+        "book some seats for the show",
+        "tag the ticket with " + ", ".join(n.replace("_", " ") for n in names[10:26]),
+        "add tags to the ticket",
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        for tool in tools:
+            text = json.dumps(tool)
+            (Path(folder) / f"{tool['tool_id']}.json").write_text(text)
+            print(f"{tool['tool_id']}: {len(text):,} bytes")
+        sent = [text for text in requests for _ in range(repeat)]
+        results = timed_run(sent, Path(folder))
+    for n, text in enumerate(requests):
+        runs = results[n * repeat : (n + 1) * repeat]
+        times = [ms for ms, _, _ in runs]
+        statuses = sorted({status for _, status, _ in runs})
+        print(
+            f"  first {times[0]:8.1f} ms  median {statistics.median(times):8.1f} ms  "
+            f"status {statuses}  {text[:50]!r}"
+        )
+    raise typer.Exit(1 if any(status >= 500 for _, status, _ in results) else 0)
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(10000)
+    typer.run(main)
