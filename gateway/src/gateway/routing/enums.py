@@ -81,6 +81,11 @@ def han_characters(text: str) -> set[str]:
     return set(_HAN.findall(text))
 
 
+def words(lowered: str) -> set[str]:
+    """The Latin words and numbers of a lower-cased text (an option's, a request's)."""
+    return set(_LATIN_OR_DIGITS.findall(lowered))
+
+
 def word_keys(words: Iterable[str]) -> set[str]:
     """The keys ``related`` looks words up by: their first three letters."""
     return {word[:3] for word in words if word}
@@ -157,8 +162,7 @@ def _build(enum: list[Any]) -> EnumIndex:
                 index.token_counts.add(len(key))
         if not keys and len(index.unkeyed) < MAX_UNKEYED:
             index.unkeyed.append(position)
-        words = [w for part in _WORD_PARTS.split(text) for w in _LATIN_OR_DIGITS.findall(part)]
-        for key in word_keys(words) | set(_HAN.findall(text)):
+        for key in word_keys(words(text)) | han_characters(text):
             index.by_key.setdefault(key, []).append(position)
     index.currency_codes = currency_codes(options)
     index.language_codes = language_codes(options)

@@ -1625,12 +1625,12 @@ def _long_enum_option(query: str, spec: dict[str, Any], around: str, taken: Sequ
         if named is not None:
             return named
     spaced = _JOINED_BY_SEPARATORS.sub(" ", lowered)
-    words = [
+    candidates = [
         option
         for option in index.written(lowered, spaced)
         if not enums.is_number(option) and option not in taken
     ]
-    written = _written_option(query, lowered, words, words)
+    written = _written_option(query, lowered, candidates, candidates)
     if written is not None:
         return written
     related = _options_to_read(query, spec["enum"])
@@ -1661,7 +1661,7 @@ def _options_to_read(query: str, enum: list[Any]) -> list[Any]:
     if len(enum) <= enums.LONG_ENUM:
         return enum
     lowered = query.lower()
-    words = set(_LATIN_OR_DIGITS.findall(lowered))
+    words = enums.words(lowered)
     if has_han(lowered) and gloss_ready():
         words |= _glossed_words(lowered) | _senses(query)
     words |= {_PARTICIPLES[word] for word in words if word in _PARTICIPLES}
@@ -1889,7 +1889,6 @@ def _written(lowered: str, option: str) -> bool:
 
 _ALL_HAN = re.compile(r"[\u3400-\u9fff]+")
 _LATIN_WORD = re.compile(r"[a-z]+")
-_LATIN_OR_DIGITS = re.compile(r"[a-z0-9]+")
 # Weekdays and months as an enum abbreviates them: "friday" names ``fri``, "sept" ``sep``.
 _CALENDAR_WORDS = frozenset((
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
