@@ -12,6 +12,7 @@ start) is one transaction and one revision.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -121,7 +122,7 @@ class RegistryService:
         return [float(v) for v in vectors[0]]
 
     async def register(self, manifest: dict[str, Any], *, actor: str | None = None) -> Change:
-        spec = self.compile(manifest)
+        spec = await asyncio.to_thread(self.compile, manifest)
         flags = _flags(spec)
         embedding = await self._embed(spec)
         async with self._sessionmaker.begin() as session:
@@ -146,7 +147,7 @@ class RegistryService:
         """Register several new tools in one transaction and one revision: all or none.
         Refused as a whole (:class:`BatchRefused`, each problem with its manifest's index)
         when any manifest is invalid, repeats a ``tool_id`` or names a registered tool."""
-        specs = compile_batch(self.compile, manifests, self.batch_max)
+        specs = await asyncio.to_thread(compile_batch, self.compile, manifests, self.batch_max)
         flags = [_flags(spec) for spec in specs]
         vectors = await self._vectors.embed([spec.embedding_text() for spec in specs])
         async with self._sessionmaker.begin() as session:
@@ -194,7 +195,7 @@ class RegistryService:
     ) -> Change:
         if isinstance(manifest, dict) and manifest.get("tool_id") not in (None, tool_id):
             raise ToolIdMismatch(tool_id, str(manifest.get("tool_id")))
-        spec = self.compile(manifest)
+        spec = await asyncio.to_thread(self.compile, manifest)
         flags = _flags(spec)
         embedding = await self._embed(spec)
         async with self._sessionmaker.begin() as session:
@@ -242,7 +243,7 @@ class RegistryService:
 
     async def sync_file(self, manifest: dict[str, Any], source_path: str) -> FileSync:
         """Create or update the tool a manifest file declares; API-registered tools win."""
-        spec = self.compile(manifest)
+        spec = await asyncio.to_thread(self.compile, manifest)
         known = self._cache.get(spec.tool_id)
         if known is not None and known.spec.manifest == manifest:
             return "unchanged"
@@ -282,7 +283,7 @@ class RegistryService:
         ready: list[tuple[ToolSpec, dict[str, Any], str]] = []
         for manifest, path in files:
             try:
-                spec = self.compile(manifest)
+                spec = await asyncio.to_thread(self.compile, manifest)
             except ReachError as exc:
                 log.warning("manifest_refused", path=path, reason=exc.reason, error=exc.message)
                 outcomes[path] = "refused"

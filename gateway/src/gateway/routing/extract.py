@@ -66,7 +66,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
-from gateway.routing import countries, currencies, enums, places, roles, temporal
+from gateway.routing import bounds, countries, currencies, enums, places, roles, temporal
 from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han
 from gateway.routing.gloss import segment as segment_words
 from gateway.routing.text import STOPWORDS, stem
@@ -195,7 +195,12 @@ class Extraction:
 
     def missing_message(self, schema: dict[str, Any]) -> str:
         props = schema.get("properties") or {}
-        parts = [describe_parameter(name, props.get(name) or {}) for name in self.missing]
+        parts = [
+            describe_parameter(name, props.get(name) or {})
+            for name in self.missing[:_MAX_DESCRIBED_MISSING]
+        ]
+        if len(self.missing) > _MAX_DESCRIBED_MISSING:
+            parts.append(f"and {len(self.missing) - _MAX_DESCRIBED_MISSING:,} more")
         return "Missing required argument(s): " + "; ".join(parts) + "."
 
 
@@ -203,6 +208,7 @@ class Extraction:
 # and the start of its description (a long enum or description would make the message
 # as long as the manifest).
 _MAX_LISTED_OPTIONS = 20
+_MAX_DESCRIBED_MISSING = 10
 _MAX_DESCRIBED = 300
 
 
@@ -768,12 +774,14 @@ def continues_previous(query: str) -> bool:
     return len(text) <= _ELLIPTICAL_CHARS and _CONTINUING.search(text) is not None
 
 
-def _well_formed(properties: object) -> dict[str, dict[str, Any]]:
-    """The properties as the filling rules read them: a schema that is not an object
-    (``true``), or a ``pattern``, ``enum`` or ``format`` of the wrong type, says nothing
-    (the schema's own validation judges the call)."""
+def _well_formed(properties: object, first: Sequence[str] = ()) -> dict[str, dict[str, Any]]:
+    """The properties as the filling rules read them (``bounds.read_properties``: those
+    named in ``first`` first): a schema that is not an object (``true``), or a
+    ``pattern``, ``enum`` or ``format`` of the wrong type, says nothing (the schema's own
+    validation judges the call)."""
     if not isinstance(properties, dict):
         return {}
+    properties = bounds.read_properties(properties, first)
     kinds = {"pattern": str, "enum": list, "format": str, "type": str}
     return {
         str(name): {
@@ -810,9 +818,13 @@ class ArgumentExtractor:
         """``elliptical``: a short request naming no identifier may take a missing required
         value from the session's previous call without referring back to it ("which
         carrier?" after an order lookup): for tools that only read."""
-        props = _well_formed(schema.get("properties"))
         required = list(schema.get("required") or [])
-        order = required + [p for p in props if p not in required]
+        props = _well_formed(schema.get("properties"), first=required)
+        declared = schema.get("properties")
+        # Past bounds.MAX_READ_PROPERTIES: not read, so missing if required.
+        unread = set(declared) - set(props) if isinstance(declared, dict) else set()
+        needed = set(required)
+        order = [n for n in required if n not in unread] + [p for p in props if p not in needed]
         result = Extraction()
         used_numbers: set[int] = set()
         used_ids: set[int] = set()  # where the identifiers other parameters took start
@@ -870,7 +882,11 @@ class ArgumentExtractor:
                 others = [str(v) for other, v in result.arguments.items() if other != name]
                 result.arguments[name] = _search_terms(query, others) or value
                 break
-        self._complete(result, query, props, required, previous, remembered, elliptical)
+        self._complete(
+            result, query, props, [n for n in required if n not in unread], previous, remembered,
+            elliptical,
+        )  # fmt: skip
+        result.missing += [n for n in required if n in unread]
         return result
 
     def _period(

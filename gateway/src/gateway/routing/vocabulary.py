@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from gateway.routing import enums
+from gateway.routing import bounds, enums
 from gateway.routing.gloss import every_sense, gloss
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import (
@@ -568,13 +568,18 @@ def attribute_gap(changed: tuple[str, ...], own_words: frozenset[str], own_text:
 
 def attribute_text(manifest: Mapping[str, Any]) -> str:
     """What a tool names that a request may change: its own words (``_own_text``) and its
-    parameters' names, descriptions and options (not a long enum's: a catalogue's
-    thousands of values name no attribute, and reading them costs a request that ranks
-    the tool seconds)."""
+    parameters' names, descriptions and options (the parameters a request is read for,
+    ``bounds``; not a long enum's options: a catalogue's thousands of values name no
+    attribute, and reading them costs a request that ranks the tool seconds)."""
     parts = [_own_text(manifest)]
     schema = manifest.get("input_schema") or {}
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    for name, spec in (properties or {}).items():
+    if not isinstance(properties, dict):
+        properties = {}
+    required = schema.get("required") if isinstance(schema, Mapping) else None
+    if not isinstance(required, list):
+        required = []
+    for name, spec in bounds.read_properties(properties, required).items():
         parts.append(split_identifier(str(name)))
         if isinstance(spec, Mapping):
             parts.append(str(spec.get("description") or ""))
