@@ -1,15 +1,16 @@
-"""Tools with long enums, and what a /run that ranks them costs.
+"""Tools with long enums and thousands of parameters, and what a /run ranking them costs.
 
-Writes three manifests to a temporary folder (a plan among ``--options`` names, a
-number of seats among twice as many integers, one an integer past a float's range, and
-a list of tags from the names), starts a gateway in process on them (as
-``fuzz_requests.py`` does), and sends each request below ``--repeat`` times (dry run).
-Prints, per request, the first and the median time, the answer's status and size, and
-what it filled. A long enum must cost a request about nothing (``routing/enums.py``):
-before the index, 80,000 integer options took 91 s for "book some seats for the show"
-(``--no-huge``: with the huge integer, both seat requests were a 500 instead).
+Writes four manifests to a temporary folder (a plan among ``--options`` names, a number
+of seats among twice as many integers, one an integer past a float's range, a list of
+tags from the names, and a record with ``--parameters`` parameters, each with an example
+in its description), starts a gateway in process on them (as ``fuzz_requests.py`` does),
+and sends each request below ``--repeat`` times (dry run). Prints, per request, the
+first and the median time and the answer's status. A tool's size must cost a request
+about nothing (``routing/enums.py``, ``routing/bounds.py``): before, 80,000 integer
+options took 91 s for "book some seats for the show" (``--no-huge``: with the huge
+integer, both seat requests were a 500 instead), and 10,000 parameters 1.8-4.6 s.
 
-    python scripts/fuzz_enums.py --options 40000
+    python scripts/fuzz_wide_tools.py --options 40000 --parameters 10000
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import typer
 from fuzz_requests import timed_run
 
 
-def manifests(count: int, *, huge: bool) -> tuple[list[dict[str, Any]], list[str]]:
+def manifests(count: int, parameters: int, *, huge: bool) -> tuple[list[dict[str, Any]], list[str]]:
     rng = random.Random(3)  # noqa: S311 - option names, not a secret
 
     def word() -> str:
@@ -54,17 +55,22 @@ def manifests(count: int, *, huge: bool) -> tuple[list[dict[str, Any]], list[str
         tool("tag_ticket", "Add tags to a support ticket", "tags",
              {"type": "array", "items": {"type": "string", "enum": names},
               "description": "Tags to add"}),
+        {**tool("update_record", "Update a customer record with new values", "field_0", {}),
+         "input_schema": {"type": "object", "required": ["field_0"], "properties": {
+             f"field_{i}": {"type": "string", "description": f"e.g. AB-{i:05d}"}
+             for i in range(parameters)}}},
     ], names  # fmt: skip
 
 
 def main(
     options: Annotated[int, typer.Option(help="Names in the long enums.")] = 40_000,
     repeat: Annotated[int, typer.Option(help="Times each request is sent.")] = 5,
+    parameters: Annotated[int, typer.Option(help="Parameters of the wide record.")] = 10_000,
     huge: Annotated[
         bool, typer.Option(help="An integer past a float's range among the seats.")
     ] = True,
 ) -> None:
-    tools, names = manifests(options, huge=huge)
+    tools, names = manifests(options, parameters, huge=huge)
     requests = [
         "change my plan to " + names[5].replace("_", " "),
         "switch my plan please, something cheaper with more data",
@@ -72,6 +78,8 @@ def main(
         "book some seats for the show",
         "tag the ticket with " + ", ".join(n.replace("_", " ") for n in names[10:26]),
         "add tags to the ticket",
+        "update the customer record, the account is AB-00003",
+        "update the customer record please",
     ]
     with tempfile.TemporaryDirectory() as folder:
         for tool in tools:
