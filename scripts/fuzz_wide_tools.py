@@ -1,14 +1,16 @@
 """Tools with long enums and thousands of parameters, and what a /run ranking them costs.
 
-Writes four manifests to a temporary folder (a plan among ``--options`` names, a number
+Writes five manifests to a temporary folder (a plan among ``--options`` names, a number
 of seats among twice as many integers, one an integer past a float's range, a list of
-tags from the names, and a record with ``--parameters`` parameters, each with an example
-in its description), starts a gateway in process on them (as ``fuzz_requests.py`` does),
+tags from the names, a record with ``--parameters`` parameters, each with an example in
+its description, and a contract of 60 parameters with descriptions of 15,000
+characters), starts a gateway in process on them (as ``fuzz_requests.py`` does),
 and sends each request below ``--repeat`` times (dry run). Prints, per request, the
 first and the median time and the answer's status. A tool's size must cost a request
 about nothing (``routing/enums.py``, ``routing/bounds.py``): before, 80,000 integer
 options took 91 s for "book some seats for the show" (``--no-huge``: with the huge
-integer, both seat requests were a 500 instead), and 10,000 parameters 1.8-4.6 s.
+integer, both seat requests were a 500 instead), 10,000 parameters 1.8-4.6 s, and the
+60 long descriptions about 1 s.
 
     python scripts/fuzz_wide_tools.py --options 40000 --parameters 10000
 """
@@ -35,6 +37,8 @@ def manifests(count: int, parameters: int, *, huge: bool) -> tuple[list[dict[str
         return "".join(rng.choice(string.ascii_lowercase) for _ in range(rng.randint(4, 9)))
 
     names = list(dict.fromkeys(f"{word()}_{word()}" for _ in range(count)))
+    everyday = ["the", "supplier", "contract", "CT-20931", "term", "date", "e.g.", "clause"]
+    wordy = " ".join(everyday[i % len(everyday)] for i in range(3_000))[:15_000]
 
     def tool(tool_id: str, description: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -59,6 +63,10 @@ def manifests(count: int, parameters: int, *, huge: bool) -> tuple[list[dict[str
          "input_schema": {"type": "object", "required": ["field_0"], "properties": {
              f"field_{i}": {"type": "string", "description": f"e.g. AB-{i:05d}"}
              for i in range(parameters)}}},
+        {**tool("amend_contract", "Amend the terms of a supplier contract", "term_0", {}),
+         "input_schema": {"type": "object", "required": ["term_0"], "properties": {
+             f"term_{i}": {"type": "string", "description": wordy}
+             for i in range(60)}}},
     ], names  # fmt: skip
 
 
@@ -80,6 +88,8 @@ def main(
         "add tags to the ticket",
         "update the customer record, the account is AB-00003",
         "update the customer record please",
+        "amend the supplier contract CT-20931, the term ends next March",
+        "amend the supplier contract please",
     ]
     with tempfile.TemporaryDirectory() as folder:
         for tool in tools:

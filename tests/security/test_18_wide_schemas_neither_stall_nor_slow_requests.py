@@ -7,8 +7,9 @@ the event loop, for every /run that ranked the tool: 10,000 plain parameters cos
 1.8-4.6 s. Compiling such a manifest (the JSON Schema meta-schema check) takes ~2 s,
 and it ran on the event loop when the tool was registered and on every replica whose
 view took the change. Now a request is read for at most ``bounds.MAX_READ_PROPERTIES``
-parameters (the required first; a required one past them is missing), and manifests are
-compiled in a worker thread.
+parameters (the required first; a required one past them is missing) and the first 500
+characters of each description (60 descriptions of 15,000 characters cost 1 s a request),
+and manifests are compiled in a worker thread.
 """
 
 from __future__ import annotations
@@ -52,6 +53,45 @@ def test_the_required_parameters_are_read_first_and_the_rest_are_missing() -> No
     assert "and 91 more" in message
     assert len(message) < 2_000
     assert len(required) > bounds.MAX_READ_PROPERTIES
+
+
+def wordy(length: int) -> dict[str, Any]:
+    """60 parameters whose descriptions are ``length`` characters of everyday words."""
+    words = ["the", "customer", "account", "AB-00003", "order", "date", "e.g.", "city"]
+    text = " ".join(words[i % len(words)] for i in range(length // 5))[:length]
+    properties = {f"field_{i}": {"type": "string", "description": text} for i in range(60)}
+    return {"type": "object", "properties": properties, "required": ["field_0"]}
+
+
+def test_reading_a_request_costs_the_same_for_8_times_the_description() -> None:
+    """Through the schema the router reads (``bounds.routing_schema``): 60 descriptions
+    of 15,000 characters cost 1 s a /run before."""
+    short, long = bounds.routing_schema(wordy(2_000)), bounds.routing_schema(wordy(16_000))
+    cost = ratio(lambda: EXTRACTOR.extract(QUERY, long), lambda: EXTRACTOR.extract(QUERY, short))
+    assert cost < RATIO_BAR, f"8x the description cost {cost:.1f}x the time"
+
+
+def test_the_schema_the_router_reads_is_the_schema_when_nothing_is_cut() -> None:
+    small = schema(10, required=["field_1"])
+    assert bounds.routing_schema(small) is small
+    wide = schema(10_000, required=["field_9000", "field_3"])
+    read = bounds.routing_schema(wide)
+    assert len(read["properties"]) == bounds.MAX_READ_PROPERTIES
+    assert list(read["properties"])[:2] == ["field_9000", "field_3"]
+    assert read["required"] == ["field_9000", "field_3"]
+    assert "field_9999" in getattr(read, "unread", ())
+    long = bounds.routing_schema(wordy(16_000))["properties"]["field_0"]["description"]
+    assert len(long) == bounds.MAX_READ_DESCRIPTION
+    assert len(wordy(16_000)["properties"]["field_0"]["description"]) == 16_000  # not changed
+
+
+def test_a_required_parameter_the_router_leaves_out_is_missing() -> None:
+    required = [f"field_{i}" for i in range(bounds.MAX_READ_PROPERTIES + 5)]
+    read = bounds.routing_schema(schema(10_000, required=required))
+    result = EXTRACTOR.extract("the account is AB-00003", read)
+    assert list(result.arguments.values()) == ["AB-00003"]
+    assert set(result.missing) == set(required) - set(result.arguments)
+    assert len(result.missing) == len(required) - 1
 
 
 @pytest.mark.parametrize("how", ["one", "many"])

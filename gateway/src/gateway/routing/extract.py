@@ -823,6 +823,7 @@ class ArgumentExtractor:
         declared = schema.get("properties")
         # Past bounds.MAX_READ_PROPERTIES: not read, so missing if required.
         unread = set(declared) - set(props) if isinstance(declared, dict) else set()
+        unread |= getattr(schema, "unread", frozenset())  # left out already (routing_schema)
         needed = set(required)
         order = [n for n in required if n not in unread] + [p for p in props if p not in needed]
         result = Extraction()

@@ -47,7 +47,7 @@ from gateway.catalog.spec import ToolSpec
 from gateway.metrics import record_route, record_route_cache, record_route_failure
 from gateway.registry.cache import RegistryCache
 from gateway.registry.vectors import StoredVectors
-from gateway.routing import currencies, intent, vocabulary
+from gateway.routing import bounds, currencies, intent, vocabulary
 from gateway.routing.cache import (
     CachedRoute,
     RouteCache,
@@ -212,6 +212,7 @@ class Router:
         self._kinds: tuple[int, bool] | None = None  # _mixed's memo
         # _attribute_words' memo: the manifest, its words, its text, whether glossed
         self._attributes: dict[int, tuple[dict[str, Any], frozenset[str], str, bool]] = {}
+        self._schemas: dict[int, tuple[ToolSpec, dict[str, Any]]] = {}
 
     # -- index lifecycle -------------------------------------------------------------
 
@@ -597,7 +598,7 @@ class Router:
         choose_options(
             extraction,
             query,
-            spec.input_schema,
+            self._schema(spec),
             spec.description or tool_id,
             acts=not _reads_only(spec),
             request_vector=lambda text: self._embed(text, needs_shape=False)[0],
@@ -612,12 +613,12 @@ class Router:
         spec = self.registry.tools[tool_id].spec
         extraction = self.extractor.extract(
             query,
-            spec.input_schema,
+            self._schema(spec),
             previous=known.previous,
             remembered=known.remembered,
             elliptical=_reads_only(spec),
         )
-        _carry_on(extraction, query, tool_id, spec.input_schema, known.last)
+        _carry_on(extraction, query, tool_id, self._schema(spec), known.last)
         return extraction
 
     def _fits(self, query: str, tool_id: str) -> bool:
@@ -626,13 +627,13 @@ class Router:
         of its parameters when it requires none ("where does E40012 sit?"), or a person's
         name when it takes one ("who is Maria Lopez's manager?", "帮我找一下李娜，她在哪个部门")."""
         spec = self.registry.tools[tool_id].spec
-        if carries_identifiers(self.extractor, query, spec.input_schema):
+        if carries_identifiers(self.extractor, query, self._schema(spec)):
             return True
         if not (_reads_only(spec) and intent.asks_to_read(query)):
             return False
-        if carries_a_lookup_key(self.extractor, query, spec.input_schema):
+        if carries_a_lookup_key(self.extractor, query, self._schema(spec)):
             return True
-        return takes_a_name(spec.input_schema) and bool(person_names(query))
+        return takes_a_name(self._schema(spec)) and bool(person_names(query))
 
     def _fits_the_last_call(self, query: str, tool_id: str, known: Known) -> bool:
         """Whether a request that refers back and names no identifier ("ok cancel it",
@@ -641,7 +642,7 @@ class Router:
         ``work_order_id``), as a request that names them fits (``_fits``)."""
         if known.last is None or IDENTIFIER.search(query) or not refers_back(query):
             return False
-        keyed = identifier_parameters(self.registry.tools[tool_id].spec.input_schema)
+        keyed = identifier_parameters(self._schema(self.registry.tools[tool_id].spec))
         if not keyed:
             return False
         extraction = self._extracted(query, tool_id, known)
@@ -674,7 +675,7 @@ class Router:
         def drop(tool_id: str) -> float:
             nonlocal identifiers
             spec = self.registry.tools[tool_id].spec
-            if names_one and self._needs_another(head, spec.input_schema):
+            if names_one and self._needs_another(head, self._schema(spec)):
                 return FOREIGN_ID_PENALTY
             offered = self._offered_actions(spec.manifest)
             if offered is None:
@@ -694,7 +695,7 @@ class Router:
                 shaped: set[str] = set()
                 named: set[str] = set()
                 for c in candidates:
-                    schema = self.registry.tools[c.tool_id].spec.input_schema
+                    schema = self._schema(self.registry.tools[c.tool_id].spec)
                     shaped |= identifier_values(self.extractor, head, schema)
                     named |= named_identifier_values(self.extractor, head, schema)
                 identifiers = (shaped, named)
@@ -702,7 +703,7 @@ class Router:
             # A manifest that does not describe its requests (``offered`` None) answers
             # only for identifiers the request names by kind ("claim CLM-611940").
             carried = named if offered is None else shaped | named
-            if takes_none_of(self.extractor, head, spec.input_schema, carried):
+            if takes_none_of(self.extractor, head, self._schema(spec), carried):
                 lost += FOREIGN_ID_PENALTY
             return lost
 
@@ -851,7 +852,7 @@ class Router:
             words = self._actions(tools[tool_id].spec.manifest)[2]
             if verb is not None and not intent.does(words, verb):
                 return False  # an order's writer does its verb
-            schema = tools[tool_id].spec.input_schema
+            schema = self._schema(tools[tool_id].spec)
             keyed = identifier_parameters(schema)
             values = identifier_values(self.extractor, text, schema)
             if not keyed or len(values) < len(keyed):
@@ -859,7 +860,7 @@ class Router:
             if not all(_DIGIT.search(v) for v in values):
                 return False
             return all(
-                takes_none_of(self.extractor, text, tools[other].spec.input_schema, values)
+                takes_none_of(self.extractor, text, self._schema(tools[other].spec), values)
                 for other in kind
                 if other != tool_id
             )
@@ -899,7 +900,7 @@ class Router:
         named = self._doers(verb, acting=False) & allowed
         if len(named) == 1:
             (tool_id,) = named
-            schema = self.registry.tools[tool_id].spec.input_schema
+            schema = self._schema(self.registry.tools[tool_id].spec)
             # Not when the request names an identifier and none of the ones the tool needs:
             # "Cancel the Japan roaming pass on 0421654987" is no technician visit's TV-…
             if (
@@ -914,7 +915,7 @@ class Router:
         if len(named) != 1:
             return frozenset()
         (tool_id,) = named
-        schema = self.registry.tools[tool_id].spec.input_schema
+        schema = self._schema(self.registry.tools[tool_id].spec)
         takes = bool(identifier_parameters(schema)) and not self._needs_another(text, schema)
         return named if self._writes(tool_id) and takes else frozenset()
 
@@ -936,8 +937,8 @@ class Router:
         if len(named) != 1 or not self._writes(named[0]):
             return None
         spec = self.registry.tools[named[0]].spec
-        required = spec.input_schema.get("required") or []
-        if not required or self.extractor.extract(text, spec.input_schema).missing:
+        required = self._schema(spec).get("required") or []
+        if not required or self.extractor.extract(text, self._schema(spec)).missing:
             return None
         if intent.disowns(self._actions(spec.manifest)[2], verb):
             return None
@@ -979,7 +980,7 @@ class Router:
         if self._converters is None or self._converters[0] != revision:
             tools = self.registry.tools.items()
             pairs = frozenset(
-                t for t, tool in tools if currencies.takes_a_pair(tool.spec.input_schema)
+                t for t, tool in tools if currencies.takes_a_pair(self._schema(tool.spec))
             )
             self._converters = (revision, pairs)
         found = self._converters[1] & allowed
@@ -1032,6 +1033,17 @@ class Router:
             named = vocabulary.named_actions(manifest) if offered is None else None
             found = self._offered[key] = (manifest, offered, writer, words, refused, named)
         return found[1], found[2], found[3]
+
+    def _schema(self, spec: ToolSpec) -> dict[str, Any]:
+        """The input schema as the router reads it (``bounds.routing_schema``), memoised
+        per tool spec (a changed tool is a new one)."""
+        key = id(spec)
+        found = self._schemas.get(key)
+        if found is None or found[0] is not spec:
+            if len(self._schemas) > 4096:
+                self._schemas.clear()
+            found = self._schemas[key] = (spec, bounds.routing_schema(spec.input_schema))
+        return found[1]
 
     def _attribute_words(self, manifest: dict[str, Any]) -> tuple[frozenset[str], str]:
         """The words a request may name as what it changes (``vocabulary.attribute_text``,
@@ -1094,7 +1106,7 @@ class Router:
             continues=lambda tool_id: gives_new_values(
                 self.extractor,
                 query,
-                self.registry.tools[tool_id].spec.input_schema,
+                self._schema(self.registry.tools[tool_id].spec),
                 previous.previous,
             ),
             drop=drop,
@@ -1129,7 +1141,7 @@ class Router:
             top.tool_id, filled.arguments, top.confidence, hint, candidates, why=why
         )
         if filled.missing:
-            schema = self.registry.tools[top.tool_id].spec.input_schema
+            schema = self._schema(self.registry.tools[top.tool_id].spec)
             raise RoutedArgumentsInvalid(filled.missing_message(schema), decision=decision)
         error = self._validate(top.tool_id, filled.arguments)
         if error is not None:

@@ -568,18 +568,14 @@ def attribute_gap(changed: tuple[str, ...], own_words: frozenset[str], own_text:
 
 def attribute_text(manifest: Mapping[str, Any]) -> str:
     """What a tool names that a request may change: its own words (``_own_text``) and its
-    parameters' names, descriptions and options (the parameters a request is read for,
-    ``bounds``; not a long enum's options: a catalogue's thousands of values name no
+    parameters' names, descriptions and options (as a request reads them,
+    ``bounds.routing_schema``; not a long enum's options: a catalogue's thousands of values name no
     attribute, and reading them costs a request that ranks the tool seconds)."""
     parts = [_own_text(manifest)]
-    schema = manifest.get("input_schema") or {}
-    properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    if not isinstance(properties, dict):
-        properties = {}
-    required = schema.get("required") if isinstance(schema, Mapping) else None
-    if not isinstance(required, list):
-        required = []
-    for name, spec in bounds.read_properties(properties, required).items():
+    schema = manifest.get("input_schema")
+    schema = bounds.routing_schema(schema) if isinstance(schema, dict) else {}
+    properties = schema.get("properties")
+    for name, spec in (properties if isinstance(properties, dict) else {}).items():
         parts.append(split_identifier(str(name)))
         if isinstance(spec, Mapping):
             parts.append(str(spec.get("description") or ""))
