@@ -281,11 +281,10 @@ class RegistryService:
         and skipped, as it would be alone; it never stops the others."""
         outcomes: dict[str, str] = {}
         ready: list[tuple[ToolSpec, dict[str, Any], str]] = []
-        for manifest, path in files:
-            try:
-                spec = await asyncio.to_thread(self.compile, manifest)
-            except ReachError as exc:
-                log.warning("manifest_refused", path=path, reason=exc.reason, error=exc.message)
+        compiled = await asyncio.to_thread(lambda: [self._compiled(m) for m, _ in files])
+        for (manifest, path), spec in zip(files, compiled, strict=True):
+            if isinstance(spec, ReachError):
+                log.warning("manifest_refused", path=path, reason=spec.reason, error=spec.message)
                 outcomes[path] = "refused"
                 continue
             known = self._cache.get(spec.tool_id)
@@ -311,6 +310,13 @@ class RegistryService:
         if revision:
             await self._changed(revision[0], "tools_synced_from_files", changed)
         return outcomes
+
+    def _compiled(self, manifest: Any) -> ToolSpec | ReachError:
+        """``manifest`` compiled, or why it is refused."""
+        try:
+            return self.compile(manifest)
+        except ReachError as exc:
+            return exc
 
     async def remove_files(self, keep: set[str] | None = None, gone: set[str] | None = None) -> int:
         """Delete file-sourced tools whose file is in ``gone`` (or not in ``keep``)."""
