@@ -23,7 +23,7 @@ MAX_READ_PROPERTIES = 64
 MAX_READ_DESCRIPTION = 500
 
 
-def read_properties(properties: dict[str, Any], first: Sequence[str] = ()) -> dict[str, Any]:
+def _read_properties(properties: dict[str, Any], first: Sequence[str] = ()) -> dict[str, Any]:
     """``properties``, at most ``MAX_READ_PROPERTIES`` of them: those named in ``first``
     (the required ones), then the others as declared."""
     if len(properties) <= MAX_READ_PROPERTIES:
@@ -41,7 +41,7 @@ class RoutingSchema(dict[str, Any]):
 
 def routing_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """What the router reads of an input schema: at most ``MAX_READ_PROPERTIES``
-    properties (``read_properties``) and each description (a property's, its items')
+    properties (the required first) and each description (a property's, its items')
     cut at ``MAX_READ_DESCRIPTION`` characters; ``required`` as it is. ``schema`` itself
     when nothing is cut; what is kept is shared, not copied."""
     properties = schema.get("properties")
@@ -49,7 +49,7 @@ def routing_schema(schema: dict[str, Any]) -> dict[str, Any]:
         return schema
     required = schema.get("required")
     names = [n for n in required if isinstance(n, str)] if isinstance(required, list) else []
-    kept = read_properties(properties, names)
+    kept = _read_properties(properties, names)
     cut = {name: _cut(spec) for name, spec in kept.items()}
     if len(cut) == len(properties) and all(cut[n] is properties[n] for n in cut):
         return schema

@@ -774,14 +774,12 @@ def continues_previous(query: str) -> bool:
     return len(text) <= _ELLIPTICAL_CHARS and _CONTINUING.search(text) is not None
 
 
-def _well_formed(properties: object, first: Sequence[str] = ()) -> dict[str, dict[str, Any]]:
-    """The properties as the filling rules read them (``bounds.read_properties``: those
-    named in ``first`` first): a schema that is not an object (``true``), or a
-    ``pattern``, ``enum`` or ``format`` of the wrong type, says nothing (the schema's own
-    validation judges the call)."""
+def _well_formed(properties: object) -> dict[str, dict[str, Any]]:
+    """The properties as the filling rules read them: a schema that is not an object
+    (``true``), or a ``pattern``, ``enum`` or ``format`` of the wrong type, says nothing
+    (the schema's own validation judges the call)."""
     if not isinstance(properties, dict):
         return {}
-    properties = bounds.read_properties(properties, first)
     kinds = {"pattern": str, "enum": list, "format": str, "type": str}
     return {
         str(name): {
@@ -818,12 +816,12 @@ class ArgumentExtractor:
         """``elliptical``: a short request naming no identifier may take a missing required
         value from the session's previous call without referring back to it ("which
         carrier?" after an order lookup): for tools that only read."""
+        # What a request is read for (the router passes it already: the same object then);
+        # a required parameter it leaves out is missing.
+        schema = bounds.routing_schema(schema)
+        unread: frozenset[str] = getattr(schema, "unread", frozenset())
         required = list(schema.get("required") or [])
-        props = _well_formed(schema.get("properties"), first=required)
-        declared = schema.get("properties")
-        # Past bounds.MAX_READ_PROPERTIES: not read, so missing if required.
-        unread = set(declared) - set(props) if isinstance(declared, dict) else set()
-        unread |= getattr(schema, "unread", frozenset())  # left out already (routing_schema)
+        props = _well_formed(schema.get("properties"))
         needed = set(required)
         order = [n for n in required if n not in unread] + [p for p in props if p not in needed]
         result = Extraction()
@@ -1627,9 +1625,9 @@ def _enum_option(
 
 def _long_enum_option(query: str, spec: dict[str, Any], around: str, taken: Sequence[Any]) -> Any:
     """``_enum_option`` for an enum past ``enums.LONG_ENUM`` options: a number by its
-    value, an option written out among those that begin with a token of the query, the
-    word rules among the options that share a word or a Chinese character with it (when
-    few enough do), and the currency and language codes."""
+    value, an option written out among those whose tokens the query writes in a row
+    (``EnumIndex.written``), the word rules among the options that share a word or a
+    Chinese character with it (when few enough do), and the currency and language codes."""
     index = enums.index_of(spec["enum"])
     lowered = query.lower()
     if index.numbers:
