@@ -12,10 +12,15 @@ from gateway.api.deps import CallerDep, RuntimeDep
 from gateway.auth.service import can_use
 from gateway.registry.errors import ToolNotFound
 from gateway.registry.schemas import ToolChanged, ToolList, ToolRead, ToolSummary
+from gateway.runtime import GatewayRuntime
 from reach_common.auth.caller import Caller
-from reach_common.errors import BadRequest
+from reach_common.errors import BadRequest, Unprocessable
 
 router = APIRouter(prefix="/tools", tags=["registry"])
+
+MAX_QUERY_CHARS = 2000  # a ranked listing's request, as long as a find_tools task
+RANKED = 20  # tools in a ranked listing by default
+MAX_RANKED = 100
 
 Manifest = Annotated[
     dict[str, Any],
@@ -109,6 +114,21 @@ async def list_tools(
     if_none_match: Annotated[
         str | None, Header(description="The `ETag` of a listing you hold: 304 if unchanged.")
     ] = None,
+    q: Annotated[
+        str | None,
+        Query(
+            max_length=MAX_QUERY_CHARS,
+            description=(
+                "Rank by relevance to this request, best first: the router's coarse stage "
+                "(dense + BM25) over the tools the caller may use. Only tools with some "
+                "evidence are listed. A ranked listing has no `ETag`."
+            ),
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None,
+        Query(ge=1, le=MAX_RANKED, description=f"With `q`: most tools listed ({RANKED})."),
+    ] = None,
 ) -> ToolList | Response:
     """The tools the caller may use, with their argument schemas.
 
@@ -119,7 +139,19 @@ async def list_tools(
     The `ETag` names the registry revision and the caller's view; send it back as
     `If-None-Match` and an unchanged listing is a bodiless 304 (the caller is still
     authenticated first, so a revoked key gets its 401, never a 304).
+
+    With `q`, the listing is a shortlist for one request: a client whose model
+    cannot be sent the whole catalogue (the agent, past its tools' token share)
+    offers these instead.
     """
+    if q is not None:
+        return await _ranked(runtime, caller, namespace, q, limit or RANKED)
+    if limit is not None:
+        problem = "caps a ranked listing: give the request to rank by as `q` too"
+        raise Unprocessable(
+            f"The request is invalid. query.limit: {problem}.",
+            errors=[{"field": "query.limit", "problem": problem}],
+        )
     registry = runtime.registry
     etag = _list_etag(registry.revision, caller, namespace)
     if if_none_match is not None and etag in (t.strip() for t in if_none_match.split(",")):
@@ -132,6 +164,18 @@ async def list_tools(
         and can_use(caller, tool.spec).allowed
     ]
     tools.sort(key=lambda t: (t.namespace, t.tool_id))
+    return ToolList(revision=registry.revision, tools=tools)
+
+
+async def _ranked(
+    runtime: GatewayRuntime, caller: Caller, namespace: str | None, q: str, limit: int
+) -> ToolList:
+    """The caller's tools ranked for ``q``: permission is decided before ranking, so
+    nothing the caller may not use is ever ranked."""
+    registry = runtime.registry
+    allowed = runtime.router.visible(caller, [namespace] if namespace is not None else None)
+    candidates = await runtime.router.rank(q, allowed, limit) if allowed and q.strip() else []
+    tools = [ToolSummary.of(tool) for c in candidates if (tool := registry.get(c.tool_id))]
     return ToolList(revision=registry.revision, tools=tools)
 
 

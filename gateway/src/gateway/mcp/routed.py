@@ -160,7 +160,9 @@ class RoutedTools:
         ) as span:
             span.set_attribute("route.hint", "find_tools")
             allowed = self.allowed(call)
-            candidates = await self._rank(task, allowed, k) if allowed and task.strip() else []
+            candidates = (
+                await self._router.rank(task, allowed, k) if allowed and task.strip() else []
+            )
             if candidates:
                 why = f"top {len(candidates)} of {len(allowed)} tools this caller may use"
             elif allowed:
@@ -182,11 +184,6 @@ class RoutedTools:
             "fallback": not candidates,
             "why": why,
         }
-
-    async def _rank(self, task: str, allowed: frozenset[str], k: int) -> list[Candidate]:
-        candidates = await self._router.rank(task, allowed, k)
-        # A candidate with no evidence at all (every score zero) has not scored.
-        return [c for c in candidates if c.score > 0 or c.confidence > 0 or c.lexical > 0]
 
     def _describe(self, candidate: Candidate) -> dict[str, Any]:
         tool = self._registry.get(candidate.tool_id)

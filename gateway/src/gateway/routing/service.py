@@ -443,14 +443,16 @@ class Router:
 
     async def rank(self, query: str, allowed: frozenset[str], k: int) -> list[Candidate]:
         """The coarse stage alone (no cache, no fine choice): the top ``k`` of ``allowed``
-        for ``query``, with the same text handling and vectors as :meth:`route`."""
+        for ``query``, with the same text handling and vectors as :meth:`route`. Only
+        candidates with some evidence: one whose every score is zero has not scored."""
         index = await self.index()
         text = instruction(query)
         vector, shape_vector = self._embed(text)
         english = await self._english(text, index, allowed)
-        return index.search(
+        candidates = index.search(
             text, vector, allowed=allowed, k=k, shape_vector=shape_vector, english=english
         )
+        return [c for c in candidates if c.score > 0 or c.confidence > 0 or c.lexical > 0]
 
     async def _english(
         self, text: str, index: ToolIndex, allowed: frozenset[str]
