@@ -151,6 +151,7 @@ class GatewayTap:
                 {
                     "method": scope["method"],
                     "path": path,
+                    "query": scope.get("query_string", b"").decode("latin-1"),
                     "headers": {
                         k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]
                     },

@@ -20,7 +20,14 @@ TURNS = 200
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 AS_U1 = {"X-User-Id": "u1"}
 # Tool definitions and system prompt take ~1,800 tokens: room for a few turns beside them.
-BUDGET = {"context_token_budget": 3000, "summary_token_budget": 200, "turn_token_reserve": 300}
+# The tools are offered whole (share 1.0), as a catalogue that fits is; a shortlist is
+# tests/agent/test_tool_shortlist.py's.
+BUDGET = {
+    "context_token_budget": 3000,
+    "summary_token_budget": 200,
+    "turn_token_reserve": 300,
+    "tools_token_share": 1.0,
+}
 SKUS = ("SKU2024001", "SKU2024002", "SKU2024003")
 
 

@@ -248,7 +248,13 @@ async def test_history_budget_summarises_whole_turns(
 ) -> None:
     # Room for the system prompt and the caller's tool definitions (~1,800 tokens) and about
     # one earlier turn, so the third turn folds the first.
-    budget = {"context_token_budget": 2300, "summary_token_budget": 100, "turn_token_reserve": 0}
+    # The tools offered whole (share 1.0): this budget is about folding history beside them.
+    budget = {
+        "context_token_budget": 2300,
+        "summary_token_budget": 100,
+        "turn_token_reserve": 0,
+        "tools_token_share": 1.0,
+    }
     async with agent(**llm_settings, **budget) as client:
         for n in range(3):
             response = await client.post(

@@ -195,6 +195,31 @@ async def test_no_tools_with_tool_history_declares_them_unusable(
     assert [t["name"] for t in body["tools"]] == ["inventory_query"]
 
 
+async def test_a_history_tool_this_request_does_not_offer_is_declared_unavailable(
+    api: respx.MockRouter, provider: AnthropicProvider
+) -> None:
+    """A turn's shortlist may leave out a tool an earlier turn called: the request still
+    declares it (Anthropic refuses undeclared tool blocks), as unavailable, and the
+    offered tools stay callable."""
+    route = api.post(URL).mock(return_value=sse_response("anthropic", "stream_final.sse"))
+    history = [
+        Message("user", "SKU2024001?"),
+        Message("assistant", "", tool_calls=(ToolCall("toolu_1", "inventory_query", {}),)),
+        Message("tool", "{}", tool_call_id="toolu_1"),
+        Message("assistant", "120 units."),
+        Message("user", "And its sales?"),
+    ]
+    offered = ToolSpec("sales_query", "Sales of a SKU.", {"type": "object"})
+    events = await collect(provider, history, tools=[offered])
+    assert events[-1].kind == "done"
+    body = sent(route)
+    assert "tool_choice" not in body
+    assert [(t["name"], t["description"]) for t in body["tools"]] == [
+        ("sales_query", "Sales of a SKU."),
+        ("inventory_query", "Not available in this request."),
+    ]
+
+
 @pytest.mark.parametrize(
     ("status", "body", "error", "retryable"),
     [

@@ -58,6 +58,17 @@ class Settings(CommonSettings, LLMSettings):
             "chosen; if the turn still outgrows the budget, its oldest tool outputs are elided."
         ),
     )
+    tools_token_share: float = Field(
+        0.5,
+        gt=0,
+        le=1,
+        description=(
+            "Share of a model request's room (CONTEXT_TOKEN_BUDGET less SUMMARY_TOKEN_BUDGET "
+            "and TURN_TOKEN_RESERVE) that tool definitions may take. A caller's catalogue "
+            "larger than that is shortlisted each turn: the tools the last turns called, "
+            "then the gateway's ranking of the caller's tools for the message, while they fit."
+        ),
+    )
     memory_enabled: bool = Field(
         True,
         description=(

@@ -44,6 +44,7 @@ from agent.react.events import TurnEvent
 from agent.react.loop import LoopConfig, ReactLoop
 from agent.react.offline import offline_turn
 from agent.react.policy import UNTRUSTED_DATA_NOTE, frame
+from agent.react.shortlist import offer, recent_tool_ids
 from agent.react.tools import ToolRunner
 from agent.sessions import repository
 from agent.sessions.errors import MessageIdReused, SessionBusy, SessionForbidden, TurnSuperseded
@@ -200,12 +201,7 @@ class PreparedTurn:
         """The history of ``rows`` (the window, read under the lock) that fits beside
         ``fixed`` tokens, older turns folded."""
         assert self.session is not None
-        deps, settings = self.deps, self.deps.settings
-        budget = Budget(
-            settings.context_token_budget,
-            settings.summary_token_budget,
-            settings.turn_token_reserve,
-        )
+        deps, budget = self.deps, self._budget()
         return await build_context(
             deps.sessionmaker,
             self.session,
@@ -213,6 +209,15 @@ class PreparedTurn:
             history_budget=deps.counter.unscale(budget.history(fixed)),
             summary_budget=deps.counter.unscale(budget.summary),
             provider=provider,
+        )
+
+    def _budget(self) -> Budget:
+        settings = self.deps.settings
+        return Budget(
+            settings.context_token_budget,
+            settings.summary_token_budget,
+            settings.turn_token_reserve,
+            settings.tools_token_share,
         )
 
     async def _memories(self) -> list[str]:
@@ -253,11 +258,19 @@ class PreparedTurn:
         await self._resolve(rows)
         # Fetched while the turn was claimed (see prepare_turn).
         listing = self.listing or asyncio.create_task(deps.gateway.list_tools(self.caller))
-        tools = await listing
+        offered = await offer(
+            deps.gateway,
+            self.caller,
+            self.message,
+            await listing,
+            recent_tool_ids(rows),
+            self._budget().tools,
+            deps.counter.scale,
+        )
         runner = ToolRunner(
             deps.gateway,
             self.caller,
-            tools,
+            offered.tools,
             tracer=deps.tracer,
             max_result_chars=settings.tool_result_max_chars,
             idempotency_prefix=f"agent:{self.turn_id}",

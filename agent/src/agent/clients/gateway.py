@@ -43,6 +43,7 @@ RUN_QUERY_MAX_CHARS = 4000  # POST /run refuses longer queries
 RUN_MEMORIES = 5  # and more memories, or longer ones
 RUN_MEMORY_MAX_CHARS = 300
 LISTINGS_KEPT = 1024  # callers whose last tool listing is kept for revalidation
+RANKED_QUERY_CHARS = 2000  # the longest request the gateway ranks tools for
 
 
 class GatewayUnavailable(ServiceUnavailable):
@@ -103,6 +104,16 @@ class GatewayClient:
                 headers["X-User-Roles"] = joined
         return headers
 
+    async def ranked_tools(self, caller: Caller, query: str, limit: int) -> list[GatewayTool]:
+        """At most ``limit`` of the tools ``caller`` may use, ranked for ``query`` by the
+        gateway's router, best first (``GET /tools/list?q=``): a shortlist for one turn,
+        never cached. Raises :class:`GatewayUnavailable` if it cannot be had."""
+        # A URL carries no NUL and only UTF-8: a lone surrogate (valid in JSON) becomes "?".
+        text = query[:RANKED_QUERY_CHARS].replace("\x00", " ")
+        text = text.encode("utf-8", "replace").decode("utf-8")
+        params = {"q": text, "limit": str(limit)}
+        return await self._listing(caller, params)
+
     async def list_tools(self, caller: Caller) -> list[GatewayTool]:
         """The tools ``caller`` may use. Raises :class:`GatewayUnavailable` if that cannot be known.
 
@@ -116,14 +127,20 @@ class GatewayClient:
         the credential each time, so a revoked key is refused at once, and a change to
         the registry shows on the next turn.
         """
+        return await self._listing(caller)
+
+    async def _listing(
+        self, caller: Caller, params: dict[str, str] | None = None
+    ) -> list[GatewayTool]:
+        """``GET /tools/list`` as ``caller``: revalidated from the cache when not ranked."""
         headers = self._get_headers(caller)
         key = _listing_key(headers)
-        cached = self._listings.get(key)
+        cached = self._listings.get(key) if params is None else None
         if cached is not None:
             headers["If-None-Match"] = cached.etag
         try:
             response = await self._http.get(
-                f"{self._base}/tools/list", headers=headers, timeout=self._timeout
+                f"{self._base}/tools/list", headers=headers, params=params, timeout=self._timeout
             )
         except httpx.HTTPError as exc:
             raise GatewayUnavailable(
@@ -132,7 +149,8 @@ class GatewayClient:
         if response.status_code == 304 and cached is not None:
             self._listings.move_to_end(key)
             return list(cached.tools)
-        self._listings.pop(key, None)
+        if params is None:
+            self._listings.pop(key, None)
         if response.status_code != 200:
             error = gateway_error(response)
             raise GatewayUnavailable(
@@ -141,7 +159,7 @@ class GatewayClient:
             )
         tools = _tools(_json(response))
         etag = response.headers.get("etag")
-        if etag:
+        if etag and params is None:
             self._listings[key] = Listing(etag, tuple(tools))
             if len(self._listings) > LISTINGS_KEPT:
                 self._listings.popitem(last=False)

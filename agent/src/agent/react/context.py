@@ -9,6 +9,10 @@ calibrated by the provider's reported usage). The budget is shared out as:
                    + earlier turns (what is left)
                    + a reserve for the current turn (``TURN_TOKEN_RESERVE``)
 
+The tools take at most ``TOOLS_TOKEN_SHARE`` of what the summary and the
+reserve leave; a larger catalogue is shortlisted for the turn
+(:mod:`agent.react.shortlist`), so no catalogue crowds the history out.
+
 A turn is a user message and everything the agent wrote for it (tool calls,
 their results, the answer), so cutting between turns never separates a call
 from its result. The newest whole turns that fit are kept; older ones are
@@ -68,11 +72,18 @@ class Budget:
     request: int
     summary: int
     reserve: int
+    tools_share: float = 1.0
 
     @property
     def usable(self) -> int:
         """The request budget less the slack kept for estimation error."""
         return int(self.request * SLACK)
+
+    @property
+    def tools(self) -> int:
+        """Most tokens the tool definitions may take: their share of what the summary
+        and the turn's reserve leave (see :mod:`agent.react.shortlist`)."""
+        return int(max(0, self.usable - self.summary - self.reserve) * self.tools_share)
 
     def history(self, fixed: int) -> int:
         """Tokens left for earlier turns once ``fixed`` (system, memories, tools) is paid."""

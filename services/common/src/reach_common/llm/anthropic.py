@@ -284,20 +284,24 @@ class AnthropicProvider:
         }
         if system:
             params["system"] = system
-        if tools:
-            params["tools"] = render_tools(tools)
-        elif names := _tool_names_in(params["messages"]):
-            # Anthropic refuses a history with tool blocks unless tools are
-            # defined. "No tools now" becomes: the tools seen in the history,
-            # declared, with tool_choice none so none can be called.
-            params["tools"] = [
-                {
-                    "name": name,
-                    "description": "Not available in this request.",
-                    "input_schema": {"type": "object"},
-                }
-                for name in names
-            ]
+        # Anthropic refuses a history with tool blocks unless tools are defined. A tool
+        # the history called but this request does not offer (none now, or a turn's
+        # shortlist without it) is declared as unavailable; with no tools offered,
+        # tool_choice none so none can be called.
+        offered = render_tools(tools)
+        declared = {tool["name"] for tool in offered}
+        unavailable = [
+            {
+                "name": name,
+                "description": "Not available in this request.",
+                "input_schema": {"type": "object"},
+            }
+            for name in _tool_names_in(params["messages"])
+            if name not in declared
+        ]
+        if offered or unavailable:
+            params["tools"] = offered + unavailable
+        if unavailable and not offered:
             params["tool_choice"] = {"type": "none"}
         if temperature is not None:
             params["temperature"] = temperature
