@@ -14,7 +14,7 @@ SOURCES := services/common/src services/shop/src gateway/src agent/src retriever
 BYTECODE = $(PY) -m compileall -q -j 0 $(SOURCES)
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-metrics bench-outputs bench-mcp bench-registry bench-gateway-start faults fuzz fuzz-requests fuzz-wide soak images clean
+.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-shortlist bench-metrics bench-outputs bench-mcp bench-registry bench-gateway-start faults fuzz fuzz-requests fuzz-wide soak images clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -95,6 +95,9 @@ bench-shipped: $(STAMP) ## Routing quality on the shipped tools: make bench-ship
 
 bench-agent: $(STAMP) ## Agent per-turn overhead and a concurrency run against recorded model responses
 	$(PY) scripts/bench_agent.py
+
+bench-shortlist: $(STAMP) ## The agent's tool shortlist on a large catalogue: make bench-shortlist DATASET=path (tools.jsonl + queries.jsonl)
+	$(PY) scripts/bench_tool_shortlist.py $(DATASET)
 
 bench-mcp: $(STAMP) ## MCP overhead: p50/p99 of /mcp tools/call vs POST /tools/{id}/invoke, same tool, one run
 	$(PY) scripts/bench_mcp.py
