@@ -64,6 +64,18 @@ def test_run_tools_and_invoke_print_the_servers_json(gateway: GatewayTap) -> Non
     assert anonymous["output"]["total"] == 168
 
 
+def test_tools_for_a_request_are_ranked_best_first(gateway: GatewayTap) -> None:
+    code, ranked = reach(
+        gateway, "tools", "ls", "--for", "how is SKU2024001 selling", "--limit", "2"
+    )
+    assert code == 0
+    assert ranked["tools"][0]["tool_id"] == "sales_query"
+    assert len(ranked["tools"]) <= 2
+    lone = runner.invoke(app, ["--url", gateway.url, "tools", "ls", "--limit", "2"])
+    assert lone.exit_code == 2
+    assert "--for" in lone.stdout + lone.stderr
+
+
 def test_a_table_for_people(gateway: GatewayTap) -> None:
     result = runner.invoke(app, ["--url", gateway.url, *OPS, "tools", "ls"])
     assert result.exit_code == 0

@@ -125,9 +125,23 @@ def invoke(
 
 
 @tools_app.command("ls")
-def tools_ls() -> None:
+def tools_ls(
+    request: Annotated[
+        str | None,
+        typer.Option(
+            "--for",
+            help="Only the tools for this request, best first (the router's ranking).",
+        ),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option(min=1, max=100, help="With --for: at most this many.")
+    ] = None,
+) -> None:
     """The tools you may use."""
-    body = call("GET", "/tools/list")
+    if limit is not None and request is None:
+        err.print("[bold red]invalid_argument[/]: --limit ranks tools: give --for too")
+        raise typer.Exit(2)
+    body = call("GET", "/tools/list", params={"q": request, "limit": limit})
     table = Table("tool", "idempotent", "approval", "description")
     for tool in body.get("tools", []):
         table.add_row(
