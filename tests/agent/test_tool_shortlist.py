@@ -13,7 +13,7 @@ import httpx
 from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller, GatewayTool
 from agent.react.context import Budget
-from agent.react.shortlist import definition_tokens, offer
+from agent.react.shortlist import Offer, offer
 from agent.sessions.tokens import estimate_tokens
 from agent.settings import Settings
 from tests.agent.conftest import AgentClient
@@ -177,34 +177,46 @@ def tool(tool_id: str, words: int) -> GatewayTool:
 
 
 async def test_without_a_ranking_the_listing_order_fills_the_share_and_recent_tools_lead() -> None:
-    """The gateway refuses the ranking (an older gateway, or a fault): the turn still gets
-    the tools that fit, the recent ones first; a ranked id the listing lacks is never offered."""
+    """The gateway refuses the ranking (an older gateway, or a fault) or ranks nothing: the
+    turn still gets the tools that fit, the recent ones first; a ranked id the listing
+    lacks is never offered; with no room for tools, nothing is ranked or offered."""
     tools = [tool(f"t{n}", 40) for n in range(20)]
-    per_tool = definition_tokens(tools[0])
+    per_tool = tools[0].definition_tokens
     ranked_calls: list[str] = []
 
     def answer(request: httpx.Request) -> httpx.Response:
-        if "q" in request.url.params:
-            ranked_calls.append(request.url.params["q"])
-            if request.url.params["q"].startswith("fail"):
-                return httpx.Response(503, json={"reason": "unavailable", "message": "down"})
-            return httpx.Response(
-                200, json={"revision": 1, "tools": [{"tool_id": "secret_tool"}, {"tool_id": "t7"}]}
-            )
-        raise AssertionError("only the ranking is asked for")
+        q = request.url.params["q"]
+        ranked_calls.append(q)
+        if q.startswith("fail"):
+            return httpx.Response(503, json={"reason": "unavailable", "message": "down"})
+        ranked = [] if q == "nothing" else [{"tool_id": "secret_tool"}, {"tool_id": "t7"}]
+        return httpx.Response(200, json={"revision": 1, "tools": ranked})
 
     async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as http:
         gateway = GatewayClient(http, "http://gateway.test", timeout_s=5)
         caller = Caller({"user_id": "u1"})
-        whole = await offer(gateway, caller, "anything", tools, [], per_tool * 20, lambda n: n)
-        failed = await offer(
-            gateway, caller, "fail\x00\ud800", tools, ["t9"], per_tool * 3, lambda n: n
-        )
-        ranked = await offer(gateway, caller, "rank", tools, ["t9"], per_tool * 3, lambda n: n)
+
+        async def offered(message: str, recent: list[str], fits: int) -> Offer:
+            return await offer(gateway, caller, message, tools, recent, per_tool * fits, int)
+
+        whole = await offered("anything", [], 20)
+        failed = await offered("fail\x00\ud800", ["t9"], 3)
+        ranked = await offered("rank", ["t9"], 3)
+        nothing = await offered("nothing", [], 2)
+        no_room = await offered("rank", ["t9"], 0)
+        await offered("a" * 5000 + "the question", [], 3)
     assert not whole.shortlisted
     assert len(whole.tools) == 20
     assert [t.tool_id for t in failed.tools] == ["t9", "t0", "t1"]
     assert failed.shortlisted
     assert failed.listed == 20
     assert [t.tool_id for t in ranked.tools] == ["t9", "t7"]  # never secret_tool
-    assert ranked_calls == ["fail ?", "rank"]  # no NUL, no lone surrogate on the wire
+    assert [t.tool_id for t in nothing.tools] == ["t0", "t1"]
+    assert no_room.tools == []
+    assert no_room.shortlisted
+    # No NUL and no lone surrogate on the wire; a long message is ranked by both ends.
+    assert ranked_calls[:3] == ["fail ?", "rank", "nothing"]
+    assert len(ranked_calls) == 4  # none for "anything" (it fits) or for no room
+    assert len(ranked_calls[3]) <= 2000
+    assert ranked_calls[3].startswith("aaa")
+    assert ranked_calls[3].endswith("the question")

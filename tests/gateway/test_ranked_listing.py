@@ -25,11 +25,13 @@ TOOLS = {
     "currency_convert": "Convert an amount of money from one currency to another.",
 }
 
+TRAVEL = {"weather_forecast", "flight_search"}
+
 
 def manifests() -> list[dict[str, Any]]:
     listed = [
         python_tool(
-            tool_id, "echo", description=text, namespace="travel" if "f" in tool_id else "office"
+            tool_id, "echo", description=text, namespace="travel" if tool_id in TRAVEL else "office"
         )
         for tool_id, text in TOOLS.items()
     ]
@@ -81,9 +83,11 @@ async def test_a_ranked_listing_puts_the_tool_for_the_request_first(
             headers=VIEWER,
         )
     assert ids(weather)[0] == "weather_forecast"
-    assert len(ids(weather)) <= 6
+    assert len(set(ids(weather))) == len(ids(weather))
+    assert set(ids(weather)) <= set(ids(plain))  # the viewer's own tools, nothing else
     assert ids(money) == ["currency_convert"]
-    assert set(ids(travel)) <= {"weather_forecast", "flight_search"}
+    assert ids(travel)
+    assert set(ids(travel)) <= TRAVEL
     # A ranked listing is for one request: it is not a version of the catalogue.
     assert "etag" not in weather.headers
     assert "etag" in plain.headers

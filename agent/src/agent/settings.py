@@ -63,10 +63,11 @@ class Settings(CommonSettings, LLMSettings):
         gt=0,
         le=1,
         description=(
-            "Share of a model request's room (CONTEXT_TOKEN_BUDGET less SUMMARY_TOKEN_BUDGET "
-            "and TURN_TOKEN_RESERVE) that tool definitions may take. A caller's catalogue "
-            "larger than that is shortlisted each turn: the tools the last turns called, "
-            "then the gateway's ranking of the caller's tools for the message, while they fit."
+            "Share of a model request's room (95 % of CONTEXT_TOKEN_BUDGET, less "
+            "SUMMARY_TOKEN_BUDGET and TURN_TOKEN_RESERVE: 5,200 tokens at the defaults) that "
+            "tool definitions may take. A caller's catalogue larger than that is shortlisted "
+            "each turn: the tools the last turns called, then the gateway's ranking of the "
+            "caller's tools for the message, while they fit."
         ),
     )
     memory_enabled: bool = Field(

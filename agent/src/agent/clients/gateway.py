@@ -108,8 +108,12 @@ class GatewayClient:
         """At most ``limit`` of the tools ``caller`` may use, ranked for ``query`` by the
         gateway's router, best first (``GET /tools/list?q=``): a shortlist for one turn,
         never cached. Raises :class:`GatewayUnavailable` if it cannot be had."""
+        # A long message is ranked by its start and its end (a pasted text, then the ask).
+        if len(query) > RANKED_QUERY_CHARS:
+            half = (RANKED_QUERY_CHARS - 3) // 2  # and " … " between
+            query = f"{query[:half]} \u2026 {query[-half:]}"
         # A URL carries no NUL and only UTF-8: a lone surrogate (valid in JSON) becomes "?".
-        text = query[:RANKED_QUERY_CHARS].replace("\x00", " ")
+        text = query.replace("\x00", " ")
         text = text.encode("utf-8", "replace").decode("utf-8")
         params = {"q": text, "limit": str(limit)}
         return await self._listing(caller, params)

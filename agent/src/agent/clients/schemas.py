@@ -7,11 +7,14 @@ Contract tests (``tests/agent/test_gateway_client.py``) pin these shapes.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.sessions.tokens import estimate_tokens
 from reach_common.errors import ReachError, RemoteError
 
 
@@ -53,6 +56,15 @@ class GatewayTool(BaseModel):
     def writes(self) -> bool:
         """True for a tool that may change something: not idempotent, or needs approval."""
         return not self.idempotent or self.requires_approval
+
+    @cached_property
+    def definition_tokens(self) -> int:
+        """:func:`estimate_tokens` of the definition a model request carries for this tool
+        (name, description, input schema). Kept with the tool: a listing revalidated with a
+        304 is the same objects, so a catalogue of 10,000 is estimated once per change."""
+        schema = self.input_schema
+        definition = {"name": self.tool_id, "description": self.description, "input_schema": schema}
+        return estimate_tokens(json.dumps(definition, ensure_ascii=False))
 
 
 class GatewayError(BaseModel):

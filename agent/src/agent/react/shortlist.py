@@ -15,14 +15,14 @@ added while the definitions still fit (one that alone does not fit is skipped):
    (``GET /tools/list?q=``, the router's coarse stage), best first.
 
 The ranking is one more gateway call, made only for a catalogue that does not
-fit. If it fails, the listing's own order fills the share: the turn goes on
-with fewer tools rather than failing. Only tools of the turn's listing are
+fit. If it fails or ranks nothing (no tool has any evidence for the message),
+the listing's own order fills the share: the turn goes on with fewer tools
+rather than failing or offering none. Only tools of the turn's listing are
 offered, so a ranking can never add a tool the caller may not use.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -31,18 +31,11 @@ import structlog
 from agent.clients.gateway import GatewayClient, GatewayUnavailable
 from agent.clients.schemas import Caller, GatewayTool
 from agent.sessions.models import ChatMessage
-from agent.sessions.tokens import estimate_tokens
 
 log = structlog.get_logger(__name__)
 
 RANKED = 100  # tools the gateway ranks (its most); the share decides how many are offered
 RECENT_TURNS = 3  # turns whose calls are offered first: this one and the two before
-
-# A tool's definition cost, by the tool object: a listing revalidated with a 304 comes back
-# as the same objects, so a catalogue of 10,000 is estimated once, not every turn. The tool
-# is kept with its cost, so its id is never another object's while the entry lives.
-_COSTS: dict[int, tuple[GatewayTool, int]] = {}
-_COSTS_KEPT = 20_000
 
 
 @dataclass(frozen=True)
@@ -50,27 +43,6 @@ class Offer:
     tools: list[GatewayTool]
     listed: int  # the caller's tools
     shortlisted: bool
-
-
-def definition_tokens(tool: GatewayTool) -> int:
-    """:func:`estimate_tokens` of ``tool``'s definition as a request carries it."""
-    known = _COSTS.get(id(tool))
-    if known is not None:
-        return known[1]
-    cost = estimate_tokens(
-        json.dumps(
-            {
-                "name": tool.tool_id,
-                "description": tool.description,
-                "input_schema": tool.input_schema,
-            },
-            ensure_ascii=False,
-        )
-    )
-    if len(_COSTS) >= _COSTS_KEPT:
-        _COSTS.clear()
-    _COSTS[id(tool)] = (tool, cost)
-    return cost
 
 
 def recent_tool_ids(rows: Sequence[ChatMessage], turns: int = RECENT_TURNS) -> list[str]:
@@ -100,18 +72,23 @@ async def offer(
 ) -> Offer:
     """The tools to offer this turn: all of ``tools`` if their definitions fit in
     ``allowance`` tokens (as ``scale`` calibrates an estimate), else the shortlist."""
-    costs = {tool.tool_id: scale(definition_tokens(tool)) for tool in tools}
+    costs = {tool.tool_id: scale(tool.definition_tokens) for tool in tools}
     if sum(costs.values()) <= allowance:
         return Offer(list(tools), len(tools), shortlisted=False)
+    if allowance <= 0:  # the summary and the reserve take the whole request
+        log.warning("tools_left_out", listed=len(tools), allowance=allowance)
+        return Offer([], len(tools), shortlisted=True)
     try:
         ranked = [t.tool_id for t in await gateway.ranked_tools(caller, message, RANKED)]
     except GatewayUnavailable as exc:
         log.warning("tool_ranking_failed", error=str(exc)[:300], listed=len(tools))
-        ranked = [t.tool_id for t in tools]
+        ranked = []
+    # Nothing ranked (the ranking failed, or no tool has any evidence): the listing's order.
+    order = ranked or [tool.tool_id for tool in tools]
     by_id = {tool.tool_id: tool for tool in tools}
     chosen: list[GatewayTool] = []
     used = 0
-    for tool_id in dict.fromkeys([*recent, *ranked]):
+    for tool_id in dict.fromkeys([*recent, *order]):
         tool = by_id.get(tool_id)
         if tool is None or used + costs[tool_id] > allowance:
             continue
