@@ -11,7 +11,7 @@ import httpx
 from asgi_lifespan import LifespanManager
 from fastapi import FastAPI
 
-from tests.conftest import assert_error
+from tests.conftest import KeyMaker, assert_error
 from tests.gateway.conftest import ADMIN, GatewayFactory, python_tool
 
 VIEWER = {"X-User-Id": "vic", "X-User-Roles": "viewer"}
@@ -126,3 +126,26 @@ async def test_bad_ranked_listings_get_clear_errors(make_gateway: GatewayFactory
     assert odd.status_code == 200, odd.text
     assert_error(nul, 400, "invalid_request")
     assert emoji.status_code == 200, emoji.text
+
+
+async def test_in_strict_mode_a_ranked_listing_is_the_verified_callers(
+    make_gateway: GatewayFactory, make_key: KeyMaker
+) -> None:
+    """Strict mode: claimed roles rank nothing extra; a verified key ranks its own tools."""
+    ops_key = await make_key("olga", ["ops_admin"])
+    query = {"q": "weather forecast for a city with the raw station feed", "limit": 100}
+    app = make_gateway(auth_mode="strict")
+    async with LifespanManager(app) as manager:
+        transport = httpx.ASGITransport(app=manager.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            store = app.state.runtime.registry_service
+            for manifest in manifests():
+                await store.register(manifest)
+            claimed = await client.get("/tools/list", params=query, headers=OPS)
+            verified = await client.get("/tools/list", params=query, headers={"X-API-Key": ops_key})
+            forged = await client.get(
+                "/tools/list", params=query, headers={"X-API-Key": ops_key + "x"}
+            )
+    assert "weather_admin" not in ids(claimed)
+    assert ids(verified)[0] == "weather_admin"
+    assert_error(forged, 401, "invalid_credential")
