@@ -379,6 +379,7 @@ def main() -> None:
         pair = (names[0], names[1]) if len(names) == 2 else None
         with service("shop", env, data_dir) as (shop, shop_pid), ExitStack() as gateways:
             gateway_env = {**env, "SHOP_URL": shop, "CALLER_RATE_LIMIT": "100000000/minute"}
+            gateway_env["ROUTE_RATE_LIMIT"] = ""
             urls: dict[str, str] = {}
             pids = {"shop": shop_pid}
             for n, (name, extra) in enumerate(variants.items()):

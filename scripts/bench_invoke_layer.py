@@ -120,6 +120,7 @@ async def bench(rounds: int, calls: int, database_url: str, redis_url: str) -> N
         log_level="WARNING",
         egress_allowlist=["127.0.0.1"],
         caller_rate_limit=None,
+        route_rate_limit=None,
     )
     app = create_app(settings)
     matcher = invoke_direct._tool_id

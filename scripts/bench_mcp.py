@@ -216,6 +216,7 @@ def main() -> None:
             **env,
             "SHOP_URL": shop,
             "CALLER_RATE_LIMIT": "100000000/minute",
+            "ROUTE_RATE_LIMIT": "",
             "MCP_JSON_RESPONSE": "false" if args.sse else "true",
         }
         (data_dir / "gateway").mkdir()

@@ -142,6 +142,7 @@ def replicas(count: int) -> Iterator[Replicas]:
             **base,
             "TOOL_AUTO_DISCOVERY": "false",
             "CALLER_RATE_LIMIT": "100000000/minute",
+            "ROUTE_RATE_LIMIT": "",
             "ROUTE_CACHE_MIN_CONFIDENCE": "1.0",  # nothing cached: every /run is a miss
         }
         group = Replicas([], env, tmp, stack)

@@ -65,6 +65,7 @@ async def bench(dataset: Path, limit: int | None, restricted_share: float) -> No
             database_url=database_url,
             redis_url=redis_url,
             log_level="WARNING",
+            route_rate_limit=None,  # a benchmark routes as fast as it can
             auth_mode="permissive",
             tool_auto_discovery=False,
         )

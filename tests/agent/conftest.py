@@ -75,6 +75,7 @@ def gateway_settings(backends: Backends, shop_url: str, **overrides: Any) -> Gat
         "tool_auto_discovery": True,
         "manifests_dir": str(MANIFESTS),
         "caller_rate_limit": None,
+        "route_rate_limit": None,
         "audit_flush_ms": 20,
         "gc_freeze": False,
         "otel_span_store": False,

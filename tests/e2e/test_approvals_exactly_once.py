@@ -81,7 +81,8 @@ async def test_twenty_concurrent_approvals_on_two_replicas_place_one_order(
     clean_gateway(backends)
     settings = Settings(
         database_url=backends.database_url, redis_url=backends.redis_url, shop_url=shop_url,
-        log_level="WARNING", caller_rate_limit=None, audit_flush_ms=20, gc_freeze=False,
+        log_level="WARNING", caller_rate_limit=None, route_rate_limit=None, audit_flush_ms=20,
+        gc_freeze=False,
     )  # fmt: skip
     customer = f"Race {uuid.uuid4().hex[:8]}"
     async with AsyncExitStack() as stack:
@@ -158,6 +159,7 @@ def gateway_env(backends: Backends) -> dict[str, str]:
         "REDIS_URL": backends.redis_url,
         "LOG_LEVEL": "WARNING",
         "CALLER_RATE_LIMIT": "",
+        "ROUTE_RATE_LIMIT": "",
         "APPROVAL_SWEEP_S": "0.2",
         "APPROVAL_RECOVERY_GRACE_MS": "200",
     }

@@ -80,6 +80,7 @@ async def gateway(
         shop_url=shop_url,
         log_level="WARNING",
         caller_rate_limit=None,
+        route_rate_limit=None,
         audit_flush_ms=20,
         gc_freeze=False,
         approvals_enabled=False,  # order_create is called directly here

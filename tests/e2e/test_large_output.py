@@ -121,6 +121,7 @@ def test_five_megabytes_of_json_are_previewed_kept_and_read_by_handle(
         "TOOL_SECRET_HOSTS": json.dumps({"retriever_api_key": ["retriever"]}),
         "MAX_RESPONSE_BYTES": str(16 * 1024 * 1024),
         "CALLER_RATE_LIMIT": "",
+        "ROUTE_RATE_LIMIT": "",
     }
     body = catalogue()
     assert len(body) > 5_000_000

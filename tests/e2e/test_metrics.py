@@ -105,6 +105,7 @@ def test_counters_move_by_exactly_the_workload(clean_state: Backends, tmp_path: 
         "TOOL_AUTO_DISCOVERY": "true",
         "MANIFESTS_DIR": str(REPO_ROOT / "manifests"),
         "CALLER_RATE_LIMIT": "",
+        "ROUTE_RATE_LIMIT": "",
     }
     with (
         service_process("shop", ports["shop"], env, tmp_path) as shop,

@@ -59,6 +59,7 @@ def test_two_users_each_get_exactly_their_roles(clean_state: Backends, tmp_path:
         "REACH_SECRET_RETRIEVER_API_KEY": service,
         "TOOL_SECRET_HOSTS": json.dumps({"retriever_api_key": ["retriever"]}),
         "CALLER_RATE_LIMIT": "",
+        "ROUTE_RATE_LIMIT": "",
     }
     with (
         service_process("shop", shop_port, env, tmp_path),

@@ -122,6 +122,7 @@ def test_the_waterfall_of_an_agent_turn_in_chromium(
         "MANIFESTS_DIR": str(REPO_ROOT / "manifests"),
         "EGRESS_ALLOWLIST": "127.0.0.1",
         "CALLER_RATE_LIMIT": "",
+        "ROUTE_RATE_LIMIT": "",
     }
     with (
         service_process("shop", shop_port, env, tmp_path),

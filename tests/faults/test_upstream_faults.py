@@ -148,6 +148,7 @@ async def gateway(
         redis_url=clean_state.redis_url,
         log_level="WARNING",
         caller_rate_limit=None,
+        route_rate_limit=None,
         audit_flush_ms=20,
         gc_freeze=False,
     )

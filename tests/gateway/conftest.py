@@ -79,6 +79,7 @@ def gateway_env(clean_state: Backends) -> dict[str, Any]:
         "log_level": "WARNING",
         "python_tool_packages": [SAMPLE_TOOLS, "gateway.pytools"],
         "caller_rate_limit": None,
+        "route_rate_limit": None,
         "audit_flush_ms": 20,
         "gc_freeze": False,
     }

@@ -407,6 +407,21 @@ async def test_routed_server_finds_only_permitted_tools(make_gateway: GatewayFac
         assert payload(ran)["reason"] in {"no_matching_tool", "invalid_arguments"}
 
 
+async def test_find_tools_counts_against_the_routing_limit(make_gateway: GatewayFactory) -> None:
+    """find_tools embeds its task like POST /run: ROUTE_RATE_LIMIT counts it (a claimed
+    identity has no bucket of its own: the client address is the key)."""
+    async with running(make_gateway(route_rate_limit="2/minute")) as app:
+        routed = {"name": "routed", "routed": True}
+        assert (
+            await app.client.post("/mcp/virtual-servers", json=routed, headers=ADMIN)
+        ).is_success
+        async with mcp_session(app, VIEWER, "/mcp/routed") as session:
+            found = [await session.call_tool("find_tools", {"task": "add"}) for _ in range(3)]
+    assert [f.is_error for f in found] == [False, False, True]
+    assert payload(found[2])["reason"] == "rate_limited"
+    assert "routing limit is 2 per minute" in payload(found[2])["message"]
+
+
 async def test_find_tools_decision_is_in_the_trace(make_gateway: GatewayFactory) -> None:
     async with running(make_gateway()) as app:
         client = app.client

@@ -56,6 +56,7 @@ def settings_for(backends: Backends, shop_url: str, **overrides: Any) -> Setting
         shop_url=shop_url,
         tool_auto_discovery=False,
         caller_rate_limit=None,
+        route_rate_limit=None,
         openapi_max_bytes=MAX_BYTES,
         **overrides,
     )

@@ -91,6 +91,47 @@ async def test_per_caller_limit_and_no_double_counting(make_gateway: GatewayFact
     assert u2_call.status_code == 200
 
 
+async def test_routing_requests_are_limited_per_caller_before_the_router_works(
+    make_gateway: GatewayFactory,
+) -> None:
+    """ROUTE_RATE_LIMIT: POST /run (dry runs too) and a ranked listing share one bucket per
+    caller, counted before the request is embedded; a refused one is a 429 with
+    Retry-After; another caller keeps its own bucket, and a plain listing is not routing."""
+    app = make_gateway(route_rate_limit="3/minute")
+    async with app_client(app) as client:
+        adder = python_tool(
+            "add_numbers",
+            "add",
+            description="Add two integers a and b.",
+            input_schema={
+                "type": "object",
+                "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+                "required": ["a", "b"],
+            },
+        )
+        assert (await client.post("/tools/register", json=adder, headers=ADMIN)).is_success
+        async with app.state.runtime.registry_service._sessionmaker.begin() as session:
+            u1 = {"X-API-Key": (await create_key(session, "u1", [])).key}
+            u2 = {"X-API-Key": (await create_key(session, "u2", [])).key}
+        dry = {"user_query": "add 2 and 3", "dry_run": True}
+        routed = [await client.post("/run", json=dry, headers=u1) for _ in range(2)]
+        ranked = await client.get("/tools/list", params={"q": "add numbers"}, headers=u1)
+        refused_run = await client.post("/run", json=dry, headers=u1)
+        refused_rank = await client.get("/tools/list", params={"q": "add"}, headers=u1)
+        plain = await client.get("/tools/list", headers=u1)
+        other = await client.post("/run", json=dry, headers=u2)
+    assert [r.status_code for r in routed] == [200, 200]
+    assert ranked.status_code == 200
+    assert refused_run.status_code == 429
+    assert refused_run.json()["error"]["reason"] == "rate_limited"
+    assert "routing limit is 3 per minute" in refused_run.json()["error"]["message"]
+    assert 1 <= int(refused_run.headers["retry-after"]) <= 60
+    assert refused_rank.status_code == 429
+    assert refused_rank.json()["reason"] == "rate_limited"
+    assert plain.status_code == 200
+    assert other.status_code == 200
+
+
 # Leases (RATE_LIMIT_LEASE_SHARE): a replica records a share of a large limit at once and
 # spends it in memory. Measured on the limiter itself against the real Redis.
 

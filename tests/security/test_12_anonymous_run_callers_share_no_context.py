@@ -33,6 +33,7 @@ async def strict_gateway(
         tool_auto_discovery=True,
         manifests_dir=str(REPO_ROOT / "manifests"),
         caller_rate_limit=None,
+        route_rate_limit=None,
         gc_freeze=False,
     )
     app = create_app(settings, embedder=embedder)

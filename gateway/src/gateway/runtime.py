@@ -451,6 +451,7 @@ async def build_runtime(
         parse(settings.caller_rate_limit) if settings.caller_rate_limit else None,
         settings.rate_limit_without_redis,
         settings.rate_limit_lease_share,
+        parse(settings.route_rate_limit) if settings.route_rate_limit else None,
     )
     stack.push_async_callback(limiter.release)
     tasks = TaskStore(redis, ttl_s=settings.task_ttl_s)
@@ -476,7 +477,7 @@ async def build_runtime(
         outputs=_outputs(settings, resources, secrets, tracer),
     )
     router, run = await _routing(
-        settings, registry.cache, embedder, redis, (invoke, auth), tracer, stack,
+        settings, registry.cache, embedder, redis, (invoke, auth, limiter), tracer, stack,
         sessionmaker=resources.sessionmaker,
     )  # fmt: skip
     runtime = GatewayRuntime(
@@ -492,7 +493,7 @@ async def _routing(
     registry: RegistryCache,
     embedder: Embedder,
     redis: Redis,
-    calls: tuple[InvokeService, AuthService],
+    calls: tuple[InvokeService, AuthService, RateLimiter],
     tracer: trace.Tracer,
     stack: AsyncExitStack,
     *,
@@ -506,8 +507,9 @@ async def _routing(
     context = SessionContext(
         redis, max_calls=settings.session_context_calls, ttl_s=settings.session_context_ttl_s
     )
-    invoke, auth = calls
-    return router, RunService(router=router, invoke=invoke, auth=auth, context=context)
+    invoke, auth, limiter = calls
+    run = RunService(router=router, invoke=invoke, auth=auth, context=context, limiter=limiter)
+    return router, run
 
 
 async def _with_mcp(

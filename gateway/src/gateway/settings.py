@@ -324,6 +324,14 @@ class Settings(CommonSettings, LLMSettings, RoutingSettings):
     caller_rate_limit: str | None = Field(
         "600/minute", description="Per-caller limit across all tools, e.g. `600/minute`."
     )
+    route_rate_limit: str | None = Field(
+        "600/minute",
+        description=(
+            "Per-caller limit on routing requests (`POST /run`, `GET /tools/list?q=`, MCP "
+            "`find_tools` and `run`), counted before the router embeds the request; a routed "
+            "call also counts against CALLER_RATE_LIMIT. Empty: no limit."
+        ),
+    )
     rate_limit_without_redis: Literal["open", "closed"] = Field(
         "open",
         description=(

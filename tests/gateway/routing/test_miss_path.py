@@ -82,6 +82,7 @@ def app(backends: Backends, recording: RecordingEmbedder) -> FastAPI:
         log_level="WARNING",
         tool_auto_discovery=False,
         caller_rate_limit=None,
+        route_rate_limit=None,
     )
     return create_app(settings, embedder=recording)
 

@@ -38,6 +38,7 @@ async def gateway(
         tool_auto_discovery=False,  # only the tools registered below
         manifests_dir=str(REPO_ROOT / "manifests"),
         caller_rate_limit=None,
+        route_rate_limit=None,
     )
     async with app_client(create_app(settings, embedder=embedder)) as client:
         for manifest in (

@@ -39,6 +39,7 @@ def settings_for(backends: Backends, shop_url: str, **overrides: Any) -> Setting
         tool_auto_discovery=True,
         manifests_dir=str(REPO_ROOT / "manifests"),
         caller_rate_limit=None,
+        route_rate_limit=None,
         **overrides,
     )
 

@@ -190,6 +190,7 @@ def gateway_settings(database_url: str, redis_url: str, manifests: Path) -> Sett
         tool_auto_discovery=True,
         manifests_dir=str(manifests),
         caller_rate_limit=None,
+        route_rate_limit=None,
     )
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Header, Path, Query, Response
 
-from gateway.api.deps import CallerDep, RuntimeDep
+from gateway.api.deps import CallerDep, ClientAddressDep, RuntimeDep
 from gateway.auth.service import can_use
 from gateway.registry.errors import ToolNotFound
 from gateway.registry.schemas import ToolChanged, ToolList, ToolRead, ToolSummary
@@ -109,6 +109,7 @@ def _list_etag(revision: int, caller: Caller, namespace: str | None) -> str:
 async def list_tools(
     runtime: RuntimeDep,
     caller: CallerDep,
+    client_address: ClientAddressDep,
     response: Response,
     namespace: Annotated[str | None, Query(description="Only tools in this namespace.")] = None,
     if_none_match: Annotated[
@@ -145,6 +146,7 @@ async def list_tools(
     offers these instead.
     """
     if q is not None:
+        await runtime.run.admit(caller, client_address)  # ranking embeds q: ROUTE_RATE_LIMIT
         return await _ranked(runtime, caller, namespace, q, limit or RANKED)
     if limit is not None:
         problem = "caps a ranked listing: give the request to rank by as `q` too"

@@ -30,7 +30,7 @@ from gateway.routing.index import Candidate
 from gateway.routing.service import Router
 from gateway.run.schemas import RunRequest, RunUserContext
 from gateway.run.service import RunService
-from reach_common.errors import error_body
+from reach_common.errors import ReachError, error_body
 
 MAX_K = 20
 MAX_TASK_CHARS = 2000
@@ -132,6 +132,10 @@ class RoutedTools:
                     f"find_tools `task` is {len(task)} characters; describe the task in at "
                     f"most {MAX_TASK_CHARS}."
                 )
+            try:
+                await self._run.admit(call.caller, call.client_ip)
+            except ReachError as exc:  # rate limited (or Redis down with limits closed)
+                return text_result(error_body(exc), is_error=True)
             return text_result(await self.find(call, task, k))
         if name == "call_tool":
             tool_id, tool_arguments = arguments.get("tool_id"), arguments.get("arguments", {})

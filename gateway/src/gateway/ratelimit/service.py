@@ -1,4 +1,5 @@
-"""Rate limits per tool (the manifest's ``rate_limit``) and per caller (``CALLER_RATE_LIMIT``).
+"""Rate limits per tool (the manifest's ``rate_limit``) and per caller (``CALLER_RATE_LIMIT``
+for tool calls, ``ROUTE_RATE_LIMIT`` for routing requests).
 
 Counted in Redis with one Lua script: it checks every limit that applies and,
 only if all pass, records the call in each — atomically, so a logical call
@@ -106,7 +107,7 @@ def _window_text(limit: RateLimitItem) -> str:
 
 @dataclass(frozen=True)
 class Limit:
-    scope: str  # what the caller is told: "tool 'x'" or "per-caller"
+    scope: str  # what the caller is told: "tool 'x'", "per-caller" or "routing"
     key: str
     item: RateLimitItem
 
@@ -131,10 +132,12 @@ class RateLimiter:
         caller_limit: RateLimitItem | None,
         without_redis: Literal["open", "closed"] = "open",
         lease_share: float = 0.0,
+        route_limit: RateLimitItem | None = None,
     ) -> None:
         self._redis = redis
         self._script = redis.register_script(_SCRIPT)
         self._caller_limit = caller_limit
+        self._route_limit = route_limit
         self._without_redis = without_redis
         self._lease_share = lease_share
         self._leases: dict[tuple[str, ...], _Lease] = {}
@@ -151,6 +154,14 @@ class RateLimiter:
         if self._caller_limit is not None:
             limits.append(Limit("per-caller", _PREFIX + "caller:" + caller_key, self._caller_limit))
         return limits
+
+    def routing(self, caller_key: str) -> list[Limit]:
+        """The per-caller limit on routing (``ROUTE_RATE_LIMIT``): ``POST /run``, a ranked
+        ``GET /tools/list?q=`` and MCP ``find_tools`` each cost a query embedding before
+        any tool runs, so they are counted before the router works."""
+        if self._route_limit is None:
+            return []
+        return [Limit("routing", _PREFIX + "route:" + caller_key, self._route_limit)]
 
     async def hit(self, limits: list[Limit]) -> None:
         """Count one call against every limit, or raise RateLimited and count none."""

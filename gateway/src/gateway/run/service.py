@@ -11,23 +11,37 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from gateway.auth.service import AuthService
+from gateway.auth.service import AuthService, rate_key
 from gateway.invoke.service import CallOptions, InvokeOutcome, InvokeService, failure_envelope
+from gateway.ratelimit.service import RateLimiter
 from gateway.routing.context import SessionContext
 from gateway.routing.errors import RouteFailed
 from gateway.routing.service import RouteDecision, Router
 from gateway.run.schemas import RunRequest
+from reach_common.auth.caller import Caller
 from reach_common.errors import ReachError, current_trace_id
 
 
 class RunService:
     def __init__(
-        self, *, router: Router, invoke: InvokeService, auth: AuthService, context: SessionContext
+        self,
+        *,
+        router: Router,
+        invoke: InvokeService,
+        auth: AuthService,
+        context: SessionContext,
+        limiter: RateLimiter,
     ) -> None:
         self.router = router
         self.invoke = invoke
         self.auth = auth
         self.context = context
+        self.limiter = limiter
+
+    async def admit(self, caller: Caller, client_ip: str | None) -> None:
+        """Count one routing request against ``ROUTE_RATE_LIMIT`` before the router works
+        (it embeds the request), or raise ``RateLimited`` (429, ``Retry-After``)."""
+        await self.limiter.hit(self.limiter.routing(rate_key(caller, client_ip)))
 
     async def run(
         self,
@@ -42,6 +56,7 @@ class RunService:
         user_context = request.user_context
         try:
             caller = await self.auth.resolve(headers, user_context)
+            await self.admit(caller, client_ip)
         except ReachError as exc:
             body = failure_envelope(None, {}, exc, _ms(started))
             return InvokeOutcome(exc.status_code, body, dict(exc.headers))
