@@ -20,6 +20,7 @@ import json
 import random
 import statistics
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -59,10 +60,17 @@ async def run_candidates(client: httpx.AsyncClient, query: str, session: str) ->
     return [c["tool_id"] for c in route.get("candidates") or []][:K]
 
 
-async def bench(dataset: Path, limit: int | None, restricted_share: float) -> None:
-    from gateway.app import create_app
-    from gateway.settings import Settings
+@dataclass(frozen=True)
+class Catalogue:
+    """A dataset's tools as manifests, a share of them admin-only, and its queries."""
 
+    manifests: list[dict[str, Any]]
+    queries: list[dict[str, Any]]
+    ids: dict[str, str]  # original id -> manifest id
+    restricted: set[str]  # admin-only manifest ids
+
+
+def catalogue(dataset: Path, limit: int | None, restricted_share: float) -> Catalogue:
     tools = read_jsonl(dataset / "tools.jsonl")
     queries = read_jsonl(dataset / "queries.jsonl")[:limit]
     ids = map_ids([t["tool_id"] for t in tools])
@@ -74,6 +82,15 @@ async def bench(dataset: Path, limit: int | None, restricted_share: float) -> No
         if m["tool_id"] in restricted:
             m["permission"], m["scope"] = "admin", ["admin"]
         manifests.append(m)
+    return Catalogue(manifests, queries, ids, restricted)
+
+
+async def bench(dataset: Path, limit: int | None, restricted_share: float) -> None:
+    from gateway.app import create_app
+    from gateway.settings import Settings
+
+    data = catalogue(dataset, limit, restricted_share)
+    manifests, queries, ids, restricted = data.manifests, data.queries, data.ids, data.restricted
     with temporary_backends() as (database_url, redis_url):
         settings = Settings(
             database_url=database_url,

@@ -17,7 +17,6 @@ offered, admin-only tools the gateway ranked for the viewer, and the shortlist's
 from __future__ import annotations
 
 import asyncio
-import random
 import statistics
 import time
 from pathlib import Path
@@ -26,7 +25,8 @@ from typing import Annotated
 import httpx
 import typer
 from asgi_lifespan import LifespanManager
-from bench_routing import manifest, map_ids, read_jsonl, register_all
+from bench_mcp_find_tools import catalogue
+from bench_routing import register_all
 
 from reach_common.embedded import temporary_backends
 
@@ -42,17 +42,8 @@ async def bench(dataset: Path, limit: int | None, restricted_share: float) -> No
     from gateway.app import create_app
     from gateway.settings import Settings
 
-    tools = read_jsonl(dataset / "tools.jsonl")
-    queries = read_jsonl(dataset / "queries.jsonl")[:limit]
-    ids = map_ids([t["tool_id"] for t in tools])
-    rng = random.Random(7)  # noqa: S311 - a fixed, reproducible draw, not a secret
-    restricted = {ids[t["tool_id"]] for t in tools if rng.random() < restricted_share}
-    manifests = []
-    for tool in tools:
-        m = manifest(tool, ids[tool["tool_id"]])
-        if m["tool_id"] in restricted:
-            m["permission"], m["scope"] = "admin", ["admin"]
-        manifests.append(m)
+    data = catalogue(dataset, limit, restricted_share)
+    manifests, queries, ids, restricted = data.manifests, data.queries, data.ids, data.restricted
     fields = AgentSettings.model_fields
     budget = Budget(
         fields["context_token_budget"].default,

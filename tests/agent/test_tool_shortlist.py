@@ -23,6 +23,7 @@ from tests.agent.wire import ModelScript
 CALLER = {"user_id": "u1", "roles": ["ops_admin"]}
 AS_U1 = {"X-User-Id": "u1", "X-User-Roles": "ops_admin"}
 AS_TOOL_ADMIN = {"X-User-Id": "root", "X-User-Roles": "tool_admin"}
+STOCK = "How much stock does SKU2024001 have left?"
 ONE_ROUND = {"anthropic": ("stream_tool_use.sse",), "openai": ("stream_tool_calls.sse",)}
 THINGS = (
     "meeting room", "expense report", "vacation request", "support ticket", "parking permit",
@@ -78,6 +79,11 @@ async def register(gateway: GatewayTap, shop_url: str) -> int:
     return len(listed.json()["tools"])
 
 
+async def chat(client: httpx.AsyncClient, session_id: str, message: str) -> httpx.Response:
+    body = {"session_id": session_id, "message": message, "user_context": CALLER}
+    return await client.post("/chat", json=body)
+
+
 def offered(body: dict[str, Any], vendor: str) -> dict[str, dict[str, Any]]:
     """The tools a vendor request declares (name → name, description, schema)."""
     tools = {}
@@ -107,22 +113,8 @@ async def test_a_large_catalogue_is_shortlisted_within_the_share(
     assert Settings.model_fields["tools_token_share"].default == 0.5
     model.rounds = ONE_ROUND[vendor]  # the model calls inventory_query, then answers
     async with agent(**llm_settings) as client:
-        first = await client.post(
-            "/chat",
-            json={
-                "session_id": "s-many",
-                "message": "How much stock does SKU2024001 have left?",
-                "user_context": CALLER,
-            },
-        )
-        second = await client.post(
-            "/chat",
-            json={
-                "session_id": "s-many",
-                "message": "Thanks! Please cancel my parking permit PP-1",
-                "user_context": CALLER,
-            },
-        )
+        first = await chat(client, "s-many", STOCK)
+        second = await chat(client, "s-many", "Thanks! Please cancel my parking permit PP-1")
     assert first.status_code == 200, first.text
     assert second.status_code == 200, second.text
     assert first.json()["tool_calls"][0]["tool_id"] == "inventory_query"
@@ -154,14 +146,7 @@ async def test_a_catalogue_within_the_share_is_offered_whole_without_a_ranking(
 ) -> None:
     model.rounds = ONE_ROUND[vendor]
     async with agent(**llm_settings) as client:
-        reply = await client.post(
-            "/chat",
-            json={
-                "session_id": "s-few",
-                "message": "How much stock does SKU2024001 have left?",
-                "user_context": CALLER,
-            },
-        )
+        reply = await chat(client, "s-few", STOCK)
     assert reply.status_code == 200, reply.text
     listings = gateway.to("/tools/list")
     assert listings
