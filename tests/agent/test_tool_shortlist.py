@@ -5,10 +5,12 @@ sent stays valid for the vendor when it calls a tool this turn does not offer.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import httpx
+import pytest
 
 from agent.clients.gateway import GatewayClient
 from agent.clients.schemas import Caller, GatewayTool
@@ -79,6 +81,30 @@ async def register(gateway: GatewayTap, shop_url: str) -> int:
     return len(listed.json()["tools"])
 
 
+@pytest.fixture
+def gateway_overrides() -> dict[str, Any]:
+    """The span store on: the agent's steps are read back from the gateway's traces."""
+    return {"otel_span_store": True}
+
+
+async def steps(gateway: GatewayTap, trace_id: str, count: int) -> list[dict[str, Any]]:
+    """The ``agent.step`` spans of a trace, once ``count`` reached the store (batched)."""
+    found: list[dict[str, Any]] = []
+    async with httpx.AsyncClient(timeout=10) as http:
+        for _ in range(200):
+            response = await http.get(f"{gateway.url}/traces/{trace_id}", headers=AS_U1)
+            if response.status_code == 200:
+                found = [s for s in walk(response.json()["spans"]) if s["name"] == "agent.step"]
+                if len(found) >= count:
+                    break
+            await asyncio.sleep(0.1)
+    return found
+
+
+def walk(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [n for node in nodes for n in (node, *walk(node["children"]))]
+
+
 async def chat(client: httpx.AsyncClient, session_id: str, message: str) -> httpx.Response:
     body = {"session_id": session_id, "message": message, "user_context": CALLER}
     return await client.post("/chat", json=body)
@@ -112,7 +138,7 @@ async def test_a_large_catalogue_is_shortlisted_within_the_share(
     share = Budget(16000, 800, 4000, 0.5).tools  # the defaults
     assert Settings.model_fields["tools_token_share"].default == 0.5
     model.rounds = ONE_ROUND[vendor]  # the model calls inventory_query, then answers
-    async with agent(**llm_settings) as client:
+    async with agent(**llm_settings, otel_span_store=True) as client:
         first = await chat(client, "s-many", STOCK)
         second = await chat(client, "s-many", "Thanks! Please cancel my parking permit PP-1")
     assert first.status_code == 200, first.text
@@ -135,6 +161,13 @@ async def test_a_large_catalogue_is_shortlisted_within_the_share(
     assert next(iter(second_turn)) == "inventory_query"
     ranked = [r for r in gateway.to("/tools/list") if "q=" in r["query"]]
     assert len(ranked) == 2  # one ranking a turn, not a round
+    # The trace says how many tools each step offered, of how many the caller has.
+    recorded = await steps(gateway, first.json()["trace_id"], 2)
+    assert len(recorded) == 2
+    for step in recorded:
+        attributes = step["attributes"]
+        assert attributes["agent.tools_listed"] == total
+        assert 0 < attributes["agent.tools_count"] < total
 
 
 async def test_a_catalogue_within_the_share_is_offered_whole_without_a_ranking(

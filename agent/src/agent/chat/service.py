@@ -291,6 +291,7 @@ class PreparedTurn:
                 settings.max_tool_rounds,
                 settings.max_output_tokens,
                 settings.context_token_budget,
+                offered.listed,
             ),
             tracer=deps.tracer,
             counter=deps.counter,

@@ -50,6 +50,7 @@ class LoopConfig:
     max_tool_rounds: int
     max_output_tokens: int
     request_token_budget: int
+    tools_listed: int = 0  # the caller's tools; more than are offered when shortlisted
 
 
 @dataclass
@@ -81,6 +82,8 @@ class ReactLoop:
             attributes={
                 "agent.round": round_no,
                 "agent.tools_offered": offer_tools,
+                "agent.tools_count": len(self.tools.specs) if offer_tools else 0,
+                "agent.tools_listed": self.config.tools_listed,
                 "llm.provider": self.provider.name,
                 "llm.model": self.provider.model,
             },
