@@ -72,8 +72,7 @@ async def offer(
 ) -> Offer:
     """The tools to offer this turn: all of ``tools`` if their definitions fit in
     ``allowance`` tokens (as ``scale`` calibrates an estimate), else the shortlist."""
-    costs = {tool.tool_id: scale(tool.definition_tokens) for tool in tools}
-    if sum(costs.values()) <= allowance:
+    if scale(sum(tool.definition_tokens for tool in tools)) <= allowance:
         return Offer(list(tools), len(tools), shortlisted=False)
     if allowance <= 0:  # the summary and the reserve take the whole request
         log.warning("tools_left_out", listed=len(tools), allowance=allowance)
@@ -90,9 +89,11 @@ async def offer(
     used = 0
     for tool_id in dict.fromkeys([*recent, *order]):
         tool = by_id.get(tool_id)
-        if tool is None or used + costs[tool_id] > allowance:
+        if tool is None:
             continue
-        chosen.append(tool)
-        used += costs[tool_id]
+        cost = scale(tool.definition_tokens)
+        if used + cost <= allowance:
+            chosen.append(tool)
+            used += cost
     log.info("tools_shortlisted", listed=len(tools), offered=len(chosen), tokens=used)
     return Offer(chosen, len(tools), shortlisted=True)
