@@ -27,7 +27,7 @@ from typing import Annotated, Any
 import httpx
 import typer
 from asgi_lifespan import LifespanManager
-from bench_routing import ADMIN, manifest, map_ids, read_jsonl, register_all
+from bench_routing import ADMIN, manifest, map_ids, read_queries, read_tools, register_all
 
 from reach_common.embedded import temporary_backends
 
@@ -71,8 +71,8 @@ class Catalogue:
 
 
 def catalogue(dataset: Path, limit: int | None, restricted_share: float) -> Catalogue:
-    tools = read_jsonl(dataset / "tools.jsonl")
-    queries = read_jsonl(dataset / "queries.jsonl")[:limit]
+    tools = read_tools(dataset / "tools.jsonl")
+    queries = read_queries(dataset / "queries.jsonl")[:limit]
     ids = map_ids([t["tool_id"] for t in tools])
     rng = random.Random(7)  # noqa: S311 - a fixed, reproducible draw, not a secret
     restricted = {ids[t["tool_id"]] for t in tools if rng.random() < restricted_share}

@@ -73,25 +73,60 @@ class Dataset:
 
 
 def load_dataset(folder: Path, split: str) -> Dataset:
+    """A BEIR folder: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/<split>.tsv``. Ids are
+    read as strings; a document with no text is left out; a qrels line is
+    ``query-id<TAB>corpus-id<TAB>score`` (a header line, blank lines and TREC's four
+    columns ``query-id 0 corpus-id score`` are accepted), and only positive scores count.
+    Queries the qrels judge but the queries file lacks are left out, and said so."""
+    qrels_path = folder / "qrels" / f"{split}.tsv"
+    if not qrels_path.exists():
+        splits = sorted(p.stem for p in (folder / "qrels").glob("*.tsv"))
+        raise SystemExit(f"{qrels_path} not found; qrels splits here: {splits or 'none'}")
     documents = []
-    with (folder / "corpus.jsonl").open() as fh:
-        for line in fh:
-            row = json.loads(line)
-            title, body = row.get("title", "").strip(), row["text"].strip()
-            documents.append(Document(row["_id"], f"# {title}\n\n{body}" if title else body))
-    queries = {}
-    with (folder / "queries.jsonl").open() as fh:
-        for line in fh:
-            row = json.loads(line)
-            queries[row["_id"]] = row["text"]
+    for row in _jsonl(folder / "corpus.jsonl"):
+        title, body = str(row.get("title") or "").strip(), str(row.get("text") or "").strip()
+        if body or title:
+            text = f"# {title}\n\n{body}" if title and body else body or title
+            documents.append(Document(str(row["_id"]), text))
+    queries = {
+        str(row["_id"]): str(row.get("text") or "") for row in _jsonl(folder / "queries.jsonl")
+    }
     qrels: dict[str, dict[str, int]] = {}
-    with (folder / "qrels" / f"{split}.tsv").open() as fh:
-        next(fh)
-        for line in fh:
-            query_id, doc_id, score = line.strip().split("\t")
-            if int(score) > 0:
-                qrels.setdefault(query_id, {})[doc_id] = int(score)
+    with qrels_path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            fields = line.split()
+            if len(fields) == 4:  # TREC: query-id, iteration, corpus-id, score
+                fields = [fields[0], fields[2], fields[3]]
+            if not fields:
+                continue
+            try:
+                query_id, doc_id, score = fields[0], fields[1], float(fields[2])
+            except (IndexError, ValueError):
+                if number == 1:
+                    continue  # the header
+                raise SystemExit(f"{qrels_path.name} line {number} is not a judgement") from None
+            if score > 0:
+                qrels.setdefault(query_id, {})[doc_id] = int(score) if score.is_integer() else 1
+    unknown = [q for q in qrels if not queries.get(q, "").strip()]
+    if unknown:
+        print(f"{len(unknown)} judged queries have no text in queries.jsonl: left out")
+        for query_id in unknown:
+            del qrels[query_id]
     return Dataset(documents, {q: queries[q] for q in qrels}, qrels)
+
+
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError:
+                raise SystemExit(f"{path.name} line {number} is not JSON") from None
+            if not isinstance(row, dict) or "_id" not in row:
+                raise SystemExit(f"{path.name} line {number} has no _id")
+            yield row
 
 
 @contextmanager

@@ -46,12 +46,63 @@ THRESHOLDS = (0.0, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 # Building the index embeds every tool at startup: slow on a busy machine (default 5 s).
 STARTUP_TIMEOUT_S = 300
 EXAMPLE_MAX_CHARS = 500  # the manifest schema's limit for one example
+# The manifest schema's limits for a tool's description and name.
+DESCRIPTION_MIN, DESCRIPTION_MAX, NAME_MAX = 10, 4000, 200
+JSON_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
 MAX_EXAMPLES = 50  # and for how many a tool may have
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open() as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    """The objects of a JSON Lines file; blank lines skipped, a bad line named."""
+    rows = []
+    with path.open(encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as exc:
+                raise SystemExit(f"{path.name} line {number} is not JSON: {exc}") from None
+            if not isinstance(row, dict):
+                raise SystemExit(f"{path.name} line {number} is not a JSON object")
+            rows.append(row)
+    return rows
+
+
+def read_tools(path: Path) -> list[dict[str, Any]]:
+    """A dataset's tools, each id once (its first entry), ids as strings. A line with no
+    ``tool_id`` or a repeated id is left out, and said so."""
+    tools: dict[str, dict[str, Any]] = {}
+    unnamed = repeated = 0
+    for row in read_jsonl(path):
+        tool_id = str(row.get("tool_id") or "").strip()
+        if not tool_id:
+            unnamed += 1
+        elif tool_id in tools:
+            repeated += 1
+        else:
+            tools[tool_id] = row | {"tool_id": tool_id}
+    if unnamed or repeated:
+        print(f"{path.name}: left out {unnamed} lines without a tool_id, {repeated} repeated ids")
+    return list(tools.values())
+
+
+def read_queries(path: Path) -> list[dict[str, Any]]:
+    """A dataset's queries with ``query`` a string and ``gold`` a list of ids (a
+    single id or null is accepted too). A line with no text is left out, and said so."""
+    queries = []
+    empty = 0
+    for row in read_jsonl(path):
+        text = str(row.get("query") or "")
+        gold = row.get("gold")
+        gold = [] if gold is None else [gold] if isinstance(gold, str | int) else gold
+        if not text.strip():
+            empty += 1
+            continue
+        queries.append(row | {"query": text, "gold": [str(g) for g in gold]})
+    if empty:
+        print(f"{path.name}: left out {empty} lines without a query")
+    return queries
 
 
 def map_ids(original_ids: list[str]) -> dict[str, str]:
@@ -95,16 +146,93 @@ def training_examples(queries: list[dict[str, Any]], per_tool: int) -> dict[str,
 def manifest(
     tool: dict[str, Any], tool_id: str, examples: list[str] | None = None
 ) -> dict[str, Any]:
-    schema = tool.get("input_schema") or {"type": "object", "properties": {}}
+    """The manifest registering a dataset's tool, fitted to the manifest schema's limits
+    (see :func:`describe` and :func:`object_schema`)."""
     return {
         "tool_id": tool_id,
-        "name": tool["tool_id"],
+        "name": tool["tool_id"][:NAME_MAX],
         "namespace": "bench",
-        "description": tool.get("description") or tool["tool_id"],
-        "input_schema": schema,
+        "description": describe(tool),
+        "input_schema": object_schema(tool.get("input_schema")),
         "endpoint": {"type": "http", "method": "POST", "url": "http://127.0.0.1:9/unused"},
         "permission": "public",
     } | ({"examples": examples} if examples else {})
+
+
+def describe(tool: dict[str, Any]) -> str:
+    """The tool's description (its id when it has none) within the schema's length limits:
+    a short one is prefixed with the tool's id, a long one cut at a word."""
+    name = tool["tool_id"]
+    text = str(tool.get("description") or "")
+    text = text if text.strip() else name
+    if len(text.strip()) < DESCRIPTION_MIN:
+        text = text.strip()
+        text = f"{name}: {text}" if text != name else f"The {name} tool."
+    if len(text) < DESCRIPTION_MIN:
+        text = f"The tool named {text}"
+    if len(text) > DESCRIPTION_MAX:
+        text = text[:DESCRIPTION_MAX].rsplit(" ", 1)[0]
+    return text
+
+
+# Type names some datasets use that JSON Schema spells otherwise (BFCL's own, Python's).
+TYPE_NAMES = {
+    "dict": "object",
+    "float": "number",
+    "int": "integer",
+    "str": "string",
+    "bool": "boolean",
+    "list": "array",
+    "tuple": "array",
+}
+
+
+def object_schema(schema: Any) -> dict[str, Any]:
+    """``schema`` as the object schema a manifest needs: an absent or non-object schema
+    becomes one with no properties, and type names JSON Schema does not know are mapped
+    (``dict`` -> ``object``, ``float`` -> ``number``; ``any`` dropped). Valid JSON Schema
+    passes unchanged."""
+    if not isinstance(schema, dict):
+        return {"type": "object", "properties": {}}
+    fitted = _json_schema_types(schema)
+    if fitted.get("type") != "object":
+        fitted["type"] = "object"
+    if not isinstance(fitted.get("properties", {}), dict):
+        fitted["properties"] = {}
+    required = fitted.get("required")
+    if required is not None and not (
+        isinstance(required, list) and all(isinstance(r, str) for r in required)
+    ):
+        del fitted["required"]
+    return fitted
+
+
+def _json_schema_types(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_json_schema_types(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    fitted = {key: _json_schema_types(value) for key, value in node.items()}
+    kind = fitted.get("type")
+    if isinstance(kind, str) and kind not in JSON_TYPES:
+        if kind in TYPE_NAMES:
+            fitted["type"] = TYPE_NAMES[kind]
+        else:
+            del fitted["type"]  # "any" and other unknown names: any value
+    return fitted
+
+
+def relaxed(schema: dict[str, Any]) -> dict[str, Any]:
+    """An object schema the gateway accepts whatever ``schema`` held: its property names and
+    descriptions only (for a dataset tool whose schema the gateway refused)."""
+    properties = schema.get("properties") or {}
+    kept = {
+        str(name)[:200]: {"description": str(value.get("description"))[:500]}
+        if isinstance(value, dict) and value.get("description")
+        else {}
+        for name, value in list(properties.items())[:200]
+    }
+    return {"type": "object", "properties": kept}
 
 
 def pct(values: list[float], q: float) -> float:
@@ -115,15 +243,35 @@ ADMIN = {"X-User-Id": "bench-admin", "X-User-Roles": "admin"}  # a claimed regis
 
 
 async def register_all(client: httpx.AsyncClient, manifests: list[dict[str, Any]]) -> None:
+    """Register every manifest. One the gateway refuses for its schema is registered again
+    with :func:`relaxed` in its place; one refused again is left out. Either is said."""
     sem = asyncio.Semaphore(4)
+    relaxed_ids: list[str] = []
+    refused: dict[str, str] = {}
 
     async def one(m: dict[str, Any]) -> None:
         async with sem:
             r = await client.post("/tools/register", json=m, headers=ADMIN)
-            if r.status_code not in (200, 201):
+            if r.status_code == 422:
+                relaxed_ids.append(m["tool_id"])
+                m["input_schema"] = relaxed(m["input_schema"])
+                r = await client.post("/tools/register", json=m, headers=ADMIN)
+            if r.status_code in (200, 201):
+                return
+            if r.status_code >= 500 or r.status_code in (401, 403):
                 raise SystemExit(f"register {m['tool_id']} failed: {r.status_code} {r.text}")
+            refused[m["tool_id"]] = f"{r.status_code} {r.text[:300]}"
 
     await asyncio.gather(*(one(m) for m in manifests))
+    if relaxed_ids:
+        print(
+            f"{len(relaxed_ids)} tools' input schemas were refused; registered with their "
+            f"parameter names only: {', '.join(sorted(relaxed_ids)[:10])}"
+        )
+    if refused:
+        first = next(iter(refused.items()))
+        print(f"{len(refused)} tools could not be registered (first: {first[0]}: {first[1]})")
+        manifests[:] = [m for m in manifests if m["tool_id"] not in refused]
 
 
 async def run_bench(
@@ -138,8 +286,8 @@ async def run_bench(
     from gateway.app import create_app
     from gateway.settings import Settings
 
-    tools = read_jsonl(dataset / "tools.jsonl")
-    queries = read_jsonl(dataset / "queries.jsonl")
+    tools = read_tools(dataset / "tools.jsonl")
+    queries = read_queries(dataset / "queries.jsonl")
     if fraction is None:
         fraction = 0.2 if len(queries) > 5000 else 1.0
     split = int(len(queries) * (1 - fraction))
@@ -149,9 +297,18 @@ async def run_bench(
     queries = queries[split:]
     if limit:
         queries = queries[:limit]
+    if not tools or not queries:
+        raise SystemExit(
+            f"{dataset}: nothing to score ({len(tools)} tools, {len(queries)} queries)"
+        )
     irrelevant_path = dataset / "queries_irrelevant.jsonl"
-    irrelevant = read_jsonl(irrelevant_path) if irrelevant_path.exists() else []
-    extra = [d for q in irrelevant for d in q.get("candidates_defs", [])]
+    irrelevant = read_queries(irrelevant_path) if irrelevant_path.exists() else []
+    extra = [
+        d | {"tool_id": str(d["tool_id"])}
+        for q in irrelevant
+        for d in q.get("candidates_defs") or []
+        if isinstance(d, dict) and d.get("tool_id")
+    ]
     known = {t["tool_id"] for t in tools}
     extra = list({d["tool_id"]: d for d in extra if d["tool_id"] not in known}.values())
     all_tools = tools + extra
@@ -224,7 +381,7 @@ def report_coarse(
             ]
             for k in hits:
                 hits[k] += bool(gold & set(top[:k]))
-        n = len(queries)
+        n = sum(1 for query in queries if query["gold"]) or 1
         print(f"  {label:8s} {hits[1] / n:6.3f} {hits[5] / n:6.3f} {hits[10] / n:6.3f}")
 
 
@@ -265,12 +422,13 @@ async def report_run(
         # Only confident routes are cached (ROUTE_CACHE_MIN_CONFIDENCE): time hits on those.
         if data.get("success") and "not cached" not in str(route.get("why")):
             routed.append(i)
-        right = back.get(data.get("tool_id") or "") in query["gold"]
+        chosen = back.get(data.get("tool_id") or "")
+        # A query with no gold tool (out of the format, but seen) is right when refused.
+        right = chosen in query["gold"] if query["gold"] else chosen is None
         correct += right
         if not right:
             kind = _failure(data, route, {ids[g] for g in query["gold"] if g in ids})
             wrong[kind] += 1
-            chosen = back.get(data.get("tool_id") or "")
             missed.append(query | {"chosen": chosen, "kind": kind, "route": route})
     if misses is not None:
         lines = "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in missed)
@@ -382,6 +540,8 @@ def _failure(data: dict[str, Any], route: dict[str, Any], gold: set[str]) -> str
     first among the coarse candidates or not)."""
     if data.get("tool_id") is None:
         return "rejected (below threshold)"
+    if not gold:
+        return "a tool chosen where none serves"
     if route.get("route_hint") == "route_cache":
         return "cache hit on another tool"
     candidates = [c.get("tool_id") for c in route.get("candidates") or []]
@@ -399,18 +559,32 @@ def report_rejection(
 ) -> None:
     from gateway.routing.service import RouterSettings
 
-    relevant = [q for q in queries if q.get("candidates")]
+    def offered(names: list[Any]) -> set[str]:
+        return {ids[str(n)] for n in names if str(n) in ids}
+
+    relevant = [q for q in queries if offered(q.get("candidates") or [])]
+    irrelevant = [
+        q
+        for q in irrelevant
+        if offered(
+            [d.get("tool_id") for d in q.get("candidates_defs") or [] if isinstance(d, dict)]
+        )
+    ]
+    if not relevant or not irrelevant:
+        print("\nrejection vs accuracy: not measured (no queries list the candidates offered)")
+        return
     rel_vectors = embedder.embed([q["query"] for q in relevant], batch_size=64)
     irr_vectors = embedder.embed([q["query"] for q in irrelevant], batch_size=64)
     rel = []
     for query, vector in zip(relevant, rel_vectors, strict=True):
-        allowed = {ids[c] for c in query["candidates"]}
-        top = index.search(query["query"], vector, allowed=allowed, k=1)[0]
-        rel.append((top.confidence, top.tool_id in {ids[g] for g in query["gold"]}))
+        found = index.search(query["query"], vector, allowed=offered(query["candidates"]), k=1)
+        gold = offered(query["gold"])
+        rel.append((found[0].confidence, found[0].tool_id in gold) if found else (0.0, False))
     irr = []
     for query, vector in zip(irrelevant, irr_vectors, strict=True):
-        allowed = {ids[d["tool_id"]] for d in query["candidates_defs"]}
-        irr.append(index.search(query["query"], vector, allowed=allowed, k=1)[0].confidence)
+        allowed = offered([d.get("tool_id") for d in query["candidates_defs"]])
+        found = index.search(query["query"], vector, allowed=allowed, k=1)
+        irr.append(found[0].confidence if found else 0.0)
     default = RouterSettings().threshold
     print("\nrejection vs accuracy, each query routed among the candidates it was offered")
     print(
