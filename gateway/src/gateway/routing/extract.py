@@ -3049,6 +3049,13 @@ _MACHINE_NAMES = (
     "project", "app", "application", "bucket", "queue", "topic", "instance", "database",
     "db", "pod", "node", "branch", "image", "container", "deployment", "domain", "vm",
 )  # fmt: skip
+# Records a system keys by an identifier, named without "id": a route's ``{order}``, a
+# form's "booking" ("The booking the tickets come from").
+_RECORD_NAMES = (
+    "order", "booking", "reservation", "ticket", "invoice", "shipment", "parcel", "claim",
+    "policy", "case", "incident", "transaction", "payment", "contract", "subscription",
+    "refund", "appointment",
+)  # fmt: skip
 _RUNS = re.compile(r"[A-Za-z]+|\d+|.", re.DOTALL)
 # Word characters around a match that would make it part of a longer token.
 _LEFT = r"(?:^|[^A-Za-z0-9_])"
@@ -3469,6 +3476,13 @@ def _scrambled(query: str, example: str, used: set[int]) -> str | None:
     return None
 
 
+def _names_a_record(name: str) -> bool:
+    """Whether ``name`` is a record's name alone (``order``, ``parent_booking``): one of
+    :data:`_RECORD_NAMES` as its last word, which holds the record's identifier."""
+    parts = [part for part in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name) if part]
+    return bool(parts) and parts[-1].lower() in _RECORD_NAMES
+
+
 def _begins_a_token(query: str, name: str) -> bool:
     """Whether an identifier of the query (with a digit) starts with ``name``, a word of
     three letters or more."""
@@ -3514,14 +3528,20 @@ def _identifier_by_name(
     digits, or words joined like ``payments-api``) that starts with the name ("sku" →
     SKU2024001), else one the name introduces ("order SO20240715001"), else the only
     such token in the query that no other parameter took. Any other name counts as id-like
-    when a token of the query starts with it whole ("mrn" → MRN-066241). Not ``machine``:
-    a machine's thing is no id-like name."""
-    if not (is_id_name(name, machine=machine) or _begins_a_token(query, name)):
+    when a token of the query starts with it whole ("mrn" → MRN-066241), and so does a
+    record's name alone (``order``, ``booking``: :func:`_names_a_record`), which takes no
+    bare number. Not ``machine``: a machine's thing is no id-like name."""
+    # A record's name alone ("refund 120 to my card") takes no bare number: an amount.
+    record = not (is_id_name(name, machine=machine) or _begins_a_token(query, name))
+    if record and not _names_a_record(name):
         return None
     tokens = [
         (start, text)
         for start, text in _id_tokens(query)
-        if _is_identifier(text) and start not in used and text not in taken
+        if _is_identifier(text)
+        and start not in used
+        and text not in taken
+        and not (record and text.isdigit())
     ]
     if not tokens:
         return None

@@ -1,0 +1,73 @@
+"""A parameter named for a record, with no "id" in its name (``order``, ``booking``, a
+route's ``{invoice}``), takes the identifier the request gives it.
+
+Such names are common in hand-written manifests ("order: The booking the tickets come
+from.") and in imported APIs whose paths read ``/orders/{order}``. With no pattern and no
+example the extractor read only id-like names (``order_id``, ``sku``), so "sell my
+tickets for TK-2026-129983" found no ``order`` and the call was refused as missing it.
+Found by the ticketing set (``tests/data/ticketing``), scored blind before the change.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway.routing.extract import ArgumentExtractor
+
+extractor = ArgumentExtractor()
+
+RESALE = {
+    "type": "object",
+    "properties": {
+        "order": {"type": "string", "description": "The booking the tickets come from."},
+        "price_per_ticket": {"type": "number", "exclusiveMinimum": 0},
+    },
+    "required": ["order", "price_per_ticket"],
+}
+
+
+def filled(query: str, schema: dict[str, Any]) -> dict[str, Any]:
+    return extractor.extract(query, schema).arguments
+
+
+def one(name: str, description: str = "") -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {name: {"type": "string", "description": description}},
+        "required": [name],
+    }
+
+
+def test_a_record_name_takes_the_identifier_of_the_request() -> None:
+    arguments = filled(
+        "I want to sell my tickets for TK-2026-129983 on the resale site, 60 quid each", RESALE
+    )
+    assert arguments == {"order": "TK-2026-129983", "price_per_ticket": 60}
+    assert filled("show me booking BK7781 please", one("booking")) == {"booking": "BK7781"}
+    assert filled("发票 INV-2026-0042 开错了", one("invoice")) == {"invoice": "INV-2026-0042"}
+    assert filled("reopen parent order SO20261107 for me", one("parentOrder")) == {
+        "parentOrder": "SO20261107"
+    }
+
+
+def test_the_record_word_picks_its_identifier_among_several() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"claim": {"type": "string"}, "note": {"type": "string"}},
+        "required": ["claim"],
+    }
+    query = "policy PL-55120, claim CLM-611940: add a note please"
+    assert filled(query, schema).get("claim") == "CLM-611940"
+
+
+def test_no_identifier_no_value() -> None:
+    """Only an identifier-shaped token is taken: not a word, a name or a bare amount."""
+    assert "order" not in filled("how do i put my tickets up for sale", RESALE)
+    assert filled("give the ticket to John Smith", one("ticket")) == {}
+    assert filled("refund 120 to my card", one("refund")) == {}
+
+
+def test_other_names_are_read_as_before() -> None:
+    """A name that is no record's (``note``, ``orderly``) is not read as an identifier."""
+    assert filled("attach TK-2026-129983 to the file", one("note")) == {}
+    assert filled("attach TK-2026-129983 to the file", one("orderly")) == {}
