@@ -87,16 +87,21 @@ _MAGNITUDES = {"k": 1e3, "K": 1e3, "万": 1e4, "亿": 1e8, "千": 1e3}
 _QUOTED = re.compile(
     r"\"([^\"]+)\"|(?<![A-Za-z])'([^']+)'(?![A-Za-z])|“([^”]+)”|「([^」]+)」|‘([^’]+)’"
 )
-# ASCII edges, not \b: a Chinese character is a word character ("从2024-11-01到现在").
+# A link ends where the text around it starts: at a space, a Chinese character or full-width
+# punctuation ("链接是https://x.cn/a，谢谢"), and not on a sentence's last stop or comma.
+_NOT_URL = r"\s<>\"\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_URL = rf"https?://[^{_NOT_URL}]*[^{_NOT_URL}.,;:!?)\]'}}]"
+# ASCII edges, not \b: a Chinese character is a word character ("从2024-11-01到现在",
+# "邮箱是anna@example.com", "手机号是18600001234").
 _FORMATS = {
     "date": re.compile(r"(?<![A-Za-z0-9])\d{4}-\d{2}-\d{2}(?![A-Za-z0-9])"),
     "date-time": re.compile(
         r"(?<![A-Za-z0-9])\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?"
     ),
     # (?<!…): read from a run's start only (entered at each of 4,000 characters: its square)
-    "email": re.compile(r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
-    "uri": re.compile(r"https?://\S+"),
-    "url": re.compile(r"https?://\S+"),
+    "email": re.compile(r"(?<![A-Za-z0-9_.+-])[A-Za-z0-9_.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
+    "uri": re.compile(_URL),
+    "url": re.compile(_URL),
 }
 # Parameters that hold a person, named as people are ("show Marcus's meetings"); not
 # ``user_id``, which an identifier fills.
@@ -2969,7 +2974,7 @@ _PHONE_WORDS = re.compile(
     r"phone|mobile|\btel\b|telephone|cell|msisdn|手机|电话|号码", re.IGNORECASE
 )
 _A_DATE = re.compile(r"\d{4}[ -]\d{1,2}[ -]\d{1,2}|\d{1,2}[ -]\d{1,2}[ -]\d{4}")
-_PHONE = re.compile(r"(?<![\w+-])\+?\d(?:[ -]?\d){7,14}(?![\w-])")
+_PHONE = re.compile(r"(?<![A-Za-z0-9_+-])\+?\d(?:[ -]?\d){7,14}(?![A-Za-z0-9_-])")
 
 
 _PLATE_WORDS = re.compile(r"plate|车牌|号牌", re.IGNORECASE)
@@ -3289,7 +3294,7 @@ def _version_or_hash(query: str, example: str, used: set[int]) -> str | None:
         )
         return _find_shape(query, shape, used)
     if _HASH.fullmatch(example) and not example.isdigit() and not example.isalpha():
-        for match in re.finditer(r"(?<![\w.-])[0-9a-f]{7,40}(?![\w-])", query):
+        for match in re.finditer(r"(?<![A-Za-z0-9_.-])[0-9a-f]{7,40}(?![A-Za-z0-9_-])", query):
             token = match.group(0)
             if match.start() not in used and not token.isdigit() and not token.isalpha():
                 used.add(match.start())
