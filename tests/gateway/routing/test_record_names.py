@@ -71,3 +71,23 @@ def test_other_names_are_read_as_before() -> None:
     """A name that is no record's (``note``, ``orderly``) is not read as an identifier."""
     assert filled("attach TK-2026-129983 to the file", one("note")) == {}
     assert filled("attach TK-2026-129983 to the file", one("orderly")) == {}
+
+
+def test_a_follow_up_takes_the_record_the_last_call_named_by_its_id() -> None:
+    """ "list both of them for resale at 85 each" after a look at order TK-2026-255416
+    (the lookup's ``order_id``) gives the resale's ``order``; and the reverse. Another
+    record's id is not taken, nor is any without a word referring back."""
+
+    def carried(query: str, schema: dict[str, Any], previous: dict[str, Any]) -> Any:
+        return extractor.extract(query, schema, previous=previous).arguments
+
+    looked_up = {"order_id": "TK-2026-255416", "quantity": 2}
+    assert carried("list both of them for resale at 85 each", RESALE, looked_up) == {
+        "order": "TK-2026-255416",
+        "price_per_ticket": 85,
+    }
+    assert carried("cancel it please", one("order_id"), {"order": "TK-2026-255416"}) == {
+        "order_id": "TK-2026-255416"
+    }
+    assert "order" not in carried("now list it at 85", RESALE, {"customer_id": "C12345"})
+    assert "order" not in carried("list tickets for resale at 85 each", RESALE, looked_up)

@@ -942,7 +942,7 @@ class ArgumentExtractor:
                 result.arguments[name] = previous[name]
                 result.from_context.append(name)
                 continue
-            other = _under_another_name(previous, props.get(name) or {}) if carries else None
+            other = _under_another_name(previous, props.get(name) or {}, name) if carries else None
             if other is not None:
                 result.arguments[name] = other
                 result.from_context.append(name)
@@ -3189,12 +3189,18 @@ def _words_shape(example: str) -> str:
     return "".join(out)
 
 
-def _under_another_name(previous: dict[str, Any] | None, spec: dict[str, Any]) -> Any:
+def _under_another_name(
+    previous: dict[str, Any] | None, spec: dict[str, Any], name: str = ""
+) -> Any:
     """The one identifier the previous call gave under another name that has this
     parameter's shape (``confirmation_code`` RSV-118204 for a ``reservation_code`` "e.g.
     RSV-204518"): letters and digits, taken whole by its ``pattern`` or of exactly the
-    shape of one of its examples. None when there is none, or more than one."""
+    shape of one of its examples. A parameter of no shape named for a record (``order``)
+    takes the identifier the previous call gave the same record under an id's name
+    (``order_id``), and the reverse. None when there is none, or more than one."""
     pattern = spec.get("pattern")
+    if not isinstance(pattern, str) and not examples_of(spec):
+        return _same_record(previous, name)
     found = set()
     for value in (previous or {}).values():
         if not isinstance(value, str) or not _LETTERS_AND_DIGITS.match(value):
@@ -3212,6 +3218,29 @@ def _under_another_name(previous: dict[str, Any] | None, spec: dict[str, Any]) -
 
 
 _LETTERS_AND_DIGITS = re.compile(r"^(?=[^\s]*[A-Za-z])(?=[^\s]*\d)[\w-]{3,64}$", re.ASCII)
+
+
+def _same_record(previous: dict[str, Any] | None, name: str) -> Any:
+    """The identifier the previous call gave under a name for the same record as ``name``
+    (``order_id`` and ``order``, ``bookingRef`` and ``booking``): the names' words but the
+    id words ("id", "no", "ref") agree, and a record's name is among them."""
+    record = _record_words(name)
+    if not record or not (record & set(_RECORD_NAMES)):
+        return None
+    found = {
+        value
+        for other, value in (previous or {}).items()
+        if other != name
+        and isinstance(value, str)
+        and _LETTERS_AND_DIGITS.match(value)
+        and _record_words(other) == record
+    }
+    return found.pop() if len(found) == 1 else None
+
+
+def _record_words(name: str) -> frozenset[str]:
+    parts = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)
+    return frozenset(p.lower() for p in parts if p and p.lower() not in _ID_NAMES)
 
 
 def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -> str:

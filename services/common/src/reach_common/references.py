@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 REFERS_BACK = re.compile(
-    r"\b(this|that|it|its|same|previous|above|these|those|my|our|usual)\b"
+    r"\b(this|that|it|its|same|previous|above|these|those|them|they|my|our|usual)\b"
     r"|这个|那个|该|它|这|那|上面|刚才|我的|我们的|常用|平时",
     re.IGNORECASE,
 )
