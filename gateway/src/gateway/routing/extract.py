@@ -361,6 +361,12 @@ _POSSESSIVE = re.compile(r"['’]s$")
 
 
 # Capitalised words that name no one: "I", a month or a weekday ("from May 3").
+# Words a question or a greeting opens with, no name's first word ("Any Taylor Swift dates
+# in London?", "Hi Maria").
+_OPENERS = frozenset(
+    {"any", "are", "can", "could", "do", "does", "did", "what", "which", "where", "when"}
+    | {"who", "how", "why", "would", "should", "hi", "hello", "hey", "dear"}
+)
 _NOT_NAME_WORDS = frozenset(
     {"i", "is", "on", "the", "and", "for", "please", "pls"}
     | {m.lower() for m in calendar.month_name[1:]}
@@ -388,6 +394,9 @@ def _capitalised_names(query: str) -> list[str]:
         sentence_start = match.start() in starts
         words: list[str] = []
         for word in [*match.group(0).split(), ""]:
+            if sentence_start and not words and word.strip(".,").lower() in _OPENERS:
+                sentence_start = False  # "Any Taylor Swift dates": a question's first word
+                continue
             # "I" or a month ends a name and is none ("Can I", "Priya May 3")
             breaks = word.strip(".,").lower() in _NOT_NAME_WORDS
             if not breaks:
@@ -416,7 +425,8 @@ _SURNAMES = (
     "毛郝龚邵万钱严覃武戴莫孔向汤"
 )
 _CJK_NAME = re.compile(
-    r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士|一下|教练|医生|老师)|(?<=[给为叫帮替让请那]))"
+    r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士|一下|教练|医生|老师|改成|换成|该是)"
+    r"|(?<=[给为叫帮替让请那]))"
     rf"([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
     r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员"
     r"|教练|医生|大夫|师傅|[上下这本]周|[今明昨后]天)"
@@ -490,6 +500,11 @@ _CJK_LABELS = {
     "customer": "客户", "recipient": "收件人", "company": "公司", "contact": "联系人",
     "owner": "负责人", "person": "姓名", "name": "名字", "city": "城市", "brand": "品牌",
 }  # fmt: skip
+# What follows a label and is no value of it: a question or an act on it ("名字能改吗",
+# "名字写错了", "联系人不对").
+_ASKS_OR_ACTS = re.compile(
+    r"[吗呢吧么了]$|^(?:能|可以|可|要|想|需要|怎么|如何|改|写|填|错|不|没|有|是否)"
+)
 _LABEL_VALUE = r"\s*(?:是|为|叫|[:：])?\s*([\w·.&'-]{1,40}?)(?=$|[\s,，。;；、!?！？]|的|要|订|下)"
 # "the source called draft-handbook-v1", "a document named test-upload", "名为 faq"
 _CALLED = re.compile(
@@ -629,7 +644,7 @@ def _labelled_name(query: str, parameter: str) -> str | None:
     for hint, label in _CJK_LABELS.items():
         if hint in parameter:
             match = re.search(re.escape(label) + _LABEL_VALUE, query)
-            if match and match.group(1):
+            if match and match.group(1) and not _ASKS_OR_ACTS.search(match.group(1)):
                 return match.group(1)
     if "customer" in parameter or "recipient" in parameter:
         match = _CJK_FOR.search(query)
@@ -870,6 +885,9 @@ class ArgumentExtractor:
                 value = None  # an optional filter is better left out than set to "what"
             if value is not None:
                 result.arguments[name] = value
+                # The whole request as a search's text holds the others' numbers too.
+                if isinstance(value, str) and value.strip() == query.strip():
+                    continue
                 used_numbers.update(_digits_of(query, value))
                 if isinstance(value, str) and (
                     places.takes_a_place(name.lower(), spec) or _CODE.fullmatch(value)
@@ -2634,8 +2652,12 @@ def _number(
             if query[n.end() : n.end() + 2].lstrip()[:1] in _CJK_DATE  # "7 月" too
         }
     number = _number_near(query, _mentions(name, spec), skip)
+    words = set(re.split(r"[_\W]+", name.lower()))
+    money = _MONEY_NAMES.intersection(words)
+    # A price's bound ("max_price") takes a sum the request writes as one ("under 30
+    # euros", "预算300以内"), not the first number ("tickets for 4", "the 2027 tour").
+    bound = bool(_PRICE_NAMES & words) and bool(_BOUND_WORDS & words or "budget" in words)
     if number is None:
-        money = _MONEY_NAMES.intersection(re.split(r"[_\W]+", name.lower()))
         number = next(
             (
                 n
@@ -2643,11 +2665,14 @@ def _number(
                 if n.start() not in skip
                 and _within(_amount(query, n), spec)
                 and not (money and _counts_things(query, n.end()))
+                and not (bound and not _priced(query, n))
                 and not _measures_another(query, n.end(), name, spec)
             ),
             None,
         )
     if number is None:
+        if bound:  # "两张票" counts tickets, no price's bound
+            return None
         return _chinese_count(query, spec, kind, used) or _english_count(query, name, spec)
     value = _convert(_amount(query, number), kind)
     if value is not None:
@@ -2659,8 +2684,39 @@ def _number(
 _MONEY_NAMES = frozenset(
     ("amount", "price", "cost", "fee", "fees", "total", "budget", "balance", "payment")
 )
+_PRICE_NAMES = frozenset(("price", "cost", "fee", "fees", "budget", "fare", "rate"))
+_BOUND_WORDS = frozenset(("max", "min", "maximum", "minimum", "limit", "cap", "upto"))
+# A number written as a sum of money, or as a bound on one: a currency or a bound before it
+# ("under 30", "$30", "预算300", "不超过200"), a currency or 以内 after it ("30 euros", 300元).
+_PRICED_BEFORE = re.compile(
+    r"(?:\b(?:under|below|less\s+than|cheaper\s+than|at\s+most|up\s+to|no\s+more\s+than|max"
+    r"|maximum|budget(?:\s+(?:of|is))?|within|over|above|more\s+than|at\s+least|min|minimum)"
+    r"|预算|不超过|不高于|低于|少于|最多|高于|超过|至少)\s{0,3}(?:[$€£¥]|us\$)?\s{0,2}$",
+    re.IGNORECASE,
+)
+_PRICED_AFTER = re.compile(
+    r"\s{0,2}(?:[$€£¥元块]|euros?\b|dollars?\b|pounds?\b|quid\b|bucks\b|以内|以下|之内|以上)",
+    re.IGNORECASE,
+)
+
+
+def _priced(query: str, number: re.Match[str]) -> bool:
+    """Whether ``number`` is written as a sum of money or a bound on one."""
+    start = number.start()
+    before = query[max(0, start - 16) : start]
+    if _PRICED_BEFORE.search(before) or re.search(r"[$€£¥]\s{0,2}$", before):
+        return True
+    if _PRICED_AFTER.match(query, number.end()):
+        return True
+    # a currency's code or name just after it ("50 CHF"), or just before it ("CHF 50")
+    return any(0 <= m.start - number.end() <= 2 or 0 < start - m.start <= 5 for m in
+               currencies.mentioned(query))  # fmt: skip
+
+
 # A plural after a number says what it counts; a currency's name counts money.
-_COUNTED = re.compile(r"\s{0,2}(?:([A-Za-z]{2,}s)\b|[笔条个件次张份单])")
+_COUNTED = re.compile(
+    r"\s{0,2}(?:([A-Za-z]{2,}s|people|children|men|women)\b|[笔条个件次张份单位名]|人(?!民币))"
+)
 # Words ending in s that count nothing ("pay 1500 towards my tuition").
 _NOT_PLURALS = frozenset(
     (
@@ -2877,7 +2933,7 @@ def _string(
     if any(hint in lowered for hint in _NAME_LIKE) or _names_a_person(lowered):
         kind = (
             "place"
-            if places.takes_a_place(lowered, spec)
+            if places.takes_a_place(lowered, spec) or _TOWN_NAMES.search(lowered)
             else "person"
             if _names_a_person(lowered) or _PERSON_HINT.search(lowered)
             else None
@@ -2935,6 +2991,9 @@ _PLACE_AFTER = re.compile(
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,4}")
+# A parameter that holds a town or a country: it takes the name the request places ("dates
+# in London") before another ("Taylor Swift"), as an address's does.
+_TOWN_NAMES = re.compile(r"city|town|country|region|province|destination")
 # Only a place comes after these ("Jenny from Northwind" is from a company).
 _IN_PLACE = re.compile(r"\b(?:at|in|near)\s{1,3}(?:the\s{1,3})?$", re.IGNORECASE)
 
