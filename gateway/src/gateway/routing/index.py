@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -157,6 +158,27 @@ class _Texts:
         flat = [t for texts in self.examples for t in texts]
         english = [g for g in self.glossed if g]
         return [*self.describe, *self.bare, *self.names, *flat, *english]
+
+
+# The letters a parameter's pattern starts every value with: "TK" of ``^TK-\d{4}-\d{6}$``.
+_PATTERN_PREFIX = re.compile(r"\^?([A-Za-z]{2,8})(?=[-_]|\\d|\[0-9\]|\[\\d)")
+
+
+def pattern_prefixes(manifest: dict[str, Any]) -> str:
+    """The letters the tool's parameter patterns start their values with, as words: a
+    request naming ``TK-2026-246610`` shares "tk" with a tool whose ``order_id`` is
+    ``^TK-\\d{4}-\\d{6}$`` as it does with one whose description shows "e.g. TK-2026-004512"
+    (for the lexical stage only: the vectors are unchanged)."""
+    schema = manifest.get("input_schema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    words = []
+    for spec in (properties or {}).values() if isinstance(properties, dict) else ():
+        pattern = spec.get("pattern") if isinstance(spec, dict) else None
+        if isinstance(pattern, str) and pattern.startswith("^"):
+            match = _PATTERN_PREFIX.match(pattern, 1)
+            if match is not None:
+                words.append(match.group(1))
+    return " ".join(dict.fromkeys(words))
 
 
 def index_texts(manifests: Sequence[dict[str, Any]]) -> list[str]:
@@ -309,7 +331,7 @@ class ToolIndex:
         which = [i for i, g in enumerate(glossed) if g]
         glossed_rows[which] = matrix[len(matrix) - len(english) :]
         documents = [
-            f"{split_identifier(str(m['tool_id']))}\n{name}\n{d}\n"
+            f"{split_identifier(str(m['tool_id']))}\n{name}\n{d}\n{pattern_prefixes(m)}\n"
             + (gloss(d, latin=False) if g else "")
             for m, name, d, g in zip(manifests, names, describe, glossed, strict=True)
         ]
