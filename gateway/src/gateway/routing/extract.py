@@ -360,13 +360,13 @@ _ABBREVIATIONS = frozenset({"inc", "ltd", "co", "corp", "jr", "sr", "st", "dr", 
 _POSSESSIVE = re.compile(r"['’]s$")
 
 
-# Capitalised words that name no one: "I", a month or a weekday ("from May 3").
 # Words a question or a greeting opens with, no name's first word ("Any Taylor Swift dates
 # in London?", "Hi Maria").
 _OPENERS = frozenset(
     {"any", "are", "can", "could", "do", "does", "did", "what", "which", "where", "when"}
     | {"who", "how", "why", "would", "should", "hi", "hello", "hey", "dear"}
 )
+# Capitalised words that name no one: "I", a month or a weekday ("from May 3").
 _NOT_NAME_WORDS = frozenset(
     {"i", "is", "on", "the", "and", "for", "please", "pls"}
     | {m.lower() for m in calendar.month_name[1:]}
@@ -2709,8 +2709,8 @@ def _priced(query: str, number: re.Match[str]) -> bool:
     if _PRICED_AFTER.match(query, number.end()):
         return True
     # a currency's code or name just after it ("50 CHF"), or just before it ("CHF 50")
-    return any(0 <= m.start - number.end() <= 2 or 0 < start - m.start <= 5 for m in
-               currencies.mentioned(query))  # fmt: skip
+    mentions = currencies.mentioned(query)
+    return any(0 <= m.start - number.end() <= 2 or 0 < start - m.start <= 5 for m in mentions)
 
 
 # A plural after a number says what it counts; a currency's name counts money.
@@ -3283,9 +3283,9 @@ def _same_record(previous: dict[str, Any] | None, name: str) -> Any:
     """The identifier the previous call gave under a name for the same record as ``name``
     (``order_id`` and ``order``, ``bookingRef`` and ``booking``): the names' words but the
     id words ("id", "no", "ref") agree, and a record's name is among them."""
-    record = _record_words(name)
-    if not record or not (record & set(_RECORD_NAMES)):
+    if not _names_a_record(name):
         return None
+    record = _record_words(name)
     found = {
         value
         for other, value in (previous or {}).items()
@@ -3295,11 +3295,6 @@ def _same_record(previous: dict[str, Any] | None, name: str) -> Any:
         and _record_words(other) == record
     }
     return found.pop() if len(found) == 1 else None
-
-
-def _record_words(name: str) -> frozenset[str]:
-    parts = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)
-    return frozenset(p.lower() for p in parts if p and p.lower() not in _ID_NAMES)
 
 
 def shape_of(example: str, *, digits: str = "exact", letters: str = "literal") -> str:
@@ -3417,10 +3412,14 @@ def _prose(spec: dict[str, Any]) -> bool:
     return isinstance(longest, int) and longest >= _PROSE_LENGTH
 
 
+def _name_parts(name: str) -> list[str]:
+    """A parameter name's words, lower-cased: ``order_id``, ``orderId`` -> order, id."""
+    return [part.lower() for part in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name) if part]
+
+
 def is_id_name(name: str, *, machine: bool = True) -> bool:
-    parts = re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name)  # order_id, orderId, sku
     names = _ID_NAMES + _MACHINE_NAMES if machine else _ID_NAMES
-    return any(part.lower() in names for part in parts)
+    return any(part in names for part in _name_parts(name))
 
 
 def _identifier(
@@ -3570,10 +3569,15 @@ def _scrambled(query: str, example: str, used: set[int]) -> str | None:
 
 
 def _names_a_record(name: str) -> bool:
-    """Whether ``name`` is a record's name alone (``order``, ``parent_booking``): one of
-    :data:`_RECORD_NAMES` as its last word, which holds the record's identifier."""
-    parts = [part for part in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name) if part]
-    return bool(parts) and parts[-1].lower() in _RECORD_NAMES
+    """Whether ``name`` names a record (``order``, ``parent_booking``, ``order_id``): one of
+    :data:`_RECORD_NAMES` as its last word but the id words, which holds its identifier."""
+    words = _record_words(name)
+    return bool(words) and words[-1] in _RECORD_NAMES
+
+
+def _record_words(name: str) -> tuple[str, ...]:
+    """A name's words but the id words ("id", "no", "ref"): ``order_id`` -> order."""
+    return tuple(part for part in _name_parts(name) if part not in _ID_NAMES)
 
 
 def _begins_a_token(query: str, name: str) -> bool:
