@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import app_client, load_script
+from tests.conftest import REPO_ROOT, app_client, load_script
 from tests.gateway.conftest import GatewayFactory
 
 
@@ -187,3 +187,29 @@ def test_beir_layout_with_a_header_still_loads(retriever: ModuleType, tmp_path: 
         "query-id\tcorpus-id\tscore\nq1\td1\t1\n", encoding="utf-8"
     )
     assert retriever.load_dataset(tmp_path, "test").qrels == {"q1": {"d1": 1}}
+
+
+def test_request_lines_of_another_hand_are_read(tmp_path: Path) -> None:
+    """``make bench-shipped``: a gold given as a list of one id or an empty list, a line
+    with no text, and a line with no ``lang``."""
+    shipped = load_script("bench_shipped")
+    path = jsonl(
+        tmp_path / "requests.jsonl",
+        [
+            {"query": "SKU2024001 还有多少库存", "gold": ["inventory_query"]},
+            {"query": "tell me a joke", "gold": [], "lang": "en"},
+            {"query": "  ", "gold": None},
+        ],
+    )
+    rows = shipped.read_jsonl(path)
+    assert [(r["gold"], r["lang"]) for r in rows] == [("inventory_query", "zh"), (None, "en")]
+    bad = jsonl(tmp_path / "bad.jsonl", [{"query": "x", "gold": ["a", "b"]}])
+    with pytest.raises(SystemExit, match="gold is one tool id or null"):
+        shipped.read_jsonl(bad)
+
+
+def test_every_request_set_in_the_repo_reads_as_written() -> None:
+    shipped = load_script("bench_shipped")
+    for path in [*REPO_ROOT.glob("tests/data/*.jsonl"), *REPO_ROOT.glob("tests/data/*/*.jsonl")]:
+        lines = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
+        assert shipped.read_jsonl(path) == lines, path.name
