@@ -91,3 +91,25 @@ def test_a_follow_up_takes_the_record_the_last_call_named_by_its_id() -> None:
     }
     assert "order" not in carried("now list it at 85", RESALE, {"customer_id": "C12345"})
     assert "order" not in carried("list tickets for resale at 85 each", RESALE, looked_up)
+
+
+def test_a_chinese_follow_up_refers_back_by_qizhong_or_shunbian() -> None:
+    """ "把其中两张转给我妹妹" (two of them) and "顺便把第二张票…" (while you are at it)
+    continue the order the last call named; a request with neither names its own."""
+    transfer = {
+        "type": "object",
+        "properties": {
+            "order_id": {"type": "string", "pattern": "^TK-\\d{4}-\\d{6}$"},
+            "recipient_phone": {"type": "string", "description": "接收人的手机号码。"},
+            "new_holder_name": {"type": "string", "description": "新的观演人姓名。"},
+        },
+        "required": ["order_id"],
+    }
+    previous = {"order_id": "TK-2026-188406"}
+
+    def order(query: str) -> Any:
+        return extractor.extract(query, transfer, previous=previous).arguments.get("order_id")
+
+    assert order("把其中两张转给我妹妹，手机 13800138000") == "TK-2026-188406"
+    assert order("顺便把第二张票的观演人改成李娜") == "TK-2026-188406"
+    assert order("两张票转给我妹妹，手机 13800138000") is None

@@ -13,7 +13,7 @@ import re
 
 REFERS_BACK = re.compile(
     r"\b(this|that|it|its|same|previous|above|these|those|them|they|my|our|usual)\b"
-    r"|这个|那个|该|它|这|那|上面|刚才|我的|我们的|常用|平时",
+    r"|这个|那个|该|它|这|那|上面|刚才|我的|我们的|常用|平时|其中|顺便",
     re.IGNORECASE,
 )
 
