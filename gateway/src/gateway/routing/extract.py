@@ -66,7 +66,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
-from gateway.routing import bounds, countries, currencies, enums, places, roles, temporal
+from gateway.routing import bounds, countries, currencies, enums, intent, places, roles, temporal
 from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han
 from gateway.routing.gloss import segment as segment_words
 from gateway.routing.text import STOPWORDS, stem
@@ -1028,7 +1028,9 @@ class ArgumentExtractor:
             if value is None and "pattern" in spec:
                 return _prefixed(query, name, spec, taken)
             if value is None and "enum" in spec:
-                return _beside_its_label(query, name, _options_to_read(query, spec["enum"]))
+                value = _beside_its_label(query, name, _options_to_read(query, spec["enum"]))
+                if value is None and name.lower() in _ACTION_NAMES:
+                    value = _action_option(query, spec["enum"])
             return value
         if kind in ("integer", "number"):
             return _number(query, name, spec, kind, used_numbers)
@@ -1042,6 +1044,30 @@ class ArgumentExtractor:
         if kind == "string":
             return _string(query, name, spec, quoted, names, used_ids, taken)
         return None
+
+
+# A parameter that says which of its tool's acts to do: ``action`` of ["view", "pay"].
+_ACTION_NAMES = frozenset(("action", "operation", "op", "verb"))
+# Options that read: a question takes the one of them an action's options hold.
+_READ_OPTIONS = frozenset(
+    ("view", "show", "get", "read", "check", "status", "lookup", "list", "query", "查看", "查询")
+)
+
+
+def _action_option(query: str, options: list[Any]) -> str | None:
+    """Which act an ``action`` parameter's options the request asks for, when no option's
+    own word is in it: its order's verb ("move BK-588204 to the 3rd of June" is a
+    reschedule: ``intent.order_verb``), or for a question the one option that reads
+    ("what's on invoice INV-90417?" of ["view", "pay"])."""
+    words = {str(o).lower(): o for o in options if isinstance(o, str)}
+    verb = intent.order_verb(query)
+    if verb is not None:
+        found = [o for w, o in words.items() if stem(w) == stem(verb)]
+        return found[0] if len(found) == 1 else None
+    if intent.asks_to_read(query):
+        reading = [o for w, o in words.items() if w in _READ_OPTIONS]
+        return reading[0] if len(reading) == 1 else None
+    return None
 
 
 _MAX_ITEMS = 16  # values one list takes from a request
