@@ -27,7 +27,6 @@ databases (and resume an interrupted ingest).
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import os
 import re
@@ -48,6 +47,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from reach_common import migrate
+from reach_common.datasets import read_jsonl
 from reach_common.db import create_engine, create_sessionmaker, libpq_url
 from reach_common.embedded import EmbeddedPostgres
 from reach_common.embeddings import Embedder
@@ -115,18 +115,11 @@ def load_dataset(folder: Path, split: str) -> Dataset:
     return Dataset(documents, {q: queries[q] for q in qrels}, qrels)
 
 
-def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError:
-                raise SystemExit(f"{path.name} line {number} is not JSON") from None
-            if not isinstance(row, dict) or "_id" not in row:
-                raise SystemExit(f"{path.name} line {number} has no _id")
-            yield row
+def _jsonl(path: Path) -> list[dict[str, Any]]:
+    rows = read_jsonl(path)
+    if any("_id" not in row for row in rows):
+        raise SystemExit(f"{path.name}: a line has no _id")
+    return rows
 
 
 @contextmanager

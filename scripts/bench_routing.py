@@ -39,6 +39,7 @@ import numpy as np
 import typer
 from asgi_lifespan import LifespanManager
 
+from reach_common.datasets import read_jsonl
 from reach_common.embedded import temporary_backends
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,63}$")
@@ -50,23 +51,6 @@ EXAMPLE_MAX_CHARS = 500  # the manifest schema's limit for one example
 DESCRIPTION_MIN, DESCRIPTION_MAX, NAME_MAX = 10, 4000, 200
 JSON_TYPES = {"object", "array", "string", "number", "integer", "boolean", "null"}
 MAX_EXAMPLES = 50  # and for how many a tool may have
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """The objects of a JSON Lines file; blank lines skipped, a bad line named."""
-    rows = []
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise SystemExit(f"{path.name} line {number} is not JSON: {exc}") from None
-            if not isinstance(row, dict):
-                raise SystemExit(f"{path.name} line {number} is not a JSON object")
-            rows.append(row)
-    return rows
 
 
 def read_tools(path: Path) -> list[dict[str, Any]]:

@@ -31,7 +31,6 @@ and a confusion list with the misrouted queries.
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 import statistics
 import sys
@@ -47,6 +46,7 @@ import httpx
 import typer
 from asgi_lifespan import LifespanManager
 
+from reach_common.datasets import read_jsonl
 from reach_common.embedded import temporary_backends
 
 REPO = Path(__file__).resolve().parent.parent
@@ -118,33 +118,24 @@ class Outcome:
         )
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
+def read_requests(path: Path) -> list[dict[str, Any]]:
     """The request lines: blank lines and lines with no query are left out (and counted),
     a line that is not a JSON object is named, a ``gold`` written as a list of one id (or
     an empty list) reads as that id (or null), and a line with no ``lang`` is labelled by
     its script."""
     rows, empty = [], 0
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as exc:
-                raise SystemExit(f"{path.name} line {number} is not JSON: {exc}") from None
-            if not isinstance(row, dict):
-                raise SystemExit(f"{path.name} line {number} is not a JSON object")
-            if not str(row.get("query") or "").strip():
-                empty += 1
-                continue
-            gold = row.get("gold")
-            if isinstance(gold, list) and len(gold) <= 1:
-                row["gold"] = str(gold[0]) if gold else None
-            elif gold is not None and not isinstance(gold, str):
-                raise SystemExit(f"{path.name} line {number}: gold is one tool id or null")
-            if not row.get("lang"):  # unlabelled: by its script
-                row["lang"] = "zh" if re.search(r"[\u4e00-\u9fff]", row["query"]) else "en"
-            rows.append(row)
+    for row in read_jsonl(path):
+        if not str(row.get("query") or "").strip():
+            empty += 1
+            continue
+        gold = row.get("gold")
+        if isinstance(gold, list) and len(gold) <= 1:
+            row["gold"] = str(gold[0]) if gold else None
+        elif gold is not None and not isinstance(gold, str):
+            raise SystemExit(f"{path.name}: gold is one tool id or null, not {gold!r}")
+        if not row.get("lang"):  # unlabelled: by its script
+            row["lang"] = "zh" if re.search(r"[\u4e00-\u9fff]", row["query"]) else "en"
+        rows.append(row)
     if empty:
         print(f"{path.name}: left out {empty} lines without a query")
     return rows
@@ -362,7 +353,7 @@ def main(
         written = date.fromisoformat(today) if today else None
     except ValueError:
         raise typer.BadParameter(f"--today {today!r} is not a YYYY-MM-DD date") from None
-    rows = read_jsonl(requests)
+    rows = read_requests(requests)
     outcomes, visible = asyncio.run(run_all(rows, manifests, written))
     report(requests, outcomes, visible, show)
     report_arguments(outcomes, show)

@@ -201,15 +201,15 @@ def test_request_lines_of_another_hand_are_read(tmp_path: Path) -> None:
             {"query": "  ", "gold": None},
         ],
     )
-    rows = shipped.read_jsonl(path)
+    rows = shipped.read_requests(path)
     assert [(r["gold"], r["lang"]) for r in rows] == [("inventory_query", "zh"), (None, "en")]
     bad = jsonl(tmp_path / "bad.jsonl", [{"query": "x", "gold": ["a", "b"]}])
     with pytest.raises(SystemExit, match="gold is one tool id or null"):
-        shipped.read_jsonl(bad)
+        shipped.read_requests(bad)
 
 
 def test_every_request_set_in_the_repo_reads_as_written() -> None:
     shipped = load_script("bench_shipped")
     for path in [*REPO_ROOT.glob("tests/data/*.jsonl"), *REPO_ROOT.glob("tests/data/*/*.jsonl")]:
         lines = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
-        assert shipped.read_jsonl(path) == lines, path.name
+        assert shipped.read_requests(path) == lines, path.name
