@@ -148,9 +148,10 @@ async def compare(
         print(f"  gold in the top {K} of {name:<16} {hit / max(counted, 1):.3f} ({hit}/{counted})")
     print(f"  empty find_tools answers: {empty}")
     print(f"  admin-only tools shown to a viewer (find_tools or /run): {leaked}")
+    p95 = statistics.quantiles(latencies, n=20)[-1] if len(latencies) > 1 else latencies[0]
     print(
         f"  find_tools latency through /mcp: p50 {statistics.median(latencies):.2f} ms, "
-        f"p95 {statistics.quantiles(latencies, n=20)[-1]:.2f} ms"
+        f"p95 {p95:.2f} ms"
     )
 
 
