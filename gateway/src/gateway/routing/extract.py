@@ -66,7 +66,20 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
-from gateway.routing import bounds, countries, currencies, enums, intent, places, roles, temporal
+from gateway.routing import (
+    acts,
+    bounds,
+    countries,
+    currencies,
+    enums,
+    intent,
+    periods,
+    places,
+    roles,
+    rooms,
+    temporal,
+    weekdays,
+)
 from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han
 from gateway.routing.gloss import segment as segment_words
 from gateway.routing.text import STOPWORDS, stem
@@ -429,7 +442,10 @@ _CJK_NAME = re.compile(
     r"|(?<=[给为叫帮替让请那]))"
     rf"([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
     r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员"
-    r"|教练|医生|大夫|师傅|[上下这本]周|[今明昨后]天)"
+    r"|教练|医生|大夫|师傅|[上下这本]周|[今明昨后]天"
+    # what is sent or granted to someone: "给王阿姨发一个", "给张伟一个访客码", "给李明开通"
+    r"|(?<=[给为帮替].{2})(?:发|开通|生成|分享|寄|送|一个|一张|一份)"
+    r"|(?<=[给为帮替].{3})(?:发|开通|生成|分享|寄|送|一个|一张|一份))"
     # whom one books or looks for, by name and title: "约陈静教练", "找李明医生"
     rf"|(?<=[约找])([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)(?=教练|医生|大夫|师傅|老师)"
 )
@@ -982,6 +998,19 @@ class ArgumentExtractor:
             else:
                 result.missing.append(name)
 
+    def _object(self, query: str, spec: dict[str, Any]) -> dict[str, Any] | None:
+        """An object's properties read from the request like a tool's own ("valid from
+        2025-05-01 to 2025-05-05" for ``validity: {start, end}``), one level down: an
+        object inside it is not read. None unless every property it requires is read."""
+        properties = _well_formed(spec.get("properties"))
+        flat = {n: p for n, p in properties.items() if p.get("type") != "object"}
+        if not flat:
+            return None
+        inner = self.extract(query, {**spec, "properties": flat})
+        if inner.missing or not inner.arguments:
+            return None
+        return inner.arguments
+
     def _recall(self, name: str, spec: dict[str, Any], remembered: Sequence[str]) -> Any:
         """The first value for ``name`` that one of the remembered facts holds."""
         for text in remembered:
@@ -1014,6 +1043,8 @@ class ArgumentExtractor:
                 return span
         if kind == "array":
             return _array(query, name, spec, taken)
+        if kind == "object":
+            return self._object(query, spec)
         if kind == "string" and countries.takes_a_country(name, spec):
             country = countries.country_value(query, name, spec, taken)
             if country is not None:  # "UK passport" → GB for ^[A-Z]{2}$, 去泰国 → TH
@@ -1022,6 +1053,18 @@ class ArgumentExtractor:
             currency = currencies.currency_value(query, name, spec, taken)
             if currency is not None:  # "how many yen for 500 pounds": GBP → JPY
                 return currency
+        if isinstance(spec.get("enum"), list) and weekdays.option_days(spec["enum"]):
+            days = weekdays.options_named(query, spec["enum"])
+            if len(days) == 1:  # "every Wednesday", 每周三
+                return days[0]
+        if isinstance(spec.get("enum"), list) and periods.option_units(spec["enum"]):
+            cut = periods.option_cut(query, spec["enum"])
+            if cut is not None:  # "per month", 按天, 每小时: how a report is cut
+                return cut
+        if isinstance(spec.get("enum"), list) and acts.takes_acts(spec["enum"]):
+            asked = acts.option_asked(query, spec["enum"], _writes(query))
+            if asked is not None:  # "let me in" unlocks, 撤防 disarms, 开暖气 is heat_on
+                return asked
         if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
             # The other parameters' words are the tool's, no option's (号码 of a number).
             value = _constrained(query, spec, taken, around or "")
@@ -1031,6 +1074,8 @@ class ArgumentExtractor:
                 value = _beside_its_label(query, name, _options_to_read(query, spec["enum"]))
                 if value is None and name.lower() in _ACTION_NAMES:
                     value = _action_option(query, spec["enum"])
+                if value is None and rooms.names_a_room(name):  # 婴儿房 for ``nursery``
+                    value = rooms.option_for(query, spec["enum"])
             return value
         if kind in ("integer", "number"):
             return _number(query, name, spec, kind, used_numbers)
@@ -1042,8 +1087,25 @@ class ArgumentExtractor:
                 said = _yes_or_no(query)
             return said
         if kind == "string":
-            return _string(query, name, spec, quoted, names, used_ids, taken)
+            if rooms.takes_a_room(name, spec):  # "dim the lounge", 书房的灯, "the front door"
+                room = rooms.room_value(query, name)
+                if room is not None and room not in taken:
+                    return room
+            value = _string(query, name, spec, quoted, names, used_ids, taken)
+            if value is None and rooms.fallback(name, spec):  # "the leak sensor in the basement"
+                value = rooms.room_value(query, name)
+            return value
         return None
+
+
+def _writes(query: str) -> Callable[[str], bool]:
+    """Whether ``query`` writes a word, in any inflection ("heating" for ``heat``) or in
+    the gloss of its Chinese (灯 for ``lights``)."""
+    lowered = query.lower()
+    stems = {stem(word) for word in _LATIN_WORD.findall(lowered)}
+    if has_han(lowered):
+        stems |= {stem(word) for word in _glossed_words(lowered)}
+    return lambda word: stem(word) in stems
 
 
 # A parameter that says which of its tool's acts to do: ``action`` of ["view", "pay"].
@@ -1142,7 +1204,9 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     max_items = spec.get("maxItems")
     limit = min(max_items, _MAX_ITEMS) if isinstance(max_items, int) else _MAX_ITEMS
     found: list[Any] = []
-    if "enum" in items and isinstance(items["enum"], list):
+    if "enum" in items and isinstance(items["enum"], list) and weekdays.option_days(items["enum"]):
+        found = weekdays.options_named(query, items["enum"])[:limit]  # "weekdays", 周六周日
+    elif "enum" in items and isinstance(items["enum"], list):
         while len(found) < limit:
             option = _enum_option(query, items, taken=found)
             if option is None:
@@ -1155,6 +1219,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
             if value is None or value in found:  # a case-folded match ignores ``taken``
                 break
             found.append(value)
+    elif items.get("type", "string") == "string" and rooms.takes_rooms(name, spec):
+        found = rooms.room_values(query)[:limit]  # "clean the kitchen and the hallway"
     elif items.get("type", "string") == "string" and _IDENTIFIER_LIST.search(name):
         # a list of identifiers ("item_barcodes", "order_ids"): those the request has that
         # no other parameter took, of the first one's shape
@@ -1224,6 +1290,9 @@ def _boolean(query: str, name: str, *, fallback: bool = True) -> bool | None:
                 return None
             word = (switched.group("particle") or switched.group("after") or "").lower()
             return word == "on" or bool(switched.group("on") or switched.group("zh_on"))
+        thrown = acts.switched(query)  # "porch light on", "关掉儿童房的灯"
+        if thrown is not None:
+            return thrown
     named = _named_flag(query, name)
     if named is not None or not fallback:
         return named
@@ -1248,7 +1317,9 @@ _FUNCTION_HAN = re.compile(
 _HAN_PAIR = re.compile(r"(?=([\u4e00-\u9fff]{2}))")
 _FLAG_NEGATED = re.compile(
     r"(?:\bdon'?t|\bdo not|\bnever|\bnot|\bno need to|\bneedn'?t|\bwithout|\bno)\s*$"
-    r"|(?:不用|无需|不必|不需要|不要|别|勿|不|还没|没有|没)[\u4e00-\u9fff]{0,3}$",
+    # (not the question's 有没有 "is there any", 是不是, 要不要)
+    r"|(?<!有)(?<!是)(?<!要)(?:不用|无需|不必|不需要|不要|别|勿|不|还没|没有|没)"
+    r"[\u4e00-\u9fff]{0,3}$",
     re.IGNORECASE,
 )
 
@@ -1753,6 +1824,9 @@ def _option_named(
     written = _written_option(query, lowered, options, by_length)
     if written is not None:
         return written
+    glossed = _listed_gloss_option(lowered, options, str(spec.get("description") or ""))
+    if glossed is not None:  # "cinema" of 影院 in "Scene to apply (away / home / cinema)"
+        return glossed
     inflected = _inflected_option(lowered, by_length)
     if inflected is not None:
         return inflected
@@ -2293,6 +2367,57 @@ def _paired_words(description: str, option: str) -> tuple[str, ...]:
     return tuple(w for w in before + after if len(w) >= 2)
 
 
+# Where a description's list of the options' glosses may begin and end.
+_LIST_BREAK = re.compile(r"[()（）\[\]{};；:：。!?！？]|\.\s|\.$")
+_LIST_SEPARATORS = ("/", "|", "、", ",", "，")
+
+
+@functools.lru_cache(maxsize=1024)
+def _listed_glosses(description: str, options: tuple[str, ...]) -> dict[str, str]:
+    """Each option's gloss when the description lists them in the options' order in the
+    other script: "(away / home / sleep / cinema / party)" for ["离家", "回家", "睡眠",
+    "影院", "派对"], or "离家、回家" for ["away", "home"]. Empty when it lists none."""
+    if len(options) < 2 or len(description) > 2000:
+        return {}
+    chinese = [has_han(o) for o in options]
+    if any(chinese) != all(chinese):
+        return {}
+    for piece in _LIST_BREAK.split(description):
+        for separator in _LIST_SEPARATORS:
+            parts = [p.strip().lower() for p in piece.split(separator)]
+            if len(parts) != len(options) or not all(parts):
+                continue
+            if all(
+                len(part.split()) <= 3 and has_han(part) != chinese[0] and part != option.lower()
+                for part, option in zip(parts, options, strict=True)
+            ):
+                return dict(zip(options, parts, strict=True))
+    return {}
+
+
+def _listed_gloss_option(lowered: str, options: Sequence[Any], description: str) -> Any:
+    """The option whose gloss in the description's list (``_listed_glosses``) the request
+    writes first."""
+    if not description:
+        return None
+    texts = tuple(str(o) for o in options)
+    glosses = _listed_glosses(description, texts)
+    written = [
+        (at, option)
+        for option, text in zip(options, texts, strict=True)
+        if text in glosses and (at := _gloss_at(lowered, glosses[text])) >= 0
+    ]
+    return min(written, key=lambda pair: pair[0])[1] if written else None
+
+
+def _gloss_at(lowered: str, gloss_text: str) -> int:
+    """Where ``lowered`` writes ``gloss_text``, as whole words (or as Chinese); -1 if not."""
+    if has_han(gloss_text):
+        return lowered.find(gloss_text)
+    found = _cached(rf"(?<![a-z]){re.escape(gloss_text)}(?![a-z])").search(lowered)
+    return found.start() if found else -1
+
+
 def _bigrams(text: str) -> set[str]:
     return {a + b for a, b in itertools.pairwise(text) if has_han(a) and has_han(b)}
 
@@ -2631,13 +2756,14 @@ def _discount_off(query: str, name: str, spec: dict[str, Any], used: set[int]) -
 # A unit of measure written after a number, and the words of a parameter that may take
 # such a number: "10mg" is a dose, never a count of days.
 _UNIT_AFTER = re.compile(
-    r"\s?(mg|mcg|µg|ug|ml|kg|g|lbs?|oz|km|cm|mm|m|mi|%|％|公斤|千克|克|毫升|毫克|公里|米)"
-    r"(?![A-Za-z])",
+    r"\s?(mg|mcg|µg|ug|ml|kg|g|lbs?|oz|km|cm|mm|m|mi|%|％|degrees?|°|℃|公斤|千克|克|毫升|毫克"
+    r"|公里|米|摄氏度|度)(?![A-Za-z])",
     re.IGNORECASE,
 )
 _MEASURE_WORDS = re.compile(
     r"dos|strength|amount|quantity|volume|weight|mass|kg|gram|lb|pound|distance|length|"
-    r"height|width|depth|size|radius|percent|rate|discount|剂量|重量|体积|距离|长度|比例|折扣",
+    r"height|width|depth|size|radius|percent|rate|discount|temp|celsius|fahrenheit|degree|°"
+    r"|brightness|level|剂量|重量|体积|距离|长度|比例|折扣|温度|亮度",
     re.IGNORECASE,
 )
 
@@ -2699,7 +2825,11 @@ def _number(
     if number is None:
         if bound:  # "两张票" counts tickets, no price's bound
             return None
-        return _chinese_count(query, spec, kind, used) or _english_count(query, name, spec)
+        return (
+            _chinese_count(query, spec, kind, used)
+            or _english_count(query, name, spec)
+            or _measure_in_words(query, name, spec, used)
+        )
     value = _convert(_amount(query, number), kind)
     if value is not None:
         used.add(number.start())
@@ -2840,6 +2970,60 @@ def _chinese_count(query: str, spec: dict[str, Any], kind: str, used: set[int]) 
             continue
         used.add(match.start())
         return value if kind in ("integer", "number") else None
+    return None
+
+
+_UNITS = [
+    *("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"),
+    *("eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"),
+    *("eighteen", "nineteen"),
+]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_UNIT_VALUES = {word: value for value, word in enumerate(_UNITS)}
+_TEN_VALUES = {word: 10 * (value + 2) for value, word in enumerate(_TENS)}
+# A number in English words and the measure after it: "twenty-two degrees", "fifty percent".
+_MEASURE_IN_WORDS = re.compile(
+    rf"(?<![a-z-])(?:(?P<tens>{'|'.join(_TENS)})(?:[\s-](?P<unit>{'|'.join(_UNITS[1:10])}))?"
+    rf"|(?P<alone>{'|'.join(_UNITS)})|(?P<hundred>a|one)\s+hundred)"
+    r"(?:\s+and\s+a\s+half)?\s*(?:degrees?|°|percent|per\s+cent|%)(?![a-z])",
+    re.IGNORECASE,
+)
+# In Chinese: 二十二度, 百分之五十, 二十三摄氏度.
+_CN_MEASURE = re.compile(
+    r"百分之([零一二两三四五六七八九十百]{1,4})|(?<![零一二两三四五六七八九十百])"
+    r"([零一二两三四五六七八九十]{1,4})(?:摄氏)?度(?!假)"
+)
+
+
+_TAKES_DEGREES = re.compile(r"temp|°|celsius|fahrenheit|degree|setpoint|温度|度数", re.IGNORECASE)
+_TAKES_PERCENT = re.compile(r"percent|%|brightness|level|volume|百分|亮度|音量", re.IGNORECASE)
+
+
+def _measure_in_words(query: str, name: str, spec: dict[str, Any], used: set[int]) -> int | None:
+    """A degree or a percentage written in words, when the request writes none in digits:
+    "twenty-two degrees", "fifty percent", 二十二度, 百分之五十; for a parameter whose
+    name or description takes that measure, within its bounds."""
+    about = f"{name} {str(spec.get('description') or '')[:200]}"
+    if _TAKES_DEGREES.search(about) is None and _TAKES_PERCENT.search(about) is None:
+        return None
+    for match in _MEASURE_IN_WORDS.finditer(query):
+        if match["hundred"]:
+            value = 100
+        elif match["tens"]:
+            value = _TEN_VALUES[match["tens"].lower()] + _UNIT_VALUES.get(
+                (match["unit"] or "zero").lower(), 0
+            )
+        else:
+            value = _UNIT_VALUES[match["alone"].lower()]
+        if match.start() not in used and _within(float(value), spec):
+            used.add(match.start())
+            return value
+    if has_han(query):
+        for match in _CN_MEASURE.finditer(query):
+            written = temporal.cn_number(match[1] or match[2])
+            if match.start() not in used and written is not None and _within(written, spec):
+                used.add(match.start())
+                return written
     return None
 
 

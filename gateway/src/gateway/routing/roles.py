@@ -23,7 +23,7 @@ import calendar
 import functools
 import re
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, timedelta
 
 START, END = "start", "end"
 
@@ -151,6 +151,16 @@ _YEAR = re.compile(
 _RELATIVE_YEAR = re.compile(
     r"\b(last|this|previous|current)\s+year\b|(去年|今年|前年)", re.IGNORECASE
 )
+# A calendar week by its place from this one: "last week", 上周, 这个星期 (not 上周三, a day).
+_RELATIVE_WEEK = re.compile(
+    r"\b(last|this|next|previous|current)\s+week\b(?!\s*(?:'s\s+)?(?:mon|tue|wed|thu|fri|sat|sun))"
+    r"|(上上|上|这|本|下)个?(?:周|星期|礼拜)(?![一二三四五六日天末])",
+    re.IGNORECASE,
+)
+_WEEK_SHIFT = {
+    "last": -1, "previous": -1, "this": 0, "current": 0, "next": 1,
+    "上上": -2, "上": -1, "这": 0, "本": 0, "下": 1,
+}  # fmt: skip
 _YEAR_SHIFT = {
     "last": -1, "previous": -1, "this": 0, "current": 0, "去年": -1, "今年": 0, "前年": -2,
 }  # fmt: skip
@@ -167,8 +177,9 @@ _RANGE_JOINER = re.compile(r"\s*(?:to|and|through|till|until|-|–|~|到|至)\s*
 
 
 def period(resolved: str, today: date) -> tuple[str | None, str | None] | None:
-    """The first and the last day of the one month or year ``resolved`` (a request with
-    its dates in ISO form) names and no day: ``("2026-10-01", "2026-10-31")``, or of two
+    """The first and the last day of the one month, year or week ("last week", 上周: Monday
+    to Sunday) ``resolved`` (a request with its dates in ISO form) names and no day:
+    ``("2026-10-01", "2026-10-31")``, or of two
     months a range joins, within a year ("March to May 2024"). Either is None when the
     words only start ("since March") or only end ("until March") it. None when a day is
     written, or other periods are."""
@@ -189,6 +200,10 @@ def period(resolved: str, today: date) -> tuple[str | None, str | None] | None:
         word = (match.group(1) or match.group(2)).lower()
         year = today.year + _YEAR_SHIFT[word]
         found.append((match.start(), match.end(), date(year, 1, 1), date(year, 12, 31)))
+    for match in _RELATIVE_WEEK.finditer(resolved):
+        word = (match.group(1) or match.group(2)).lower()
+        monday = today - timedelta(days=today.weekday()) + timedelta(weeks=_WEEK_SHIFT[word])
+        found.append((match.start(), match.end(), monday, monday + timedelta(days=6)))
     if len(found) == 2 and _RANGE_JOINER.fullmatch(resolved[found[0][1] : found[1][0]]):
         (_, _, first_day, _), (_, _, _, last_day) = found  # "March to May 2024"
         if first_day < last_day and (last_day - first_day).days < _YEAR_DAYS:

@@ -446,6 +446,10 @@ _REWRITES: list[Rewrite] = [
 
 
 _PM = ("下午", "晚上", "傍晚", "中午")
+_HOURS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
+}  # fmt: skip
 
 
 # A part of the day said a few characters before a bare clock, in the same sentence:
@@ -483,13 +487,29 @@ _REWRITES += [
         ),
         lambda m, t: _clock(_num(m[2]), 30 if m[3] else (_num(m[4]) or 0), _afternoon(m)),
     ),
-    (  # 3pm, 3:30 pm, 10 am
-        re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?", re.IGNORECASE),
+    (  # 3pm, 3:30 pm, 6.30am, 10 am
+        re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\b\.?", re.IGNORECASE),
         lambda m, t: _clock(
             int(m[1]) % 12 if m[3].lower() == "a" or int(m[1]) != 12 else 12,
             int(m[2] or 0),
             m[3].lower() == "p",
         ),
+    ),
+    (  # eleven pm, seven thirty am
+        re.compile(
+            rf"\b({'|'.join(_HOURS)})(?:\s+(fifteen|thirty|forty-five|forty\s+five))?"
+            r"\s*([ap])\.?m\b\.?",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _clock(
+            _HOURS[m[1].lower()] % 12 if m[3].lower() == "a" or m[1].lower() != "twelve" else 12,
+            {"fifteen": 15, "thirty": 30}.get((m[2] or "").lower(), 45 if m[2] else 0),
+            m[3].lower() == "p",
+        ),
+    ),
+    (  # at noon, at midnight
+        re.compile(r"\b(?:at|by|from|until|till)\s+(noon|midday|midnight)\b", re.IGNORECASE),
+        lambda m, t: m[0][: -len(m[1])] + ("00:00" if m[1].lower() == "midnight" else "12:00"),
     ),
     (  # 9:30 (a 24-hour clock written without its leading zero)
         re.compile(r"(?<![\d:.])(\d):([0-5]\d)(?![\d:])"),
