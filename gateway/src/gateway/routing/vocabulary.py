@@ -163,7 +163,8 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     # which transfers stock as often)
     "update": (
         frozenset({"update", "change", "modify", "edit", "rename", "adjust", "set", "replace"})
-        | {"reschedule", "postpone", "rebook", "delay", "extend", "increase", "decrease"},
+        | {"reschedule", "postpone", "rebook", "delay", "extend", "increase", "decrease"}
+        | {"dim", "brighten"},  # a light's level
         (
             *("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换", "调成", "调为"),
             *("调到", "改期", "改约", "改到", "推迟", "延后", "延期", "挪到", "换个时间"),
@@ -485,14 +486,20 @@ def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
     return _actions_in(refused) - offered
 
 
+# A tool that switches things on and off ("Lights: on/off", "开关") is asked to turn one
+# off ("turn off the kitchen lights", 关掉儿童房的灯): toggling, and closing in Chinese.
+_SWITCHES = re.compile(r"\bon\s*/\s*off\b|\bon\s+(?:or|and)\s+off\b|开关|开/关", re.IGNORECASE)
+
+
 def _actions_in(text: str, *, chinese: bool = True) -> frozenset[str]:
     stems = set(tokenize(text))
-    return frozenset(
+    found = frozenset(
         action
         for action, (english, words) in _ACTIONS.items()
         if not stems.isdisjoint(stem(w) for w in english)
         or (chinese and any(w in text for w in words))
     )
+    return found | {"toggle", "close"} if _SWITCHES.search(text) else found
 
 
 def action_gap(requested: frozenset[str], offered: frozenset[str] | None) -> float:
