@@ -77,6 +77,7 @@ from gateway.routing import (
     places,
     roles,
     rooms,
+    shapes,
     temporal,
     weekdays,
 )
@@ -810,25 +811,6 @@ def continues_previous(query: str) -> bool:
     return len(text) <= _ELLIPTICAL_CHARS and _CONTINUING.search(text) is not None
 
 
-def _well_formed(properties: object) -> dict[str, dict[str, Any]]:
-    """The properties as the filling rules read them: a schema that is not an object
-    (``true``), or a ``pattern``, ``enum`` or ``format`` of the wrong type, says nothing
-    (the schema's own validation judges the call)."""
-    if not isinstance(properties, dict):
-        return {}
-    kinds = {"pattern": str, "enum": list, "format": str, "type": str}
-    return {
-        str(name): {
-            key: value
-            for key, value in spec.items()
-            if not isinstance(kinds.get(key), type) or isinstance(value, kinds[key])
-        }
-        if isinstance(spec, dict)
-        else {}
-        for name, spec in properties.items()
-    }
-
-
 def _utc_today() -> date:
     return datetime.now(UTC).date()
 
@@ -857,7 +839,7 @@ class ArgumentExtractor:
         schema = bounds.routing_schema(schema)
         unread: frozenset[str] = getattr(schema, "unread", frozenset())
         required = list(schema.get("required") or [])
-        props = _well_formed(schema.get("properties"))
+        props = shapes.readable(schema.get("properties"), schema)
         needed = set(required)
         order = [n for n in required if n not in unread] + [p for p in props if p not in needed]
         result = Extraction()
@@ -1002,7 +984,7 @@ class ArgumentExtractor:
         """An object's properties read from the request like a tool's own ("valid from
         2025-05-01 to 2025-05-05" for ``validity: {start, end}``), one level down: an
         object inside it is not read. None unless every property it requires is read."""
-        properties = _well_formed(spec.get("properties"))
+        properties = shapes.readable(spec.get("properties"))
         flat = {n: p for n, p in properties.items() if p.get("type") != "object"}
         if not flat:
             return None
