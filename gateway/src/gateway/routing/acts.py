@@ -60,18 +60,26 @@ _ASKS: dict[str, re.Pattern[str]] = {
         "open": r"\bopen\b|打开|开启",
         "close": r"\bclose\b|\bshut\b(?!\s+off)|关上|关闭",
         "mute": r"\bmute|\bsilence|静音",
+        # an appointment or a booking moved in time, or called off
+        "reschedule": r"\breschedul|\bre-schedul|\bmove\b|\bpush\b|\bpostpone|\bbring\s+forward"
+        r"|\bchange\s+(?:the\s+)?(?:time|date|day)|改到|改期|改约|挪到|往后挪|往前挪|挪一下|推迟"
+        r"|延后|提前到|换个时间|换到|改时间",
+        "cancel": r"\bcancel|\bcancle|\bcall\s+off|取消|不去了|不来了|退掉",
     }.items()
 }
 _ASKED_WORDS = {stem(key): key for key in _ASKS}
+# (compiled once: ``re``'s own cache of 512 patterns is shared with every manifest's)
+_SEPARATORS = re.compile(r"[_\-\s]+")
+_ENDING = re.compile(r"(?:ed|ing)$")
 
 
 def _words(option: object) -> list[str]:
-    return [w for w in re.split(r"[_\-\s]+", str(option).lower()) if w]
+    return [w for w in _SEPARATORS.split(str(option).lower()) if w]
 
 
 def _act_of(word: str) -> str | None:
     """The act an option's word names: ``armed`` is arm, ``disarmed`` disarm."""
-    for form in (word, stem(word), re.sub(r"(?:ed|ing)$", "", word)):
+    for form in (word, stem(word), _ENDING.sub("", word)):
         if form in _ASKS:
             return form
         if form in _ASKED_WORDS:

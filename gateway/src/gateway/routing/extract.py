@@ -73,6 +73,7 @@ from gateway.routing import (
     currencies,
     enums,
     intent,
+    lineitems,
     periods,
     places,
     roles,
@@ -450,6 +451,11 @@ _CJK_NAME = re.compile(
     # whom one books or looks for, by name and title: "约陈静教练", "找李明医生"
     rf"|(?<=[约找])([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)(?=教练|医生|大夫|师傅|老师)"
 )
+# A name given as one (a pet's, a nickname): "我家猫咪叫咪咪", "名字是豆包", "它叫旺财".
+_CALLED_CJK = re.compile(
+    r"(?:名叫|叫做|名字是|名字叫|(?<![别不])叫)([\u4e00-\u9fff]{2,3}?)"
+    r"(?=$|[\s,，。:：、;；!?！？]|的|今年|走丢|跑|丢了|不见|[0-9])"
+)
 # A Chinese value shaped as a person's name: a common surname and one or two characters.
 _PERSON_SHAPED = re.compile(rf"[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
 # Words that begin like a name and are not one ("高铁", "万元", "周六"), and titles ("王医生").
@@ -474,8 +480,10 @@ def _chinese_names(query: str) -> list[str]:
     "帮客人王芳订一间…", 赵磊 of "：赵磊 13800138000"."""
     if not has_han(query):
         return []
-    found = [m.group(1) or m.group(2) for m in _CJK_NAME.finditer(query)]
-    return [name for name in found if not _NOT_NAMES.match(name)]
+    found = [(m.start(), m.group(1) or m.group(2)) for m in _CJK_NAME.finditer(query)]
+    found += [(m.start(), m.group(1)) for m in _CALLED_CJK.finditer(query)]
+    names = [name for _, name in sorted(found) if not _NOT_NAMES.match(name)]
+    return list(dict.fromkeys(names))
 
 
 def person_names(query: str) -> list[str]:
@@ -842,6 +850,8 @@ class ArgumentExtractor:
         props = shapes.readable(schema.get("properties"), schema)
         needed = set(required)
         order = [n for n in required if n not in unread] + [p for p in props if p not in needed]
+        # Days and times first: a day is theirs, not a loose pattern's ("^[A-Z0-9-]{6,20}$")
+        order.sort(key=lambda n: (n not in needed, not _time_parameter(n, props.get(n) or {})))
         result = Extraction()
         used_numbers: set[int] = set()
         used_ids: set[int] = set()  # where the identifiers other parameters took start
@@ -871,7 +881,7 @@ class ArgumentExtractor:
                 # pattern takes: "dep-104233" is deploy_id's, not the service's.
                 claims = _claims(query, props) if claims is None else claims
                 taken |= {t for other, tokens in claims.items() if other != name for t in tokens}
-            if _takes_time(spec):  # read where "tomorrow" and "下午两点" stand in the text
+            if _time_parameter(name, spec):  # read where "tomorrow" and "下午两点" stand
                 value = _dated(query, on_calendar(), spec, taken, props)
             else:
                 value = self._fill(
@@ -881,6 +891,8 @@ class ArgumentExtractor:
                 value = _calendar_value(on_calendar(), query, name, spec, taken)
             if name not in required and _guessed_word(value, spec):
                 value = None  # an optional filter is better left out than set to "what"
+            if spec.get("format") == "date-time" and isinstance(value, str):
+                value = _date_time(value)  # "2025-07-08 15:00" is 2025-07-08T15:00:00
             if value is not None:
                 result.arguments[name] = value
                 # The whole request as a search's text holds the others' numbers too.
@@ -1019,6 +1031,10 @@ class ArgumentExtractor:
         schema's parameters' words (``_around``: what sets this one's description
         apart), None when there is no schema around it."""
         kind = spec.get("type", "string")
+        if kind in ("integer", "number") and _RATE_NAME.search(name):
+            rate = _rate(query, name)  # "three times a day" for ``doses_per_day``
+            if rate is not None and (rate in spec.get("enum", [rate]) and _within(rate, spec)):
+                return rate
         if kind in ("integer", "number") and isinstance(spec.get("enum"), list):
             span = _duration(query, name, spec, kind, used_numbers)  # "半小时" of [30, 60]
             if span is not None and span in spec["enum"]:
@@ -1088,6 +1104,44 @@ def _writes(query: str) -> Callable[[str], bool]:
     if has_han(lowered):
         stems |= {stem(word) for word in _glossed_words(lowered)}
     return lambda word: stem(word) in stems
+
+
+# A count per day, week or month: ``doses_per_day``, ``times_per_week``, ``frequency``.
+_RATE_NAME = re.compile(r"per_?(?:day|week|month)|daily|weekly|frequency|times", re.IGNORECASE)
+_RATE_WORDS = {"once": 1, "twice": 2, "thrice": 3}
+_EN_RATE = re.compile(
+    r"(?<![a-z])(?:(once|twice|thrice)|(\d{1,2}|one|two|three|four|five|six|seven|eight)"
+    r"\s+times)\s+(?:a|an|per|each|every)\s+(day|week|month)(?![a-z])"
+    r"|(?<![a-z])(once|twice|thrice|(\d{1,2}|one|two|three|four)\s+times)\s+(daily|weekly|monthly)",
+    re.IGNORECASE,
+)
+_ZH_RATE = re.compile(
+    r"(每天|一天|每日|每周|一周|每个?月|一个月)\s*(\d{1,2}|[一二两三四五六七八九十]{1,2})\s*次"
+)
+_ZH_PERIODS = {"天": "day", "日": "day", "周": "week", "月": "month"}
+
+
+def _rate(query: str, name: str) -> int | None:
+    """How many times a day (week, month) the request says, for a parameter counting
+    per that period ("once daily", "three times a day", 每天两次); None if it says none,
+    or names another period than the parameter's."""
+    lowered = name.lower()
+    wanted = next((p for p in ("day", "week", "month") if p in lowered), None)
+    for match in _EN_RATE.finditer(query):
+        said = (match[1] or match[4] or "").lower()
+        number = _RATE_WORDS.get(said.split()[0]) if said else None
+        digits = match[2] or match[5]
+        if number is None and digits:
+            number = int(digits) if digits.isdigit() else _COUNT_WORDS.get(digits.lower())
+        period = (match[3] or match[6] or "").lower().removesuffix("ly").replace("dai", "day")
+        if number is not None and wanted in (None, period):
+            return number
+    for match in _ZH_RATE.finditer(query):
+        period = _ZH_PERIODS[match[1][-1]]
+        number = temporal.cn_number(match[2])
+        if number is not None and wanted in (None, period):
+            return number
+    return None
 
 
 # A parameter that says which of its tool's acts to do: ``action`` of ["view", "pay"].
@@ -1183,6 +1237,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     items = spec.get("items")
     if not isinstance(items, dict):
         return None
+    if items.get("type") == "object":  # an order's lines: "1 litter box and two bags of …"
+        return lineitems.lines(query, items)
     max_items = spec.get("maxItems")
     limit = min(max_items, _MAX_ITEMS) if isinstance(max_items, int) else _MAX_ITEMS
     found: list[Any] = []
@@ -1618,6 +1674,24 @@ def _takes_time(spec: dict[str, Any]) -> bool:
     return any(search(program, sample) for sample in _TIME_SAMPLES)
 
 
+_DATE_TIME = re.compile(r"(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2})?(.*)")
+
+
+def _date_time(value: str) -> str:
+    """A date and a time as RFC 3339 writes them: ``T`` between them, seconds always."""
+    parts = _DATE_TIME.fullmatch(value)
+    if parts is None:
+        return value
+    day, clock, seconds, offset = parts.groups()
+    return f"{day}T{clock}{seconds or ':00'}{offset}"
+
+
+def _time_parameter(name: str, spec: dict[str, Any]) -> bool:
+    """A parameter of days or times (``_takes_time``), not an id whose loose pattern
+    happens to take a day ("policy_number" of ``^[A-Z0-9-]{6,20}$``)."""
+    return _takes_time(spec) and ("format" in spec or not is_id_name(name, machine=False))
+
+
 def _calendar_value(
     resolved: str, query: str, name: str, spec: dict[str, Any], taken: Collection[object]
 ) -> str | None:
@@ -1625,6 +1699,8 @@ def _calendar_value(
     ``temporal.resolve`` gave it, if the parameter's schema takes it."""
     if resolved == query:
         return None
+    if is_id_name(name, machine=False):
+        return None  # a policy number is no month: "上个月看病的钱" gives no ``policy_number``
     if "pattern" in spec or spec.get("format") in _FORMATS:
         value = _constrained(resolved, spec, taken)
     else:
@@ -2503,7 +2579,7 @@ def _pattern_value(
     text = folded
     for value in (text.upper(), text.lower()):
         whole = search(program, value)
-        if whole and whole.group(0) == value:
+        if whole and whole.group(0) == value and value not in taken and text not in taken:
             return value
     return None
 
@@ -2967,28 +3043,36 @@ _TEN_VALUES = {word: 10 * (value + 2) for value, word in enumerate(_TENS)}
 _MEASURE_IN_WORDS = re.compile(
     rf"(?<![a-z-])(?:(?P<tens>{'|'.join(_TENS)})(?:[\s-](?P<unit>{'|'.join(_UNITS[1:10])}))?"
     rf"|(?P<alone>{'|'.join(_UNITS)})|(?P<hundred>a|one)\s+hundred)"
-    r"(?:\s+and\s+a\s+half)?\s*(?:degrees?|°|percent|per\s+cent|%)(?![a-z])",
+    rf"(?:\s+point\s+(?P<tenths>{'|'.join(_UNITS[:10])}))?"
+    r"(?:\s+and\s+a\s+half)?\s*(?:degrees?|°|percent|per\s+cent|%|kilos?|kilograms?|kgs?)"
+    r"(?![a-z])",
     re.IGNORECASE,
 )
-# In Chinese: 二十二度, 百分之五十, 二十三摄氏度.
+# In Chinese: 二十二度, 百分之五十, 二十三摄氏度, 十八公斤.
 _CN_MEASURE = re.compile(
     r"百分之([零一二两三四五六七八九十百]{1,4})|(?<![零一二两三四五六七八九十百])"
-    r"([零一二两三四五六七八九十]{1,4})(?:摄氏)?度(?!假)"
+    r"([零一二两三四五六七八九十]{1,4})(?:(?:摄氏)?度(?!假)|公斤|千克)"
 )
 
 
-_TAKES_DEGREES = re.compile(r"temp|°|celsius|fahrenheit|degree|setpoint|温度|度数", re.IGNORECASE)
+_TAKES_DEGREES = re.compile(
+    r"temp|°|celsius|fahrenheit|degree|setpoint|weight|kg|kilo|温度|度数|体重|公斤", re.IGNORECASE
+)
 _TAKES_PERCENT = re.compile(r"percent|%|brightness|level|volume|百分|亮度|音量", re.IGNORECASE)
 
 
-def _measure_in_words(query: str, name: str, spec: dict[str, Any], used: set[int]) -> int | None:
-    """A degree or a percentage written in words, when the request writes none in digits:
-    "twenty-two degrees", "fifty percent", 二十二度, 百分之五十; for a parameter whose
-    name or description takes that measure, within its bounds."""
+def _measure_in_words(
+    query: str, name: str, spec: dict[str, Any], used: set[int]
+) -> int | float | None:
+    """A degree, a percentage or a weight written in words, when the request writes none
+    in digits: "twenty-two degrees", "fifty percent", "twenty-two point five kilos",
+    二十二度, 百分之五十, 十八公斤; for a parameter whose name or description takes such a
+    measure, within its bounds."""
     about = f"{name} {str(spec.get('description') or '')[:200]}"
     if _TAKES_DEGREES.search(about) is None and _TAKES_PERCENT.search(about) is None:
         return None
     for match in _MEASURE_IN_WORDS.finditer(query):
+        value: float
         if match["hundred"]:
             value = 100
         elif match["tens"]:
@@ -2997,14 +3081,16 @@ def _measure_in_words(query: str, name: str, spec: dict[str, Any], used: set[int
             )
         else:
             value = _UNIT_VALUES[match["alone"].lower()]
+        if match["tenths"]:
+            value += _UNIT_VALUES[match["tenths"].lower()] / 10
         if match.start() not in used and _within(float(value), spec):
             used.add(match.start())
-            return value
+            return _convert(float(value), str(spec.get("type")))
     if has_han(query):
-        for match in _CN_MEASURE.finditer(query):
-            written = temporal.cn_number(match[1] or match[2])
-            if match.start() not in used and written is not None and _within(written, spec):
-                used.add(match.start())
+        for chinese in _CN_MEASURE.finditer(query):
+            written = temporal.cn_number(chinese[1] or chinese[2])
+            if chinese.start() not in used and written is not None and _within(written, spec):
+                used.add(chinese.start())
                 return written
     return None
 
@@ -3625,6 +3711,8 @@ def _identifier(
     if "pattern" in spec or "enum" in spec or "format" in spec:
         return None
     examples = examples_of(spec)
+    if not any(map(temporal.is_calendar_value, examples)):  # a day is no policy number
+        taken = {*taken, *(m.group(0) for m in _CALENDAR_TOKEN.finditer(query))}
     if not examples:  # a branch that is a place ("网点名称或所在街道") is no git branch,
         # nor a topic of up to 300 characters ("客户想咨询的内容") a message queue's
         machine = not places.takes_a_place(name.lower(), spec) and not _prose(spec)
@@ -3640,6 +3728,8 @@ def _identifier(
             best = found if best is None else min(best, found)
     return None if best is None else best[2]  # None: nothing in the query looks like one
 
+
+_CALENDAR_TOKEN = re.compile(r"(?<![\w-])\d{4}-\d{2}(?:-\d{2})?(?![\w-])")
 
 # How strictly an example's shape is read, strictest first: (digits, letters).
 _READINGS = (("exact", "literal"), ("near", "literal"), ("exact", "class"))

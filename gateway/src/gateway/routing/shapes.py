@@ -32,20 +32,24 @@ _BRANCHES = ("anyOf", "oneOf")
 def readable(properties: object, root: object = None) -> dict[str, dict[str, Any]]:
     """Each property's schema in the one form the filling rules read (see the module
     doc); ``root``: the schema its ``$ref`` s point into. An object property's own
-    properties are rewritten too, one level down."""
+    properties, and a list's items (and theirs), are rewritten too, one level down."""
     if not isinstance(properties, dict):
         return {}
     read: dict[str, dict[str, Any]] = {}
     for name, spec in properties.items():
         plain = _plain(spec, root, _MAX_HOPS)
-        inner = plain.get("properties")
-        if plain.get("type") == "object" and isinstance(inner, dict):
-            plain = {
-                **plain,
-                "properties": {n: _plain(p, root, _MAX_HOPS) for n, p in inner.items()},
-            }
-        read[str(name)] = plain
+        if plain.get("type") == "array" and isinstance(plain.get("items"), dict):
+            plain = {**plain, "items": _inner(_plain(plain["items"], root, _MAX_HOPS), root)}
+        read[str(name)] = _inner(plain, root)
     return read
+
+
+def _inner(spec: dict[str, Any], root: object) -> dict[str, Any]:
+    """An object's own properties rewritten too (one level)."""
+    inner = spec.get("properties")
+    if spec.get("type") != "object" or not isinstance(inner, dict):
+        return spec
+    return {**spec, "properties": {n: _plain(p, root, _MAX_HOPS) for n, p in inner.items()}}
 
 
 def _plain(spec: object, root: object, hops: int) -> dict[str, Any]:

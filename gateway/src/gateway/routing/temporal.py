@@ -34,7 +34,8 @@ from typing import Any
 _EN_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-    "fifteen": 15, "twenty": 20, "thirty": 30, "couple of": 2, "few": 3,
+    "fifteen": 15, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90, "couple of": 2, "few": 3,
     "another": 1, "one more": 1,  # "stay another year", "one more month"
 }  # fmt: skip
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6,
@@ -98,9 +99,10 @@ _ZH_UNIT = {
 }  # fmt: skip
 _EN_COUNT = r"\d+(?:\.\d+)?|another|one\s+more|an?|one|two|three|four|five|six|seven|eight"
 _EN_COUNT += r"|nine|ten|eleven|twelve"
-_EN_COUNT += r"|fifteen|twenty|thirty|couple of|few"
-_EN_SPAN = re.compile(
-    r"(?<![\w.])(?:(half\s+an?|" + _EN_COUNT + r")\s*-?\s*|(past|last|previous|recent|this)\s+)"
+_EN_COUNT += r"|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|couple of|few"
+_EN_SPAN = re.compile(  # (not the rate of "three times a day", "once per week")
+    r"(?<![\w.])(?<!times\s)(?<!once\s)(?<!twice\s)(?<!per\s)"
+    r"(?:(half\s+an?|" + _EN_COUNT + r")\s*-?\s*|(past|last|previous|recent|this)\s+)"
     r"(" + "|".join(sorted(_EN_UNIT, key=len, reverse=True)) + r")\b",
     re.IGNORECASE,
 )
@@ -109,7 +111,8 @@ _ZH_SPAN = re.compile(  # (?<!\d): a run of digits is read from its start only, 
     + _CN_NUMBER
     + r"|半)\s*("
     + "|".join(sorted(_ZH_UNIT, key=len, reverse=True))
-    + r")|(上|本|这|近|最近|过去)(?:一)?(个月|周|星期|礼拜|季度|年)"
+    + r")(?!\s*(?:\d|[一二两三四五六七八九十]){1,3}\s*次)"  # 一天两次 is a rate, no length
+    + r"|(上|本|这|近|最近|过去)(?:一)?(个月|周|星期|礼拜|季度|年)"
 )
 _ZH_LAST_YEAR = re.compile(r"去年(?!\s*(?:\d|[一二三四五六七八九十])+\s*月)")
 
@@ -232,14 +235,39 @@ _RANGE_START = re.compile(
 )
 
 
+# A day written with its year, in the forms a request uses before they are rewritten:
+# "2026-02-14", "2026年2月14日", "March 3 2025", "3 March 2025".
+_DATED = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})|(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"
+    rf"|({_MONTH_WORD})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})"
+    rf"|(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH_WORD})\.?,?\s+(\d{{4}})",
+    re.IGNORECASE,
+)
+_DATED_WITHIN = 80  # characters before a day without a year searched for one with
+
+
 def _after(match: re.Match[str]) -> date | None:
-    """The day written just before ``match`` (dates already in ISO form), if any."""
+    """The day written just before ``match`` (dates already in ISO form), if any; else
+    the last day written with its year a little before it ("2026年2月14日送过来，2月22日接走":
+    the 22nd is in 2026 too)."""
     start = _RANGE_START.search(match.string, max(0, match.start() - 24), match.start())
-    if start is None:
-        return None
     try:
-        return date(int(start[1]), int(start[2]), int(start[3]))
-    except ValueError:
+        if start is not None:
+            return date(int(start[1]), int(start[2]), int(start[3]))
+        dated = list(
+            _DATED.finditer(match.string, max(0, match.start() - _DATED_WITHIN), match.start())
+        )
+        if not dated:
+            return None
+        g = dated[-1].groups()
+        if g[0]:
+            return date(int(g[0]), int(g[1]), int(g[2]))
+        if g[3]:
+            return date(int(g[3]), int(g[4]), int(g[5]))
+        if g[6]:
+            return date(int(g[8]), _MONTHS[g[6].lower()], int(g[7]))
+        return date(int(g[11]), _MONTHS[g[10].lower()], int(g[9]))
+    except (ValueError, KeyError):
         return None
 
 

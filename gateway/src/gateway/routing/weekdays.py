@@ -65,6 +65,10 @@ _EXCEPT = re.compile(
     r"|other\s+than|not\s+on)(?![A-Za-z])|除了?|不包括|不含",
     re.IGNORECASE,
 )
+_ZH_OPTION = re.compile(rf"{_ZH_PREFIX}([一二三四五六日天七])")
+_JOINED = r"(?:,|&|/|and|or|to|-|–|through|thru)"
+_LISTED_BEFORE = re.compile(rf"{_EN_DAY}\s*{_JOINED}\s*$", re.IGNORECASE)
+_LISTED_AFTER = re.compile(rf"\s*{_JOINED}\s*{_EN_DAY}(?![A-Za-z])", re.IGNORECASE)
 # Short forms that are also words: on their own in lower case they name no day.
 _WORDS_TOO = frozenset(("sat", "sats", "sun", "suns", "wed", "weds", "mon", "tue", "thu"))
 
@@ -78,7 +82,7 @@ def _day_of_option(option: object) -> int | None:
         for day, name in enumerate(_NAMES):
             if name.startswith(text) and (len(text) >= 3 or text == name[:2]):
                 return day
-    zh = re.fullmatch(rf"{_ZH_PREFIX}([一二三四五六日天七])", option.strip())
+    zh = _ZH_OPTION.fullmatch(option.strip())
     return _ZH[zh[1]] if zh else None
 
 
@@ -108,11 +112,7 @@ def _listed(query: str, start: int, end: int) -> bool:
     """Whether the day at ``query[start:end]`` stands in a list or a range of days."""
     before = query[max(0, start - 8) : start]
     after = query[end : end + 8]
-    joined = r"(?:,|&|/|and|or|to|-|–|through|thru)"
-    return bool(
-        re.search(rf"{_EN_DAY}\s*{joined}\s*$", before, re.IGNORECASE)
-        or re.match(rf"\s*{joined}\s*{_EN_DAY}(?![A-Za-z])", after, re.IGNORECASE)
-    )
+    return bool(_LISTED_BEFORE.search(before) or _LISTED_AFTER.match(after))
 
 
 def _days_in(text: str) -> set[int]:
