@@ -167,9 +167,12 @@ _CJK_PLEASE = (
 # (Not 退款 or 支付: "退款单…查下进度" names a refund to look up.)
 _CJK_WRITE = re.compile(
     # "SO20261125001 取消…" (an id of bounded length: a long run is not re-read per digit)
-    _CJK_PLEASE + r"(?:[A-Za-z][\w-]{0,40}\d[\w-]{0,40}\s*)?"
+    # (ASCII: a Chinese character is \w too, and "APT-67012那个预约…" names no 预约 order)
+    _CJK_PLEASE + r"(?:[A-Za-z][A-Za-z0-9_-]{0,40}\d[A-Za-z0-9_-]{0,40}\s*)?"
     r"(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
-    r"|关闭|升级|预订|预约(?!号|单|编号|记录|信息|是|的|[了过](?:吗|没))|约(?:一下|一个|个)"
+    # (预约 before a modal or another verb is the appointment: "预约能不能往后挪一周")
+    r"|关闭|升级|预订|预约(?!号|单|编号|记录|信息|是|的|[了过](?:吗|没)|能|可以|可不可以|要|改|挪|往"
+    r"|推|取消|时间)|约(?:一下|一个|个)"
     r"|发起|下单|重置|作废|撤销|取消|删除"
     r"|选课|加选|选一下|报名|报(?:个|一个)(?!价)|报失|报案(?!号)|续借|续期|退课|退选|改期|改约"
     r"|提醒|通知|发(?:个|条|一条)?(?:提醒|通知|短信|消息)|回复|补签|请假|申诉|缴费|交费)"
