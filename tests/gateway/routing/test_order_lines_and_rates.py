@@ -186,3 +186,40 @@ def test_an_appointment_moved_or_called_off(query: str, action: str) -> None:
 def test_a_name_given_as_one() -> None:
     pet = tool(["pet_name"], pet_name={"type": "string", "description": "宠物的名字"})
     assert filled("我家猫咪叫咪咪，2025年10月5日跑出去就没回来了", pet) == {"pet_name": "咪咪"}
+
+
+SERVICES = tool(
+    ["services"],
+    services={
+        "type": "array",
+        "items": {"type": "string", "enum": ["bath", "haircut", "nail_trim", "deshedding"]},
+        "description": "服务项目：bath=洗澡，haircut=剪毛造型，nail_trim=剪指甲，deshedding=去浮毛",
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "services"),
+    [
+        ("周六给豆豆约个洗澡加剪指甲", ["bath", "nail_trim"]),
+        ("想给它做个去浮毛，再洗澡", ["deshedding", "bath"]),
+        ("can u get him in for a deshed + bath", ["deshedding", "bath"]),
+    ],
+)
+def test_a_list_read_through_its_description_in_the_order_written(
+    query: str, services: list[str]
+) -> None:
+    assert filled(query, SERVICES) == {"services": services}
+
+
+def test_a_date_time_from_a_day_and_a_clock_apart() -> None:
+    visit = tool(["start_time"], start_time={"type": "string", "format": "date-time"})
+    assert filled("an annual checkup on march 14 2025 at 9:30am", visit) == {
+        "start_time": "2025-03-14T09:30:00"
+    }
+
+
+def test_an_option_written_with_other_separators() -> None:
+    lab = tool(["test_type"], test_type={"type": "string", "enum": ["blood", "urine", "xray"]})
+    assert filled("are Daisy's x-ray results back yet", lab) == {"test_type": "xray"}
+    assert "test_type" not in filled("are the results back", lab)

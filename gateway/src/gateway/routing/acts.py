@@ -87,8 +87,13 @@ def _act_of(word: str) -> str | None:
     return None
 
 
+_MAX_OPTIONS = 32  # a device's acts are a few; a long enum is read through its index
+
+
 def takes_acts(options: Sequence[Any]) -> bool:
-    """Whether at least two of the options name an act or a state of a device."""
+    """Whether at least two of a short enum's options name an act or a state of a device."""
+    if len(options) > _MAX_OPTIONS:
+        return False
     return sum(any(_act_of(w) for w in _words(o)) for o in options) >= 2
 
 

@@ -1242,6 +1242,9 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     max_items = spec.get("maxItems")
     limit = min(max_items, _MAX_ITEMS) if isinstance(max_items, int) else _MAX_ITEMS
     found: list[Any] = []
+    if "description" not in items and isinstance(spec.get("description"), str):
+        # the list's description often says what its options mean: "bath=洗澡，haircut=剪毛"
+        items = {**items, "description": spec["description"]}
     if "enum" in items and isinstance(items["enum"], list) and weekdays.option_days(items["enum"]):
         found = weekdays.options_named(query, items["enum"])[:limit]  # "weekdays", 周六周日
     elif "enum" in items and isinstance(items["enum"], list):
@@ -1250,7 +1253,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
             if option is None:
                 break
             found.append(option)
-        found.sort(key=lambda option: _mentioned_at(query, option))  # as the request lists
+        described = str(items.get("description") or "")
+        found.sort(key=lambda option: _mentioned_at(query, option, described))  # as listed
     elif _constrains(items) and items.get("type", "string") == "string":
         while len(found) < limit:
             value = _constrained(query, items, [*map(str, taken), *found])
@@ -1275,17 +1279,22 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     return found if found and len(found) >= (minimum if isinstance(minimum, int) else 1) else None
 
 
-def _mentioned_at(query: str, option: object) -> int:
+def _mentioned_at(query: str, option: object, description: str = "") -> int:
     """Where ``query`` first writes a word of ``option`` (any of its words, in any
-    inflection: "towels" of ``towel``); after the end when it writes none (an option
-    named in other words keeps its place among those)."""
+    inflection: "towels" of ``towel``; or five letters or more that begin one: "deshed"
+    of ``deshedding``), or a word the description pairs with it ("bath=洗澡"); after the
+    end when it writes none (an option named in other words keeps its place among those)."""
     words = {stem(w) for w in re.split(r"[\s_\-]+", str(option).lower()) if w}
     lowered = query.lower()
     for match in _LATIN_WORD.finditer(lowered):
-        if stem(match.group(0)) in words:
+        word = match.group(0)
+        if stem(word) in words or (len(word) >= 5 and any(w.startswith(word) for w in words)):
             return match.start()
     text = str(option)
     at = query.find(text) if has_han(text) else -1
+    if at < 0 and description:
+        found = [query.find(w) for w in _paired_words(description, text)]
+        at = min((f for f in found if f >= 0), default=-1)
     return at if at >= 0 else len(query)
 
 
@@ -1544,10 +1553,31 @@ def _dated(
     time parameter of a tool, a value the query writes out wins over one a relative
     phrase gave ("这个月工资发了没？2025-05" asks about 2025-05, not this month)."""
     value = _constrained(resolved, spec, taken)
+    if value is None and spec.get("format") == "date-time":
+        value = _day_at(resolved, taken)  # "on march 14 2025 at 9:30am"
     if value is None or str(value) in query or sum(map(_takes_time, props.values())) > 1:
         return value
     written = _constrained(query, spec, taken)
     return value if written is None else written
+
+
+# A day and a clock a few words apart, once resolved: "2025-03-14 at 09:30", "09:30 on
+# 2025-03-14", "2025-03-14，09:30".
+_DAY_AT = re.compile(
+    r"(?<![\d-])(\d{4}-\d{2}-\d{2})\s{0,3}(?:at|@|,|，|from|starting|around|by)?\s{0,3}(\d{2}:\d{2})(?![\d:])"
+    r"|(?<![\d:])(\d{2}:\d{2})\s{0,3}(?:on|,|，)?\s{0,3}(\d{4}-\d{2}-\d{2})(?![\d-])",
+    re.IGNORECASE,
+)
+
+
+def _day_at(resolved: str, taken: Collection[object]) -> str | None:
+    """A date-time assembled from a day and a clock written a few words apart."""
+    for match in _DAY_AT.finditer(resolved):
+        day, clock = (match[1], match[2]) if match[1] else (match[4], match[3])
+        value = f"{day} {clock}"
+        if value not in taken and _date_time(value) not in taken:
+            return value
+    return None
 
 
 _A_DAY = "2026-01-31"
@@ -1888,6 +1918,9 @@ def _option_named(
     inflected = _inflected_option(lowered, by_length)
     if inflected is not None:
         return inflected
+    squashed = _squashed_option(lowered, options)
+    if squashed is not None:  # "x-ray" for ``xray``, "check up" for ``checkup``
+        return squashed
     if _PERCENT_SIGN.search(query):  # "10% off" names ``percent``
         percent = [o for o in options if re.split(r"[_\-\s]+", str(o).lower())[0] in _PERCENT]
         if len(percent) == 1:
@@ -1933,6 +1966,25 @@ def _option_named(
 
 
 _PERCENT_SIGN = re.compile(r"\d\s?[%％]")
+_ALNUM_RUN = re.compile(r"[a-z0-9]+")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
+def _squashed_option(lowered: str, options: Sequence[Any]) -> Any:
+    """The one option of four letters or more the request writes with other separators,
+    or none, between its pieces: "x-ray" for ``xray``, "check up" for ``checkup``,
+    "e-mail" for ``email`` (two or three words of the request run together)."""
+    tokens = _ALNUM_RUN.findall(lowered[: _MAX_LABELLED * 4])
+    grams = {a + b for a, b in itertools.pairwise(tokens)}
+    grams |= {a + b + c for a, b, c in zip(tokens, tokens[1:], tokens[2:], strict=False)}
+    found = [
+        option
+        for option in options
+        if len(squashed := _NOT_ALNUM.sub("", str(option).lower())) >= 4 and squashed in grams
+    ]
+    return found[0] if len(found) == 1 else None
+
+
 _PERCENT = frozenset(("percent", "percentage", "pct"))
 
 

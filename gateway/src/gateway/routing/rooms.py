@@ -76,6 +76,7 @@ _TOWN_DESCRIBED = re.compile(
 )
 _ROOM_DESCRIBED = re.compile(r"\b(?:room|rooms|zone|door)\b|房间|区域|位置|门", re.IGNORECASE)
 _DOOR_NAMES = frozenset(("door", "doors"))
+_MAX_OPTIONS = 64
 # (compiled once: ``re``'s own cache of 512 patterns is shared with every manifest's)
 _SEPARATORS = re.compile(r"[_\-\s]+")
 _NUMBERED_EXAMPLE = re.compile(r"(?:e\.g\.|eg|like|such as|例如|如)\s*[\"'“]?\s*\S*\d")
@@ -170,6 +171,8 @@ def option_for(query: str, options: Sequence[Any]) -> Any:
     """The enum option for the room ``query`` names ("living_room" of 客厅 or "lounge"
     ... when the options are rooms): the option whose words are the room's English name,
     else its last word ("bedroom" of "master bedroom"). None when no option is."""
+    if len(options) > _MAX_OPTIONS:  # rooms are a few; a long enum is read through its index
+        return None
     by_words = {" ".join(_parts(str(o))): o for o in options if isinstance(o, str)}
     for _, _, english in named(query):
         words = " ".join(english.replace("'", "").split())
