@@ -322,7 +322,9 @@ def plain_verbs(text: str) -> str:
 # termination date" of a contract lookup), which must not make it offer the action.
 # Lowering or reducing a value decreases it ("reduce seats to 12"): "lower" as often
 # describes a state ("lower tiers"), and "reduced" a price a tool shows.
+# Verbs of a request read as another (not of a tool's words: "records" there is a noun).
 _ORDER_SYNONYMS = {
+    "record": "add",  # "record weight for PET-318844: 8.75 kg" adds an entry
     "end": "cancel",
     "terminate": "cancel",
     "lower": "decrease",
