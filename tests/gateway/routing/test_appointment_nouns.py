@@ -39,7 +39,7 @@ async def test_booking_by_the_verb_still_books(gateway: httpx.AsyncClient) -> No
 
 
 async def test_recording_a_weight_adds_an_entry(gateway: httpx.AsyncClient) -> None:
-    """"record" orders an entry made, as "add" does: the weight log ("Add a weigh-in to a
+    """ "record" orders an entry made, as "add" does: the weight log ("Add a weigh-in to a
     patient's weight chart") does what "record weight for …" asks. Before, "record" was
     no verb of any action class, so the log was held not to do it and was refused."""
     query = "record weight for PET-318844: 8.75 kg, measured 2025-04-21"
