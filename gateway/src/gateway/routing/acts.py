@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gateway.routing.text import stem
+from gateway.routing.text import stem, words_of
 
 _NOT_AFTER = r"(?<!un)(?<!dis)"
 # "heating on", "porch light on", "lights off automatically": a switch after the thing it
@@ -69,12 +69,11 @@ _ASKS: dict[str, re.Pattern[str]] = {
 }
 _ASKED_WORDS = {stem(key): key for key in _ASKS}
 # (compiled once: ``re``'s own cache of 512 patterns is shared with every manifest's)
-_SEPARATORS = re.compile(r"[_\-\s]+")
 _ENDING = re.compile(r"(?:ed|ing)$")
 
 
 def _words(option: object) -> list[str]:
-    return [w for w in _SEPARATORS.split(str(option).lower()) if w]
+    return words_of(str(option))
 
 
 def _act_of(word: str) -> str | None:

@@ -23,6 +23,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from gateway.routing.text import words_of
+
 # Rooms and parts of a home, by their head word, with the words that may come before it.
 _HEADS = (
     "bedroom|bathroom|kitchen|lounge|office|study|hallway|hall|corridor|landing|porch|patio"
@@ -78,13 +80,12 @@ _ROOM_DESCRIBED = re.compile(r"\b(?:room|rooms|zone|door)\b|房间|区域|位置
 _DOOR_NAMES = frozenset(("door", "doors"))
 _MAX_OPTIONS = 64
 # (compiled once: ``re``'s own cache of 512 patterns is shared with every manifest's)
-_SEPARATORS = re.compile(r"[_\-\s]+")
 _NUMBERED_EXAMPLE = re.compile(r"(?:e\.g\.|eg|like|such as|例如|如)\s*[\"'“]?\s*\S*\d")
 _ROOMS_DESCRIBED = re.compile(r"\brooms?\b|房间", re.IGNORECASE)
 
 
 def _parts(name: str) -> list[str]:
-    return [p for p in _SEPARATORS.split(name.lower()) if p]
+    return words_of(name)
 
 
 def takes_a_room(name: str, spec: dict[str, Any]) -> bool:

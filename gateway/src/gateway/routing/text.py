@@ -37,6 +37,15 @@ def stem(word: str) -> str:
     return str(_STEMMER.stemWord(word))
 
 
+_WORD_SEPARATORS = re.compile(r"[_\-\s]+")
+
+
+def words_of(name: str) -> list[str]:
+    """The lower-cased words of a name or an option: ``armed_away``, "living room" and
+    ``heat-on`` split at underscores, hyphens and spaces."""
+    return [word for word in _WORD_SEPARATORS.split(name.lower()) if word]
+
+
 def split_identifier(name: str) -> str:
     """``Tax_Calculator`` → ``Tax Calculator``; ``getWeatherNow`` → ``get Weather Now``."""
     return _CAMEL.sub(" ", re.sub(r"[._\-/]+", " ", name))
