@@ -74,7 +74,7 @@ def test_a_commit_against_chinese_is_read() -> None:
 def test_values_with_spaces_around_them_read_as_before() -> None:
     assert filled("transfer 2 tickets on TK-2026-233580 to +44 7700 900123", TRANSFER) == {
         "order_id": "TK-2026-233580",
-        "recipient_phone": "+447700900123",
+        "recipient_phone": "+44 7700 900123",
         "quantity": 2,
     }
     assert filled("send them to anna@example.com please", TRANSFER)["recipient_email"] == (

@@ -1066,6 +1066,8 @@ class ArgumentExtractor:
         if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
             # The other parameters' words are the tool's, no option's (号码 of a number).
             value = _constrained(query, spec, taken, around or "")
+            if value is None and "pattern" in spec and _is_phone_parameter(name, spec):
+                value = _phone_number(query, used_ids, taken, spec)  # "+44 7700 900123"
             if value is None and "pattern" in spec:
                 return _prefixed(query, name, spec, taken)
             if value is None and "enum" in spec:
@@ -1082,7 +1084,7 @@ class ArgumentExtractor:
             if said is None and around is not None:
                 said = _described_flag(query, name, spec, around)
             if said is None:
-                said = _yes_or_no(query)
+                said = _yes_or_no(query, taken)
             return said
         if kind == "string":
             if rooms.takes_a_room(name, spec):  # "dim the lounge", 书房的灯, "the front door"
@@ -1346,8 +1348,21 @@ def _boolean(query: str, name: str, *, fallback: bool = True) -> bool | None:
     return _yes_or_no(query)
 
 
-def _yes_or_no(query: str) -> bool | None:
-    return True if _TRUE.search(query) else False if _FALSE.search(query) else None
+def _yes_or_no(query: str, taken: Collection[object] = ()) -> bool | None:
+    """yes/true/with against no/false/without; a "with" before a value another parameter
+    holds, or a number, is how that value is given ("pay with alipay"), no yes."""
+    held = {str(value).lower() for value in taken}
+    for match in _TRUE.finditer(query):
+        after = _WORD_AFTER.match(query, match.end())
+        if match.group(1).lower() != "with" or after is None:
+            return True
+        word = after.group(1).lower()
+        if word not in held and not word[0].isdigit():
+            return True
+    return False if _FALSE.search(query) else None
+
+
+_WORD_AFTER = re.compile(r"\s+(?:an?\s+|the\s+|my\s+)?([\w'-]+)")
 
 
 # Pieces of a flag's description that say nothing of what it is about.
@@ -1493,6 +1508,19 @@ def _guessed_word(value: object, spec: dict[str, Any]) -> bool:
     if not isinstance(value, str) or not isinstance(pattern, str) or not value.isalpha():
         return False
     return not _specific(pattern)
+
+
+def _fits_pattern(value: str, spec: dict[str, Any]) -> bool:
+    """Whether ``value`` is all the parameter's ``pattern`` matches (true with no pattern,
+    and false with one that does not compile)."""
+    pattern = spec.get("pattern")
+    if not isinstance(pattern, str):
+        return True
+    try:
+        match = search(compile_pattern(pattern), value)
+    except PatternError:
+        return False
+    return match is not None and match.group(0) == value
 
 
 def _specific(pattern: str) -> bool:
@@ -2307,7 +2335,9 @@ def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
     loop on the first Chinese request)."""
     if not has_han(query) or not gloss_ready():
         return None
-    senses = _senses(query)
+    # and a one-character word's reading: 猫 "cat", 狗 "dog" (every_sense reads words of two
+    # characters or more)
+    senses = _senses(query) | {stem(w) for w in _glossed_words(query.lower()) if len(w) >= 3}
 
     def means(first: str) -> bool:  # or a sense begins it: 生产 "produce" for production
         return stem(first) in senses or any(
@@ -3216,7 +3246,7 @@ def _string(
     capitalised name, a quoted string, or an example the description gives that the
     query repeats: the first that applies."""
     if _is_phone_parameter(name, spec):  # a number or nothing: never a name or an id
-        return _phone_number(query, used_ids, taken)
+        return _phone_number(query, used_ids, taken, spec)
     if _PLATE_WORDS.search(f"{name} {spec.get('description') or ''}"):
         plate = _licence_plate(query, used_ids, taken)
         if plate is not None:
@@ -3358,12 +3388,15 @@ def _called_or_quoted(query: str, name: str, spec: dict[str, Any], quoted: list[
 
 
 # A telephone number's parameter, by its name or its description, and a number: 8 to 15
-# digits, a "+" before them, spaces or dashes between ("0412 345 678", "+61 412-345-678").
+# digits, a "+" before them, spaces or dashes between ("0412 345 678", "+61 412-345-678"),
+# kept as the request writes it unless the parameter's pattern wants the digits alone.
 _PHONE_WORDS = re.compile(
     r"phone|mobile|\btel\b|telephone|cell|msisdn|手机|电话|号码", re.IGNORECASE
 )
 _A_DATE = re.compile(r"\d{4}[ -]\d{1,2}[ -]\d{1,2}|\d{1,2}[ -]\d{1,2}[ -]\d{4}")
-_PHONE = re.compile(r"(?<![A-Za-z0-9_+-])\+?\d(?:[ -]?\d){7,14}(?![A-Za-z0-9_-])")
+_PHONE = re.compile(
+    r"(?<![A-Za-z0-9_+-])(?:\+?\d(?:[ -]?\d){7,14}|\d{3}-\d{4})(?![A-Za-z0-9_-])"
+)  # (or a local number of seven, written 555-0192)
 
 
 _PLATE_WORDS = re.compile(r"plate|车牌|号牌", re.IGNORECASE)
@@ -3409,14 +3442,23 @@ def _is_phone_parameter(name: str, spec: dict[str, Any]) -> bool:
     return "number" in words and _PHONE_WORDS.search(described) is not None
 
 
-def _phone_number(query: str, used: set[int], taken: Collection[object]) -> str | None:
-    """The request's first telephone number no other parameter took, without its spaces
-    and dashes."""
+def _phone_number(
+    query: str, used: set[int], taken: Collection[object], spec: dict[str, Any]
+) -> str | None:
+    """The request's first telephone number no other parameter took, as written ("+44
+    7700 900123"), or without its spaces and dashes when the parameter's pattern takes
+    only that."""
     for match in _PHONE.finditer(query):
-        number = re.sub(r"[ -]", "", match.group(0))
-        if _A_DATE.fullmatch(match.group(0)):
+        number = match.group(0)
+        if _A_DATE.fullmatch(number):
             continue  # 2025-04-02
-        if match.start() not in used and number not in taken:
+        if not _fits_pattern(number, spec):
+            number = re.sub(r"[ -]", "", number)
+        if (
+            match.start() not in used
+            and number not in taken
+            and re.sub(r"[ -]", "", number) not in taken
+        ):
             used.add(match.start())
             return number
     return None

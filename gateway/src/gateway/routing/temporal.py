@@ -305,9 +305,15 @@ def _beside_a_day(match: re.Match[str]) -> bool:
     )
 
 
-def _weekday(target: int, today: date, *, weeks_ahead: int | None = None) -> str:
-    """The coming ``target`` weekday; with ``weeks_ahead``, that weekday in the week
-    ``weeks_ahead`` weeks from this one (0: this week, 1: next week)."""
+def _weekday(
+    target: int, today: date, *, weeks_ahead: int | None = None, past: bool = False
+) -> str:
+    """The coming ``target`` weekday, or with ``past`` the last one before today; with
+    ``weeks_ahead``, that weekday in the week ``weeks_ahead`` weeks from this one (0: this
+    week, 1: next week, -1: last week)."""
+    if past:
+        back = (today.weekday() - target) % 7 or 7
+        return (today - timedelta(days=back)).isoformat()
     if weeks_ahead is None:
         ahead = (target - today.weekday()) % 7 or 7
         return (today + timedelta(days=ahead)).isoformat()
@@ -456,17 +462,32 @@ _REWRITES: list[Rewrite] = [
         _WEEKEND,
         lambda m, t: _weekend(t, weeks_ahead=int(bool(m[1] or m[2]))),
     ),
-    (  # next Monday, this friday, monday
-        re.compile(r"\b(?:(next|this|on)\s+)?(" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE),
-        lambda m, t: "" if _beside_a_day(m) else _weekday(_WEEKDAYS[m[2].lower()], t),
-    ),
-    (  # 下周一, 这周五, 周三, 星期天
-        re.compile(r"(下下|下|这|本)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
+    (  # next Monday, this friday, monday; last tuesday, since tuesday: the one gone by
+        re.compile(
+            r"\b(?:(next|this|on|last|since|past|previous)\s+)?(" + "|".join(_WEEKDAYS) + r")\b",
+            re.IGNORECASE,
+        ),
         lambda m, t: (
             ""
             if _beside_a_day(m)
             else _weekday(
-                _ZH_WEEKDAYS[m[2]], t, weeks_ahead={"下下": 2, "下": 1, "这": 0, "本": 0}.get(m[1])
+                _WEEKDAYS[m[2].lower()],
+                t,
+                past=(m[1] or "").lower() in ("last", "since", "past", "previous"),
+            )
+        ),
+    ),
+    (  # 下周一, 这周五, 周三, 星期天, 上周二 (not 上周一共: "last week in all")
+        re.compile(
+            r"(下下|下|这|本|上上|上)?(?:个)?(?:周|星期|礼拜)([一二三四五六日天])(?!(?<=一)[共直切])"
+        ),
+        lambda m, t: (
+            ""
+            if _beside_a_day(m)
+            else _weekday(
+                _ZH_WEEKDAYS[m[2]],
+                t,
+                weeks_ahead={"下下": 2, "下": 1, "这": 0, "本": 0, "上": -1, "上上": -2}.get(m[1]),
             )
         ),
     ),
