@@ -113,8 +113,20 @@ def bare_text(manifest: dict[str, Any]) -> str:
 
 
 def name_text(manifest: dict[str, Any]) -> str:
-    """The display name when there is one (ids are often mangled: ``productsearch``)."""
-    return split_identifier(str(manifest.get("name") or manifest["tool_id"]))
+    """The display name when there is one (ids are often mangled: ``productsearch``); a
+    name in Chinese with an English id is read by its id (``background_check_order`` for
+    发起背景调查: the model reads English)."""
+    name = str(manifest.get("name") or "")
+    if not name or (has_han(name) and not has_han(str(manifest["tool_id"]))):
+        name = str(manifest["tool_id"])
+    return split_identifier(name)
+
+
+def _id_words(manifest: dict[str, Any]) -> str:
+    """An English id's words, to lead a Chinese description's reading: the one English
+    label such a tool has."""
+    tool_id = str(manifest.get("tool_id") or "")
+    return "" if has_han(tool_id) else split_identifier(tool_id.rsplit(".", 1)[-1])
 
 
 @dataclass(frozen=True)
@@ -147,8 +159,8 @@ class _Texts:
         describe = [describe_text(m) for m in manifests]
         bare = [bare_text(m) or d for m, d in zip(manifests, describe, strict=True)]
         glossed = [
-            gloss(d) if cjk_share(b) >= GLOSS_SHARE else None
-            for d, b in zip(describe, bare, strict=True)
+            f"{_id_words(m)}: {gloss(d)}".lstrip(": ") if cjk_share(b) >= GLOSS_SHARE else None
+            for m, d, b in zip(manifests, describe, bare, strict=True)
         ]
         names = [name_text(m) for m in manifests]
         return cls(describe, bare, names, [example_texts(m) for m in manifests], glossed)
@@ -320,7 +332,7 @@ class ToolIndex:
         for manifest in manifests:
             index_enums(manifest.get("input_schema"))
         texts = _Texts.of(manifests)
-        describe, names, glossed = texts.describe, texts.names, texts.glossed
+        describe, glossed = texts.describe, texts.glossed
         english = [g for g in glossed if g]
         matrix = self.vectors.embed(texts.embedded())
         n = len(manifests)
@@ -330,10 +342,10 @@ class ToolIndex:
         glossed_rows = matrix[:n].copy()
         which = [i for i, g in enumerate(glossed) if g]
         glossed_rows[which] = matrix[len(matrix) - len(english) :]
-        documents = [
-            f"{split_identifier(str(m['tool_id']))}\n{name}\n{d}\n{pattern_prefixes(m)}\n"
-            + (gloss(d, latin=False) if g else "")
-            for m, name, d, g in zip(manifests, names, describe, glossed, strict=True)
+        documents = [  # (the name as written: a Chinese name's characters match too)
+            f"{split_identifier(str(m['tool_id']))}\n{split_identifier(str(m.get('name') or ''))}"
+            f"\n{d}\n{pattern_prefixes(m)}\n" + (gloss(d, latin=False) if g else "")
+            for m, d, g in zip(manifests, describe, glossed, strict=True)
         ]
         return Prepared(
             manifests=list(manifests),

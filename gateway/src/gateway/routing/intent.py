@@ -159,6 +159,9 @@ _WRITE_VERBS = frozenset(
         *("reinstate", "reactivate", "undelete", "unarchive"),
     )
 )
+# Every verb an order may begin with, for readers of what follows it ("Groom Rufus" names
+# Rufus): the two lists above and the verbs of the action classes.
+ORDER_VERBS = _WRITE_VERBS | _READ_VERBS | vocabulary.ACTION_VERBS
 _OPEN_NEW = re.compile(r"^open\s+(?:a|an|new)\b")
 _CJK_PLEASE = (
     # before a Chinese order, after a follow-up's 那 ("那帮我约一个下午的", "那就取消吧")
@@ -168,7 +171,9 @@ _CJK_PLEASE = (
 _CJK_WRITE = re.compile(
     # "SO20261125001 取消…" (an id of bounded length: a long run is not re-read per digit)
     # (ASCII: a Chinese character is \w too, and "APT-67012那个预约…" names no 预约 order)
-    _CJK_PLEASE + r"(?:[A-Za-z][A-Za-z0-9_-]{0,40}\d[A-Za-z0-9_-]{0,40}\s*)?"
+    # (and for whom: "给 CAND-41007 发起背调")
+    _CJK_PLEASE
+    + r"(?:(?:给|为|替)\s{0,2})?(?:[A-Za-z][A-Za-z0-9_-]{0,40}\d[A-Za-z0-9_-]{0,40}\s*)?"
     r"(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
     # (预约 before a modal or another verb is the appointment: "预约能不能往后挪一周")
     r"|关闭|升级|预订|预约(?!号|单|编号|记录|信息|是|的|[了过](?:吗|没)|能|可以|可不可以|要|改|挪|往"
@@ -210,7 +215,11 @@ def asks_to_read(text: str) -> bool:
         return True
     if _CJK_YES_NO.search(stripped) and not _CJK_ASKS_FOR.search(stripped):
         return True
-    return bool(_CJK_QUESTION.search(stripped) or _CJK_READ.search(stripped))
+    if _CJK_QUESTION.search(stripped):
+        return True
+    if _CJK_WRITE.match(stripped):  # "发起背调，查学历和工作履历": the order comes first
+        return False
+    return bool(_CJK_READ.search(stripped))
 
 
 # "What about …?": "它的发票 INV-2026-00055 呢", "那11月的呢". It asks again what was asked

@@ -618,6 +618,7 @@ _OBJECT_ENDS = frozenset(
 )
 _MAX_OBJECT_WORDS = 3
 _VERBS = frozenset().union(*(english for english, _ in _ACTIONS.values()))
+ACTION_VERBS = _VERBS
 _VERB_STEMS = frozenset(map(stem, _VERBS))
 
 
