@@ -399,6 +399,24 @@ _NOT_NAME_WORDS = frozenset(
 )
 
 
+def _ordered(word: str) -> bool:
+    """Whether a sentence's first word is a verb that orders, not a name (some are both:
+    "Mark", "Bill" stay names)."""
+    return word in _VERBS_FIRST and word not in _NAMES_AS_VERBS
+
+
+_VERBS_FIRST = intent.ORDER_VERBS | {
+    *("groom", "send", "give", "call", "text", "email", "ping", "help", "get", "put"),
+    *("move", "walk", "feed", "wash", "bathe", "pick", "bring", "take", "make", "deliver"),
+    *("ask", "let", "sign", "enter", "assign", "invite", "pay", "refund", "ship", "return"),
+}
+_NAMES_AS_VERBS = frozenset(
+    {"mark", "bill", "will", "rob", "sue", "pat", "grant", "chase", "drew", "jack", "frank"}
+    | {"bob", "ray", "rose", "dawn", "hope", "joy", "max", "wade", "hunter", "grace", "art"}
+    | {"lance", "rich", "pierce", "sterling", "gene", "don", "ted", "penny", "carol", "cliff"}
+)
+
+
 def _capitalised_names(query: str) -> list[str]:
     """Runs of capitalised words, each cut where a sentence ends ("Kestrel Analytics. She
     came…" names Kestrel Analytics) and without a possessive ("Priya's pipeline"); not a
@@ -411,6 +429,9 @@ def _capitalised_names(query: str) -> list[str]:
         for word in [*match.group(0).split(), ""]:
             if sentence_start and not words and word.strip(".,").lower() in _OPENERS:
                 sentence_start = False  # "Any Taylor Swift dates": a question's first word
+                continue
+            if sentence_start and not words and _ordered(word.strip(".,").lower()):
+                sentence_start = False  # "Groom Rufus please", "Cancel Maria Lopez's booking"
                 continue
             # "I" or a month ends a name and is none ("Can I", "Priya May 3")
             breaks = word.strip(".,").lower() in _NOT_NAME_WORDS
@@ -609,8 +630,15 @@ def _labelled_text(query: str, parameter: str) -> str | None:
         )
         match = re.search(pattern, query, re.IGNORECASE if label.isascii() else 0)
         if match is not None and match.group(1).strip():
+            quoted = _QUOTED_FROM.match(query, match.start(1))
+            if quoted is not None:  # notes: "solid system design, weak on testing"
+                return next(g for g in quoted.groups() if g).strip()
             return match.group(1).strip()
     return None
+
+
+# A quoted text where a label's text begins: it runs to its closing quote.
+_QUOTED_FROM = re.compile(r"\s*(?:\"([^\"]{1,500})\"|“([^”]{1,500})”|「([^」]{1,500})」)")
 
 
 # A person's family or given name after its label: "surname Kowalski", "last name: Smith",
@@ -770,6 +798,36 @@ _BECAUSE = re.compile(
 )
 
 
+# A title that is a thing's name (a job's, a product's), by its description: "职位名称",
+# "job title", "name of the role".
+_NAME_OF_THING = re.compile(r"名称|名字|\bname\b|job title|position|\brole\b", re.IGNORECASE)
+# What a request calls it: "a role called Recruiting Coordinator", 职位就叫财务实习生.
+_CALLED_TITLE = re.compile(
+    r"\b(?:called|named|titled)\s+[\"'“「]?([A-Za-z][^,;:.!?\"”」(]{1,60}?)"
+    r"(?=\s+(?:under|in|for|at|with)\b|[,;:.!?\"”」(]|$)"
+    r"|(?:就叫|名叫|叫做|名为|叫)\s*[「“\"]?([\u4e00-\u9fffA-Za-z][\u4e00-\u9fff\w ]{1,20}?)"
+    r"(?=[，,。；;！!」”\"\s]|$)",
+    re.IGNORECASE,
+)
+
+
+def _title_named(query: str, name: str, spec: dict[str, Any], held: Iterable[object]) -> str | None:
+    """For a title that names a thing (its description says so): what the request calls
+    it, else the first run of capitalised words it writes that it does not place ("a
+    full-time Senior Backend Engineer in R&D") and no other parameter holds."""
+    last = name.lower().rsplit("_", 1)[-1]
+    if last not in _HEADLINE_NAMES or not _NAME_OF_THING.search(str(spec.get("description") or "")):
+        return None
+    called = _CALLED_TITLE.search(query)
+    if called is not None:
+        return (called.group(1) or called.group(2)).strip()
+    taken = {str(value).lower() for value in held}
+    for found in _capitalised_names(query):
+        if found.lower() not in taken and not _placed(query, found, _IN_PLACE):
+            return found
+    return None
+
+
 def _worded(query: str, name: str) -> str | None:
     """A required free-text value the request words itself: a title or description
     (``_headline``; ``problem_description`` is a description), a message (``_said``), or a
@@ -870,12 +928,19 @@ class ArgumentExtractor:
         paired = roles.pairs(props)
         around = _around(props)
         self._period(result, query, props, paired, on_calendar, used_numbers)
+        self._address(result, query, props, used_numbers)
         claims: dict[str, set[str]] | None = None  # per patterned parameter, its tokens
         for name in order:
             if name in result.arguments:
                 continue
             spec = props.get(name) or {}
             taken = set(map(str, result.arguments.values()))
+            taken |= {  # and each value of a list ("Java" of skills is no location)
+                str(v)
+                for value in result.arguments.values()
+                if isinstance(value, list)
+                for v in value
+            }
             if not _constrains(spec):
                 # A guess (no pattern) leaves alone the tokens another parameter's own
                 # pattern takes: "dep-104233" is deploy_id's, not the service's.
@@ -903,6 +968,10 @@ class ArgumentExtractor:
                     places.takes_a_place(name.lower(), spec) or _CODE.fullmatch(value)
                 ):
                     used_numbers.update(_numbers_within(query, value))
+                if isinstance(value, dict):  # an address object's numbers are its own
+                    for inner in value.values():
+                        if isinstance(inner, str):
+                            used_numbers.update(_numbers_within(query, inner))
 
         _sides(result.arguments, query, props, paired, on_calendar)
         for name, value in list(result.arguments.items()):
@@ -947,6 +1016,19 @@ class ArgumentExtractor:
             result.arguments[end] = last
         years = {value[:4] for value in span if value is not None}
         used_numbers.update(n.start() for n in _numbers(query) if n.group(0) in years)
+
+    @staticmethod
+    def _address(
+        result: Extraction, query: str, props: dict[str, dict[str, Any]], used_numbers: set[int]
+    ) -> None:
+        """An address asked for in parts (``street``, ``city``, ``postcode``): each takes
+        its part of the street address the request writes (``places.address_parts``),
+        and the address's numbers are no count."""
+        plain = [n for n, spec in props.items() if _plain_string(spec)]
+        for name, value in places.address_parts(query, plain).items():
+            if _fits_pattern(value, props[name]):
+                result.arguments[name] = value
+                used_numbers.update(_numbers_within(query, value))
 
     def _complete(
         self,
@@ -1078,15 +1160,23 @@ class ArgumentExtractor:
                     value = rooms.option_for(query, spec["enum"])
             return value
         if kind in ("integer", "number"):
-            return _number(query, name, spec, kind, used_numbers)
+            # an account's digits another parameter's pattern takes are no amount
+            claimed = {n.start() for n in _numbers(query) if len(n[0]) >= 5 and n[0] in taken}
+            skip = used_numbers | claimed
+            number = _number(query, name, spec, kind, skip)
+            used_numbers |= skip - claimed
+            return number
         if kind == "boolean":
             said = _boolean(query, name, fallback=False)
             if said is None and around is not None:
                 said = _described_flag(query, name, spec, around)
             if said is None:
-                said = _yes_or_no(query, taken)
+                said = _yes_or_no(query, name)
             return said
         if kind == "string":
+            named = _title_named(query, name, spec, taken) if not _constrains(spec) else None
+            if named is not None:  # "a role called Recruiting Coordinator"
+                return named
             if rooms.takes_a_room(name, spec):  # "dim the lounge", 书房的灯, "the front door"
                 room = rooms.room_value(query, name)
                 if room is not None and room not in taken:
@@ -1272,6 +1362,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         shapes = [_RUNS_SHAPE.sub(_run_kind, t) for t in tokens]
         alike = (t for t, shape in zip(tokens, shapes, strict=True) if shape == shapes[0])
         found = list(dict.fromkeys(alike))[:limit]
+    elif items.get("type", "string") == "string" and _TERMS_LIST.search(name):
+        found = _named_terms(query, taken)[:limit]  # skills: "Python and Django", "会 PyTorch"
     elif items.get("type", "string") == "string" and _ADDRESSED.search(
         f"{name} {spec.get('description') or ''}"
     ):
@@ -1279,6 +1371,40 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         found = list(dict.fromkeys(a for a in addresses if a not in taken))[:limit]
     minimum = spec.get("minItems")
     return found if found and len(found) >= (minimum if isinstance(minimum, int) else 1) else None
+
+
+# A list of free words a request names things by: skills, tags, keywords, a tech stack.
+_TERMS_LIST = re.compile(
+    r"skill|(?:^|_)tags?(?:$|_)|keyword|technolog|stack|topic|competenc|expertise|^tags",
+    re.IGNORECASE,
+)
+# A Latin word or a run of capitalised ones in a Chinese request: "会 PyTorch 的", "Golang 和 K8s".
+_LATIN_TERM = re.compile(
+    r"(?<![A-Za-z0-9@._-])[A-Za-z][A-Za-z0-9+#]*(?:\.js)?(?:\s[A-Z][A-Za-z0-9+#]*)*(?![A-Za-z0-9@_-])"
+)
+
+
+def _named_terms(query: str, taken: Collection[object]) -> list[str]:
+    """The things a request names for a list of free words (skills, tags): the runs of
+    capitalised words an English request writes, except where it places them ("in
+    Toronto", "based in Berlin"); the Latin words of a Chinese one. None another
+    parameter holds, nor an identifier or an address."""
+    held = {str(value).lower() for value in taken}
+    if has_han(query):
+        found = [m.group(0) for m in _LATIN_TERM.finditer(query)]
+    else:
+        found = [n for n in _capitalised_names(query) if not _placed(query, n, _IN_PLACE)]
+    terms = [
+        t
+        for t in found
+        if t.lower() not in held and not _REFERENCE_LIKE.search(t) and t.lower() not in _NOT_TERMS
+    ]
+    return list(dict.fromkeys(terms))
+
+
+_REFERENCE_LIKE = re.compile(r"\d{3,}|-")  # CAND-41007, JOB2087: a record, not a skill (K8s is)
+# Latin words of a Chinese request that name no skill: offers, jobs and their references.
+_NOT_TERMS = frozenset({"offer", "ok", "hr", "jd", "base", "cv", "pls", "hi", "id"})
 
 
 def _mentioned_at(query: str, option: object, description: str = "") -> int:
@@ -1294,6 +1420,8 @@ def _mentioned_at(query: str, option: object, description: str = "") -> int:
             return match.start()
     text = str(option)
     at = query.find(text) if has_han(text) else -1
+    if at < 0 and has_han(text[:2]) and len(text) > 2:
+        at = query.find(text[:2])  # 学历 of 学历验证: "查学历和工作履历"
     if at < 0 and description:
         found = [query.find(w) for w in _paired_words(description, text)]
         at = min((f for f in found if f >= 0), default=-1)
@@ -1345,24 +1473,30 @@ def _boolean(query: str, name: str, *, fallback: bool = True) -> bool | None:
     named = _named_flag(query, name)
     if named is not None or not fallback:
         return named
-    return _yes_or_no(query)
+    return _yes_or_no(query, name)
 
 
-def _yes_or_no(query: str, taken: Collection[object] = ()) -> bool | None:
-    """yes/true/with against no/false/without; a "with" before a value another parameter
-    holds, or a number, is how that value is given ("pay with alipay"), no yes."""
-    held = {str(value).lower() for value in taken}
+def _yes_or_no(query: str, name: str = "") -> bool | None:
+    """yes/true/include against no/false/exclude; "with" and "without" only before a word
+    of the flag's name ("a spot with an EV charger" for ``ev_charging``): "pay with
+    alipay" or "not good with computers" says nothing of ``marketing_opt_in``."""
+    parts = {p[:4] for p in re.split(r"[_\W]+|(?<=[a-z])(?=[A-Z])", name.lower()) if len(p) >= 2}
+
+    def about_the_flag(end: int) -> bool:
+        words = _WORDS_AFTER.match(query, end)
+        said = words.group(1).lower().split() if words is not None else []
+        return any(w[:4] in parts for w in said if len(w) >= 2)
+
     for match in _TRUE.finditer(query):
-        after = _WORD_AFTER.match(query, match.end())
-        if match.group(1).lower() != "with" or after is None:
+        if match.group(1).lower() != "with" or about_the_flag(match.end()):
             return True
-        word = after.group(1).lower()
-        if word not in held and not word[0].isdigit():
-            return True
-    return False if _FALSE.search(query) else None
+    for match in _FALSE.finditer(query):
+        if match.group(1).lower() != "without" or about_the_flag(match.end()):
+            return False
+    return None
 
 
-_WORD_AFTER = re.compile(r"\s+(?:an?\s+|the\s+|my\s+)?([\w'-]+)")
+_WORDS_AFTER = re.compile(r"\s+((?:[\w'-]+\s+){0,2}[\w'-]+)")
 
 
 # Pieces of a flag's description that say nothing of what it is about.
@@ -1393,6 +1527,9 @@ def _described_flag(query: str, name: str, spec: dict[str, Any], around: str) ->
     waitlist"); words another parameter's name or description has say nothing. True, or
     false when negated just before ("不要恢复出厂设置", "no need to join the waitlist")."""
     description = str(spec.get("description") or "")[:_MAX_FLAG_DESCRIPTION]
+    sides = _TRUE_FALSE.search(description)
+    if sides is not None and not has_han(query):  # "true = bills by email, false = paper …"
+        return _side_said(query, sides["yes"], sides["no"])
     # What follows "instead of" is what false means ("… instead of refunding the card").
     description = _INSTEAD.split(description, maxsplit=1)[0]
     if not description or spec.get("default") is True:
@@ -1423,6 +1560,30 @@ def _described_flag(query: str, name: str, spec: dict[str, Any], around: str) ->
 
 
 _MAX_FLAG_DESCRIPTION = 300  # characters of a description read for a flag
+# A flag's description that says what each value means: "true = bills by email only,
+# false = paper bills by post", "true: notify; false: stay silent".
+_TRUE_FALSE = re.compile(
+    r"\btrue\s*(?:=|:|means|->|→)\s*(?P<yes>[^;]{3,160}?)[,;.]?\s*"
+    r"\bfalse\s*(?:=|:|means|->|→)\s*(?P<no>[^;]{3,160})",
+    re.IGNORECASE,
+)
+
+
+def _side_said(query: str, yes: str, no: str) -> bool | None:
+    """Which of a flag's two described values the request says, by the content words
+    of each side it writes (two at least, and more than of the other side)."""
+    words = {stem(w) for w in _LATIN_WORD.findall(query.lower())}
+
+    def said(side: str) -> int:
+        own = {stem(w) for w in _LATIN_WORD.findall(side.lower()) if w not in STOPWORDS}
+        return len(own & words)
+
+    for_yes, for_no = said(yes), said(no)
+    if max(for_yes, for_no) < 2 or for_yes == for_no:
+        return None
+    return for_yes > for_no
+
+
 _INSTEAD = re.compile(r"\b(?:instead\s+of|rather\s+than)\b|而不是|而非", re.IGNORECASE)
 
 
@@ -1508,6 +1669,11 @@ def _guessed_word(value: object, spec: dict[str, Any]) -> bool:
     if not isinstance(value, str) or not isinstance(pattern, str) or not value.isalpha():
         return False
     return not _specific(pattern)
+
+
+def _plain_string(spec: dict[str, Any]) -> bool:
+    """A string parameter with no options and no format (a pattern may check it)."""
+    return spec.get("type", "string") == "string" and "enum" not in spec and "format" not in spec
 
 
 def _fits_pattern(value: str, spec: dict[str, Any]) -> bool:
@@ -2327,6 +2493,23 @@ def _senses(query: str) -> frozenset[str]:
     return frozenset(stem(w) for w in re.findall(r"[a-z]+", every_sense(query).lower()))
 
 
+@functools.lru_cache(maxsize=256)
+def _compound_readings(query: str) -> frozenset[str]:
+    """The stems of the readings of the query's Chinese words of two characters or more,
+    proper names too (支付宝 "Alipay", which ``every_sense`` leaves out); a lone
+    character's reading says too little ("高" is no option ``high``)."""
+    words = dictionary()
+    found: set[str] = set()
+    for run in re.findall(r"[\u4e00-\u9fff]{2,}", query[:_MAX_READ]):
+        for word in segment_words(run, words):
+            if len(word) > 1 and word in words:
+                found.update(stem(w) for w in _LATIN_WORD.findall(words[word].lower()))
+    return frozenset(found)
+
+
+_MAX_READ = 500
+
+
 def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
     """The one enum option whose first word a Chinese word of the query means, read in
     its English sense (``gloss``): 年假 "annual leave" for ``annual``, 吃饭 "have a meal"
@@ -2335,9 +2518,30 @@ def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
     loop on the first Chinese request)."""
     if not has_han(query) or not gloss_ready():
         return None
-    # and a one-character word's reading: 猫 "cat", 狗 "dog" (every_sense reads words of two
-    # characters or more)
-    senses = _senses(query) | {stem(w) for w in _glossed_words(query.lower()) if len(w) >= 3}
+    named = _options_meant(firsts, _senses(query))
+    if not named:  # a proper name's reading, which every_sense leaves out: 支付宝 "Alipay"
+        named = _options_meant(firsts, _compound_readings(query))
+    if not named:  # a one-character word's reading: 交 "pay", 猫 "cat"; not 高 "high"
+        lone = {stem(w) for w in _glossed_words(query.lower()) if len(w) >= 3}
+        named = _options_meant(firsts, frozenset(lone - _DEGREE_WORDS))
+    return named[0] if len(named) == 1 else None
+
+
+# A lone character's reading that says how much of something, not which option: 很高 is
+# "very high" of a temperature, no ``high`` priority.
+_DEGREE_WORDS = frozenset(
+    stem(w)
+    for w in (
+        "high", "low", "big", "small", "large", "good", "bad", "new", "old", "long", "short",
+        "fast", "slow", "hot", "cold", "full", "empty", "much", "many", "few", "more", "less",
+        "top", "next", "last", "first", "same", "all", "very", "most", "least", "medium",
+        "urgent", "early", "late",
+    )
+)  # fmt: skip
+
+
+def _options_meant(firsts: dict[str, list[Any]], senses: frozenset[str]) -> list[Any]:
+    """The options (by their first word) one of ``senses`` means."""
 
     def means(first: str) -> bool:  # or a sense begins it: 生产 "produce" for production
         return stem(first) in senses or any(
@@ -2348,12 +2552,11 @@ def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
         words = re.split(r"[_\-\s]+", str(option).lower())
         return words[0] not in _VAGUE_OPTIONS or any(means(w) for w in words[1:] if len(w) > 2)
 
-    named = [
+    return [
         owners[0]
         for first, owners in firsts.items()
         if len(owners) == 1 and means(first) and vouched(owners[0])
     ]
-    return named[0] if len(named) == 1 else None
 
 
 # Words a Chinese word's many senses name by chance (一下 "all at once" is no ``all``).
@@ -2413,7 +2616,8 @@ def _partial_option(lowered: str, options: Sequence[Any]) -> Any:
     return named.pop() if len(named) == 1 else None
 
 
-_SHORT_WORD = re.compile(r"(?<![a-z])[a-z]{4,}(?![a-z])")  # "prod", "auto"; not "pro" or "in"
+# "prod", "auto"; not "pro" or "in", nor the letters of an identifier ("cand" of CAND-28000)
+_SHORT_WORD = re.compile(r"(?<![a-z0-9_-])[a-z]{4,}(?![a-z0-9_]|-\d)")
 
 
 def _shortened_option(lowered: str, firsts: dict[str, list[Any]]) -> Any:
@@ -2903,7 +3107,7 @@ _UNIT_AFTER = re.compile(
 _MEASURE_WORDS = re.compile(
     r"dos|strength|amount|quantity|volume|weight|mass|kg|gram|lb|pound|distance|length|"
     r"height|width|depth|size|radius|percent|rate|discount|temp|celsius|fahrenheit|degree|°"
-    r"|brightness|level|剂量|重量|体积|距离|长度|比例|折扣|温度|亮度",
+    r"|brightness|level|reading|kwh|剂量|重量|体积|距离|长度|比例|折扣|温度|亮度|读数",
     re.IGNORECASE,
 )
 
@@ -2931,6 +3135,10 @@ def _number(
     off = _discount_off(query, name, spec, used)
     if off is not None:
         return off
+    if _RATING_NAME.search(name):
+        rating = _rating(query, spec)
+        if rating is not None:  # "a 2/5", "five stars", 四星
+            return rating
     if name.lower() in _ANY_COUNT_NAMES:  # "SKU2024555 x50": fifty of it
         times = _TIMES_COUNT.search(query)
         if times is not None and times.start(1) not in used and _within(int(times[1]), spec):
@@ -2965,8 +3173,12 @@ def _number(
     if number is None:
         if bound:  # "两张票" counts tickets, no price's bound
             return None
+        if _SUM_NAMES & words:  # 年薪三十八万, 五百块
+            chinese_sum = _chinese_sum(query, spec, used)
+            if chinese_sum is not None:
+                return chinese_sum
         return (
-            _chinese_count(query, spec, kind, used)
+            _chinese_count(query, spec, kind, used, _DAY_NAME.search(name) is not None)
             or _english_count(query, name, spec)
             or _measure_in_words(query, name, spec, used)
         )
@@ -2977,6 +3189,54 @@ def _number(
 
 
 # Names of a sum of money, which no count of things is ("last 20 transactions", 20笔).
+_SUM_NAMES = frozenset(
+    ("amount", "price", "cost", "fee", "total", "budget", "salary", "pay", "wage")
+)
+# A sum in Chinese numerals: with a hundred, thousand or ten thousand in it, or a yuan after.
+_CN_SUM = re.compile(
+    r"(?<![零〇一二两三四五六七八九十百千万])([零〇一二两三四五六七八九十百千万]{1,8})\s?(块钱|块|元|人民币)?"
+)
+
+
+def _chinese_sum(query: str, spec: dict[str, Any], used: set[int]) -> int | None:
+    """The first sum the request writes in Chinese numerals (三十八万, 五百块) that the
+    schema's bounds allow."""
+    for match in _CN_SUM.finditer(query):
+        if not (match[2] or any(unit in match[1] for unit in "百千万")):
+            continue
+        value = temporal.cn_number(match[1])
+        if match.start() in used or value is None or not _within(float(value), spec):
+            continue
+        used.add(match.start())
+        return value
+    return None
+
+
+_RATING_NAME = re.compile(r"rating|score|stars", re.IGNORECASE)
+# A rating out of its scale ("2/5", "4 out of 5"), or in stars ("five stars", 四星, 5分).
+_OUT_OF = re.compile(r"(?<![\d/.])(\d{1,2})\s?(?:/|out\s+of)\s?(\d{1,3})(?![\d/])", re.IGNORECASE)
+_STARS = re.compile(
+    r"(?<![a-z-])(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s?-?\s?stars?\b"
+    r"|([一二两三四五六七八九十\d]{1,2})\s?(?:星|颗星|分)(?![钟])",
+    re.IGNORECASE,
+)
+
+
+def _rating(query: str, spec: dict[str, Any]) -> int | None:
+    """A rating the request gives out of the scale the schema's maximum sets, or in
+    stars; None unless the bounds allow it."""
+    for match in _OUT_OF.finditer(query):
+        if spec.get("maximum") in (None, int(match[2])) and _within(float(match[1]), spec):
+            return int(match[1])
+    for match in _STARS.finditer(query):
+        text = (match[1] or match[2]).lower()
+        value = int(text) if text.isdigit() else _COUNT_WORDS.get(text) or temporal.cn_number(text)
+        if value is not None and _within(float(value), spec):
+            return value
+    return None
+
+
+_DAY_NAME = re.compile(r"(?:^|_)day(?:$|_)|day_?of_?month", re.IGNORECASE)
 _MONEY_NAMES = frozenset(
     ("amount", "price", "cost", "fee", "fees", "total", "budget", "balance", "payment")
 )
@@ -3095,16 +3355,24 @@ _COUNT_OF_THINGS = re.compile(
 
 # A count written in Chinese numerals before its measure word: "三个人", "两位", "五件".
 _CN_COUNT = re.compile(
-    r"(?<![零一二两三四五六七八九十百])([零一二两三四五六七八九十百]{1,4})\s?(?:个|位|人|件|张|台|间|晚|份|瓶|双|条|次|本|只|盒|箱|名|套|杯|桌)"
+    r"(?<![零一二两三四五六七八九十百])([零一二两三四五六七八九十百]{1,4})\s?(?:个|位|人|件|张|台|间|晚|份|瓶|双|条|次|本|只|盒|箱|名|套|杯|桌"
+    r"|期|笔|辆|袋|节|堂|块|元)"
+)
+# A day of the month: 每个月二十五号, 改到八号.
+_CN_DAY_OF_MONTH = re.compile(
+    r"(?<![零一二两三四五六七八九十])([一二三四五六七八九十]{1,3})\s?[号日](?![楼线])"
 )
 
 
-def _chinese_count(query: str, spec: dict[str, Any], kind: str, used: set[int]) -> int | None:
+def _chinese_count(
+    query: str, spec: dict[str, Any], kind: str, used: set[int], day: bool = False
+) -> int | None:
     """The first count the request writes in Chinese numerals that the schema's bounds
-    allow, when it writes none in digits (the measure word keeps 五月 and 三点 out)."""
+    allow, when it writes none in digits (the measure word keeps 五月 and 三点 out); for a
+    ``day`` parameter, a day of the month (二十五号)."""
     if not has_han(query):
         return None
-    for match in _CN_COUNT.finditer(query):
+    for match in (_CN_DAY_OF_MONTH if day else _CN_COUNT).finditer(query):
         value = temporal.cn_number(match.group(1))
         if match.start() in used or value is None or not _within(float(value), spec):
             continue

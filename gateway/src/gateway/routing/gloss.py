@@ -254,6 +254,28 @@ _OWN_SENSES = {
     "拒": "refuse reject",
     "险": "insurance",
     "撤回": "withdraw",
+    # Characters a service request or description uses alone, whose first sense is a
+    # rarer one (session 61, from the counts of lone characters in every set): 电
+    # "lightning", 表 "exterior surface", 扣 "fasten", 修 "decorate", 药 "leaf of the iris",
+    # 装 "adornment", 太 "highest", 本 "root".
+    "电": "electricity power",
+    "表": "meter form",
+    "扣": "deduct",
+    "修": "repair",
+    "报": "report",
+    "药": "medicine",
+    "装": "install",
+    "度": "degree kwh",
+    "太": "too",
+    "本": "this",
+    "跑": "run",
+    "弄": "do",
+    "派": "dispatch",
+    "保": "insure protect",
+    "段": "section",
+    "片": "piece",
+    "强": "strong",
+    "投": "submit apply",
 }
 _MAX_WORD = 8
 _UNKNOWN_COST = 1.5  # a lone character the dictionary lacks costs more than a word

@@ -17,6 +17,7 @@ letters, runs of at most six characters): linear in the request's length.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 # A parameter that takes a place, by its name or its description.
@@ -147,6 +148,46 @@ def _street_address(query: str) -> str | None:
     if town is not None and not words & (_NOT_TOWNS | _NOT_AREAS):
         found += town.group(0)
     return found
+
+
+# The parts of an address an API asks for one by one (``street``, ``city``, ``postcode``).
+_STREET_PART = re.compile(r"street|address_?line|line_?1|addr_?1", re.IGNORECASE)
+_TOWN_PART = re.compile(r"city|town|locality", re.IGNORECASE)
+_CODE_PART = re.compile(r"post_?code|postal|zip", re.IGNORECASE)
+_CODE_ALONE = re.compile(_POSTCODE_SHAPE)
+
+
+def address_parts(query: str, names: Iterable[str]) -> dict[str, str]:
+    """For parameters that take an address in parts (a street's and a town's or a
+    postcode's, by their names), those parts of the request's numbered street address:
+    "Flat 3, 22 Victoria Road, Bristol, BS1 6AA" gives the street "Flat 3, 22 Victoria
+    Road", the city "Bristol" and the postcode "BS1 6AA". Empty unless the parameters
+    split an address and the request writes one."""
+    names = list(names)
+    street = next((n for n in names if _STREET_PART.search(n)), None)
+    town = next((n for n in names if _TOWN_PART.search(n)), None)
+    code = next((n for n in names if _CODE_PART.search(n)), None)
+    match = _first_street(_NUMBERED, query) if street and (town or code) else None
+    if street is None or match is None:
+        return {}
+    found = match.group(0).rstrip(".")
+    end = match.start() + len(found)
+    longer = _MORE_SUFFIX.match(query, end)
+    if longer is not None:
+        found, end = found + longer.group(0).rstrip("."), longer.end()
+    parts = {street: found}
+    after = _TOWNS_AND_CODE.match(query, end)
+    if after is None:
+        return parts
+    pieces = [p.strip() for p in after.group(0).split(",") if p.strip()]
+    if pieces and (tail := _CODE_ALONE.search(pieces[-1])) is not None:
+        if code is not None:
+            parts[code] = tail.group(0)
+        pieces[-1] = pieces[-1][: tail.start()].strip()
+    towns = [p for p in pieces if p and not set(p.split()) & (_NOT_TOWNS | _NOT_AREAS)]
+    if town is not None and towns:
+        parts[town] = towns[-1]  # "Leith, Edinburgh": the town is the last
+    return parts
 
 
 def _street(query: str) -> str | None:

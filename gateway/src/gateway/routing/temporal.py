@@ -43,23 +43,30 @@ _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四":
 _CN_NUMBER = r"[零〇一二两三四五六七八九十百]{1,5}"
 
 
+_CN_UNITS = {"十": 10, "百": 100, "千": 1000}
+
+
 def cn_number(text: str) -> int | None:
-    """A number written in digits or Chinese numerals up to 999 ("十二", "三十五", "两")."""
+    """A number written in digits or Chinese numerals ("十二", "三十五", "两", "三十八万",
+    "一万二" 12,000, "两千五" 2,500: a digit after a unit counts in the unit below it)."""
     if text.isdigit():
         return int(text)
-    total, current = 0, 0
+    total, section, current, unit = 0, 0, 0, 0
     for char in text:
         if char in _CN_DIGITS:
             current = _CN_DIGITS[char]
-        elif char == "十":
-            total += (current or 1) * 10
+        elif char in _CN_UNITS:
+            unit = _CN_UNITS[char]
+            section += (current or 1) * unit
             current = 0
-        elif char == "百":
-            total += (current or 1) * 100
-            current = 0
+        elif char == "万" and (section or current):
+            total += (section + current) * 10_000
+            section, current, unit = 0, 0, 10_000
         else:
             return None
-    return total + current
+    if current and unit >= 100 and text[-2:-1] not in _CN_DIGITS and text[-2:-1] != "零":
+        current *= unit // 10  # 两千五 is 2,500, 一万二 12,000, 三百五 350
+    return total + section + current
 
 
 def _amount(text: str | None) -> float | None:
@@ -563,6 +570,10 @@ _REWRITES += [
     (  # 9:30 (a 24-hour clock written without its leading zero)
         re.compile(r"(?<![\d:.])(\d):([0-5]\d)(?![\d:])"),
         lambda m, t: f"0{m[1]}:{m[2]}",
+    ),
+    (  # 10:00-16:00, 22:00~06:00: two clocks, as "from … to …" reads them
+        re.compile(r"(?<![\d:])(\d\d:\d\d)\s?[-–~～]\s?(\d\d:\d\d)(?![\d:])"),
+        lambda m, t: f"{m[1]} to {m[2]}",
     ),
 ]
 
