@@ -117,6 +117,11 @@ _FORMATS = {
     "email": re.compile(r"(?<![A-Za-z0-9_.+-])[A-Za-z0-9_.+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+"),
     "uri": re.compile(_URL),
     "url": re.compile(_URL),
+    # an address of four numbers to 255 ("from 198.51.100.23"), not a version (3.11.4)
+    "ipv4": re.compile(
+        r"(?<![\w.])(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+        r"(?!\w|\.\d)"
+    ),
 }
 # Parameters that hold a person, named as people are ("show Marcus's meetings"); not
 # ``user_id``, which an identifier fills.
@@ -467,8 +472,8 @@ _CJK_NAME = re.compile(
     r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员"
     r"|教练|医生|大夫|师傅|[上下这本]周|[今明昨后]天"
     # what is sent or granted to someone: "给王阿姨发一个", "给张伟一个访客码", "给李明开通"
-    r"|(?<=[给为帮替].{2})(?:发|开通|生成|分享|寄|送|一个|一张|一份)"
-    r"|(?<=[给为帮替].{3})(?:发|开通|生成|分享|寄|送|一个|一张|一份))"
+    r"|(?<=[给为帮替].{2})(?:发|开通|生成|分享|寄|送|一个|一张|一份|办|做)"
+    r"|(?<=[给为帮替].{3})(?:发|开通|生成|分享|寄|送|一个|一张|一份|办|做))"
     # whom one books or looks for, by name and title: "约陈静教练", "找李明医生"
     rf"|(?<=[约找])([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)(?=教练|医生|大夫|师傅|老师)"
 )
@@ -811,20 +816,34 @@ _CALLED_TITLE = re.compile(
 )
 
 
+# Parameters that hold the name of a thing (not a person's or a place's).
+_THING_NAMES = frozenset({"software", "app", "application", "package", "program", "title"})
+
+
 def _title_named(query: str, name: str, spec: dict[str, Any], held: Iterable[object]) -> str | None:
     """For a title that names a thing (its description says so): what the request calls
     it, else the first run of capitalised words it writes that it does not place ("a
     full-time Senior Backend Engineer in R&D") and no other parameter holds."""
     last = name.lower().rsplit("_", 1)[-1]
-    if last not in _HEADLINE_NAMES or not _NAME_OF_THING.search(str(spec.get("description") or "")):
+    if last not in _HEADLINE_NAMES and name.lower() not in _THING_NAMES:
+        return None
+    if not _NAME_OF_THING.search(str(spec.get("description") or "")):
         return None
     called = _CALLED_TITLE.search(query)
     if called is not None:
         return (called.group(1) or called.group(2)).strip()
     taken = {str(value).lower() for value in held}
-    for found in _capitalised_names(query):
-        if found.lower() not in taken and not _placed(query, found, _IN_PLACE):
-            return found
+    if has_han(query):  # "装一下 Wireshark", "装个 Python 3.11.4": its Latin words
+        for match in _LATIN_TERM.finditer(query):
+            term = match.group(0)
+            if term.lower() not in taken and not _REFERENCE_LIKE.search(term):
+                return term
+        return None
+    # (an acronym is a team's more often than a thing's: "could IT push 7-Zip …")
+    found = sorted(_capitalised_names(query), key=lambda n: bool(_ACRONYM.fullmatch(n)))
+    for name_found in found:
+        if name_found.lower() not in taken and not _placed(query, name_found, _IN_PLACE):
+            return name_found
     return None
 
 
@@ -1156,6 +1175,8 @@ class ArgumentExtractor:
                 value = _beside_its_label(query, name, _options_to_read(query, spec["enum"]))
                 if value is None and name.lower() in _ACTION_NAMES:
                     value = _action_option(query, spec["enum"])
+                if value is None:  # "cut 4 figma seats", "再加20个": remove or add
+                    value = _direction_option(query, spec["enum"])
                 if value is None and rooms.names_a_room(name):  # 婴儿房 for ``nursery``
                     value = rooms.option_for(query, spec["enum"])
             return value
@@ -1253,12 +1274,47 @@ def _action_option(query: str, options: list[Any]) -> str | None:
     verb = intent.order_verb(query)
     if verb is not None:
         found = [o for w, o in words.items() if stem(w) == stem(verb)]
+        if not found:  # "push EVT-… to jan 20th" reschedules: the option that moves it
+            found = [o for w, o in words.items() if w in _SAME_ACT.get(verb, ())]
         return found[0] if len(found) == 1 else None
     if intent.asks_to_read(query):
         reading = [o for w, o in words.items() if w in _READ_OPTIONS]
         return reading[0] if len(reading) == 1 else None
     return None
 
+
+# Options that add and options that take away, and the words a request says either by.
+_MORE_OPTIONS = frozenset(("add", "increase", "plus", "up", "more", "grow", "top_up"))
+_LESS_OPTIONS = frozenset(("remove", "decrease", "minus", "down", "less", "reduce", "shrink"))
+_MORE_WORDS = re.compile(
+    r"\b(?:add|more|extra|additional|another|increase|raise|bump\s+up|top\s+up|grow)\b"
+    r"|再加|加上|增加|添加|多加|追加|再来|扩容|加\s?\d|加[一二两三四五六七八九十几]",
+    re.IGNORECASE,
+)
+_LESS_WORDS = re.compile(
+    r"\b(?:remove|fewer|less|cut|drop|reduce|decrease|release|free\s+up|lower|shrink)\b"
+    r"|减少|减掉|减去|去掉|砍掉|释放|缩减|少\s?\d|减\s?\d|减[一二两三四五六七八九十几]",
+    re.IGNORECASE,
+)
+
+
+def _direction_option(query: str, options: list[Any]) -> Any:
+    """Of an enum with one option that adds and one that takes away (``add`` / ``remove``,
+    ``increase`` / ``decrease``), the one the request's words say, when they say one
+    only: "cut 4 figma seats", "five more Adobe CC licences", 减掉 3 个席位, 再加20个."""
+    more = [o for o in options if str(o).lower() in _MORE_OPTIONS]
+    less = [o for o in options if str(o).lower() in _LESS_OPTIONS]
+    if len(more) != 1 or len(less) != 1:
+        return None
+    said_more = _MORE_WORDS.search(query) is not None
+    said_less = _LESS_WORDS.search(query) is not None
+    if said_more == said_less:
+        return None
+    return more[0] if said_more else less[0]
+
+
+# An order's verb and the options that name the same act in other words.
+_SAME_ACT = {"reschedule": ("move", "postpone", "change", "shift"), "cancel": ("delete", "void")}
 
 _MAX_ITEMS = 16  # values one list takes from a request
 # A list of people or of addresses: its plain strings are the request's email addresses.
@@ -1347,6 +1403,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
             found.append(option)
         described = str(items.get("description") or "")
         found.sort(key=lambda option: _mentioned_at(query, option, described))  # as listed
+    elif items.get("type", "string") == "string" and _PLATE_WORDS.search(name):
+        found = _plates(query, taken)[:limit]  # "车牌粤B6T2Q8", "plates 7KJM221 and 8ABC123"
     elif _constrains(items) and items.get("type", "string") == "string":
         while len(found) < limit:
             value = _constrained(query, items, [*map(str, taken), *found])
@@ -1369,8 +1427,54 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     ):
         addresses = (m.group(0) for m in _FORMATS["email"].finditer(query))
         found = list(dict.fromkeys(a for a in addresses if a not in taken))[:limit]
+    elif items.get("type", "string") == "string" and _NAMES_LIST.search(
+        f"{name} {items.get('description') or spec.get('description') or ''}"
+    ):
+        found = _people_named(query, taken)[:limit]  # "Kevin Tan、黄思琪", "王磊、刘洋、陈静"
     minimum = spec.get("minItems")
     return found if found and len(found) >= (minimum if isinstance(minimum, int) else 1) else None
+
+
+# A list of people by name: "visitor_names", "attendees" described as 姓名.
+_NAMES_LIST = re.compile(r"names?\b|names?_|Names|姓名|名字", re.IGNORECASE)
+
+
+def _people_named(query: str, taken: Collection[object]) -> list[str]:
+    """Every person the request names (``person_names``, and an English name of one
+    word standing alone after a comma or "and"), none another parameter holds."""
+    held = {str(value).lower() for value in taken}
+    if has_han(query):  # "名字是Tom Becker和Anna Schulz": Latin names between Chinese words
+        latin = [
+            (m.start(), m.group(0))
+            for m in _LATIN_PERSON.finditer(query)
+            if m.group(0).split()[-1] not in _COMPANY_WORDS
+            and not _COMPANY_AFTER.match(query, m.end())
+        ]
+        cjk = [(query.find(n), n) for n in _chinese_names(query)]
+        found = [n for _, n in sorted(latin + cjk)]
+    else:
+        found = person_names(query)
+        if not found:
+            found = [n for n in _capitalised_names(query) if not _ACRONYM.fullmatch(n)]
+    return list(dict.fromkeys(n for n in found if n.lower() not in held))
+
+
+# A Latin person's name in a Chinese request: capitalised words ("Kevin Tan"), not a
+# company ("Kessler GmbH").
+_LATIN_PERSON = re.compile(r"(?<![A-Za-z])[A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+){0,2}(?![A-Za-z])")
+_COMPANY_AFTER = re.compile(r"\s*(?:GmbH|Ltd|Inc|Corp|LLC|AG|S\.?A\.?|Co\.|公司|集团|科技)")
+_COMPANY_WORDS = frozenset(
+    {"GmbH", "Ltd", "Inc", "Corp", "Co", "LLC", "AG", "SA", "Group", "Technology", "Tech"}
+)
+
+
+def _plates(query: str, taken: Collection[object]) -> list[str]:
+    """Every licence plate the request writes (``_licence_plate``), in order."""
+    used: set[int] = set()
+    found: list[str] = []
+    while (plate := _licence_plate(query, used, [*taken, *found])) is not None:
+        found.append(plate)
+    return found
 
 
 # A list of free words a request names things by: skills, tags, keywords, a tech stack.
@@ -3165,6 +3269,7 @@ def _number(
                 if n.start() not in skip
                 and _within(_amount(query, n), spec)
                 and not (money and _counts_things(query, n.end()))
+                and not (money and _PERCENT_AFTER.match(query, n.end()))
                 and not (bound and not _priced(query, n))
                 and not _measures_another(query, n.end(), name, spec)
             ),
@@ -3198,12 +3303,17 @@ _CN_SUM = re.compile(
 )
 
 
+_CN_DIGIT = re.compile(r"[零〇一二两三四五六七八九十]")
+
+
 def _chinese_sum(query: str, spec: dict[str, Any], used: set[int]) -> int | None:
     """The first sum the request writes in Chinese numerals (三十八万, 五百块) that the
     schema's bounds allow."""
     for match in _CN_SUM.finditer(query):
         if not (match[2] or any(unit in match[1] for unit in "百千万")):
             continue
+        if query.startswith("分之", match.end(1)) or not _CN_DIGIT.search(match[1]):
+            continue  # 百分之二十 is a share, and 百 alone no sum
         value = temporal.cn_number(match[1])
         if match.start() in used or value is None or not _within(float(value), spec):
             continue
@@ -3237,6 +3347,7 @@ def _rating(query: str, spec: dict[str, Any]) -> int | None:
 
 
 _DAY_NAME = re.compile(r"(?:^|_)day(?:$|_)|day_?of_?month", re.IGNORECASE)
+_PERCENT_AFTER = re.compile(r"\s?(?:%|％|percent\b|per\s+cent\b)", re.IGNORECASE)
 _MONEY_NAMES = frozenset(
     ("amount", "price", "cost", "fee", "fees", "total", "budget", "balance", "payment")
 )
@@ -3305,7 +3416,10 @@ _COUNT_WORDS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "single": 1, "couple of": 2,
 }  # fmt: skip
-_COUNT_WORD = re.compile(rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+([a-z]+)", re.IGNORECASE)
+_COUNT_WORD = re.compile(
+    rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+(?:(?:more|extra|additional|new)\s+)?([a-z]+)",
+    re.IGNORECASE,
+)  # ("five more seats", "two extra nights")
 
 
 def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:

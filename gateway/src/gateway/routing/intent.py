@@ -460,8 +460,9 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     text = "\n".join(words)
     found = [w.lower() for w in _WORD.findall(split_identifier(text))]
     named = [w.lower() for w in _WORD.findall(split_identifier("\n".join(words[:2])))]
-    stems = frozenset(stem(w) for w in found) | _verbs_of_nouns(named)
-    acting = frozenset(stem(w) for w in found if not _PARTICIPLE.search(w))
+    acts = _act_options(manifest)  # a ``change`` of ["add", "remove"]: it adds and removes
+    stems = frozenset(stem(w) for w in found + acts) | _verbs_of_nouns(named)
+    acting = frozenset(stem(w) for w in found + acts if not _PARTICIPLE.search(w))
     first = _WORD.search(description)
     if first is not None and stem(first.group(0).lower()) in _OPENS_A_RECORD:
         stems, acting = stems | _CREATES, acting | _CREATES  # "Log overtime hours." adds
@@ -469,6 +470,26 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     disclaimed = disclaimed_text(str(manifest.get("description") or ""))
     disowned = frozenset(stem(w.lower()) for w in _WORD.findall(disclaimed))
     return OwnWords(text, stems, in_chinese, cjk_share(text), acting, disowned)
+
+
+# Parameters whose options are what the tool does ("action": ["lock", "wipe"]).
+_ACT_PARAMETERS = frozenset(("action", "operation", "op", "change", "command", "verb", "act"))
+_MAX_ACT_OPTIONS = 8
+
+
+def _act_options(manifest: Mapping[str, Any]) -> list[str]:
+    """The words of the options of the tool's act parameters (a short enum of strings)."""
+    schema = manifest.get("input_schema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    words: list[str] = []
+    for name, spec in (properties or {}).items() if isinstance(properties, dict) else ():
+        options = spec.get("enum") if isinstance(spec, dict) else None
+        if str(name).lower() not in _ACT_PARAMETERS or not isinstance(options, list):
+            continue
+        if len(options) <= _MAX_ACT_OPTIONS:
+            text = " ".join(str(o) for o in options if isinstance(o, str))
+            words += [w.lower() for w in _WORD.findall(split_identifier(text))]
+    return words
 
 
 # A noun of an action, which Porter's stemmer leaves whole ("payment" is not "pay"): a tool
