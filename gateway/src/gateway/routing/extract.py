@@ -1298,10 +1298,15 @@ _LESS_WORDS = re.compile(
 )
 
 
+_MAX_DIRECTION_OPTIONS = 8
+
+
 def _direction_option(query: str, options: list[Any]) -> Any:
     """Of an enum with one option that adds and one that takes away (``add`` / ``remove``,
     ``increase`` / ``decrease``), the one the request's words say, when they say one
     only: "cut 4 figma seats", "five more Adobe CC licences", 减掉 3 个席位, 再加20个."""
+    if len(options) > _MAX_DIRECTION_OPTIONS:
+        return None
     more = [o for o in options if str(o).lower() in _MORE_OPTIONS]
     less = [o for o in options if str(o).lower() in _LESS_OPTIONS]
     if len(more) != 1 or len(less) != 1:
