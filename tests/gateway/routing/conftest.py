@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,8 @@ from fastapi import FastAPI
 from redis.asyncio import Redis
 
 from gateway.app import create_app
+from gateway.routing.extract import ArgumentExtractor
+from gateway.routing.gloss import dictionary
 from reach_common.embeddings import Embedder
 from tests.conftest import Backends, app_client, reset_state
 from tests.gateway.conftest import ADMIN
@@ -108,3 +111,17 @@ async def dry_run(
     if session is not None:
         body["session_id"] = session
     return await client.post("/run", json={**body, "dry_run": True})
+
+
+def object_schema(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    """An input schema of ``properties`` (none required unless ``required`` says so)."""
+    return {"type": "object", "properties": properties, "required": required or []}
+
+
+def extracted(
+    query: str, schema: dict[str, Any], today: date = date(2026, 12, 7)
+) -> dict[str, Any]:
+    """The arguments the extractor reads from ``query`` for ``schema`` on ``today`` (a
+    Monday by default, as the sets written on 2026-12-05 are read), the dictionary loaded."""
+    dictionary()
+    return ArgumentExtractor(lambda: today).extract(query, schema).arguments

@@ -7,28 +7,14 @@ brand's Chinese name for its option.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 import pytest
 
-from gateway.routing.extract import ArgumentExtractor
-from gateway.routing.gloss import dictionary
 from gateway.routing.temporal import cn_number
+from tests.gateway.routing.conftest import extracted, object_schema
 
-extractor = ArgumentExtractor(lambda: date(2026, 12, 7))
-
-
-def schema(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required or []}
-
-
-def filled(query: str, tool: dict[str, Any]) -> dict[str, Any]:
-    dictionary()
-    return extractor.extract(query, tool).arguments
-
-
-SEARCH = schema(
+SEARCH = object_schema(
     {
         "skills": {"type": "array", "items": {"type": "string"}},
         "min_years_experience": {"type": "integer", "minimum": 0, "maximum": 40},
@@ -58,14 +44,14 @@ SEARCH = schema(
 def test_a_list_of_skills_takes_what_the_request_names(
     query: str, arguments: dict[str, Any]
 ) -> None:
-    assert filled(query, SEARCH) == arguments
+    assert extracted(query, SEARCH) == arguments
 
 
 def test_a_list_of_skills_takes_no_identifier() -> None:
-    assert filled("who of CAND-20931 and JOB-2087 knows Rust", SEARCH) == {"skills": ["Rust"]}
+    assert extracted("who of CAND-20931 and JOB-2087 knows Rust", SEARCH) == {"skills": ["Rust"]}
 
 
-POSTING = schema(
+POSTING = object_schema(
     {
         "title": {"type": "string", "description": "职位名称，例如「高级后端工程师」"},
         "employment_type": {"type": "string", "enum": ["full_time", "part_time", "intern"]},
@@ -91,18 +77,20 @@ POSTING = schema(
     ],
 )
 def test_a_title_that_names_a_thing_takes_its_name(query: str, title: str) -> None:
-    assert filled(query, POSTING)["title"] == title
+    assert extracted(query, POSTING)["title"] == title
 
 
 def test_an_incident_title_is_still_the_request() -> None:
     """A title that is no thing's name ("Short summary") keeps the request's own words."""
-    incident = schema({"title": {"type": "string", "description": "Short summary"}}, ["title"])
-    assert filled("open an incident: Outlook crashes when I attach a file", incident) == {
+    incident = object_schema(
+        {"title": {"type": "string", "description": "Short summary"}}, ["title"]
+    )
+    assert extracted("open an incident: Outlook crashes when I attach a file", incident) == {
         "title": "Outlook crashes when I attach a file"
     }
 
 
-SCORECARD = schema(
+SCORECARD = object_schema(
     {
         "rating": {"type": "integer", "minimum": 1, "maximum": 5},
         "notes": {"type": "string"},
@@ -121,18 +109,18 @@ SCORECARD = schema(
     ],
 )
 def test_a_rating_out_of_its_scale_or_in_stars(query: str, rating: int | None) -> None:
-    assert filled(query, SCORECARD).get("rating") == rating
+    assert extracted(query, SCORECARD).get("rating") == rating
 
 
 def test_a_quoted_note_runs_to_its_closing_quote() -> None:
     query = 'feedback for CAND-10234: rating 4, notes: "solid system design, weak on testing"'
-    assert filled(query, SCORECARD) == {
+    assert extracted(query, SCORECARD) == {
         "rating": 4,
         "notes": "solid system design, weak on testing",
     }
 
 
-REJECT = schema(
+REJECT = object_schema(
     {
         "reason": {
             "type": "string",
@@ -150,12 +138,12 @@ REJECT = schema(
 )
 def test_an_identifiers_letters_begin_no_option(query: str, reason: str | None) -> None:
     """ "cand" of CAND-28000 is no shortened ``candidate_withdrew``."""
-    assert filled(query, REJECT).get("reason") == reason
+    assert extracted(query, REJECT).get("reason") == reason
 
 
 def test_chinese_options_of_a_list_come_in_the_order_written() -> None:
     options = ["学历验证", "工作履历", "犯罪记录", "征信", "职业资格"]
-    checks = schema(
+    checks = object_schema(
         {
             "check_items": {
                 "type": "array",
@@ -164,7 +152,7 @@ def test_chinese_options_of_a_list_come_in_the_order_written() -> None:
             }
         }
     )
-    assert filled("给 CAND-41007 发起背调，查学历和工作履历", checks) == {
+    assert extracted("给 CAND-41007 发起背调，查学历和工作履历", checks) == {
         "check_items": ["学历验证", "工作履历"]
     }
 
@@ -178,21 +166,21 @@ def test_chinese_numerals_past_a_thousand(text: str, value: int) -> None:
 
 
 def test_a_salary_and_a_payment_in_chinese_numerals() -> None:
-    offer = schema({"base_salary": {"type": "number", "minimum": 0}})
-    assert filled("CAND-80017 的 offer 可以发了 年薪三十八万", offer) == {"base_salary": 380000}
-    pay = schema(
+    offer = object_schema({"base_salary": {"type": "number", "minimum": 0}})
+    assert extracted("CAND-80017 的 offer 可以发了 年薪三十八万", offer) == {"base_salary": 380000}
+    pay = object_schema(
         {
             "amount": {"type": "number"},
             "method": {"type": "string", "enum": ["card", "wechat_pay", "alipay"]},
         }
     )
-    assert filled("INV-533870 用支付宝付五百块", pay) == {"amount": 500, "method": "alipay"}
+    assert extracted("INV-533870 用支付宝付五百块", pay) == {"amount": 500, "method": "alipay"}
 
 
 def test_a_lone_characters_reading_names_no_option() -> None:
     """高 alone is "high", but 机房温度很高 sets no priority."""
-    task = schema({"priority": {"type": "string", "enum": ["low", "medium", "high"]}})
-    assert filled("机房温度很高，帮我建个任务", task) == {}
+    task = object_schema({"priority": {"type": "string", "enum": ["low", "medium", "high"]}})
+    assert extracted("机房温度很高，帮我建个任务", task) == {}
 
 
 @pytest.mark.parametrize(
@@ -206,7 +194,9 @@ def test_a_lone_characters_reading_names_an_option_of_what_it_is(
     query: str, enum: list[str], option: str
 ) -> None:
     """交 "pay" and 猫 "cat" are one character each: their reading names the option."""
-    assert filled(query, schema({"choice": {"type": "string", "enum": enum}})) == {"choice": option}
+    assert extracted(query, object_schema({"choice": {"type": "string", "enum": enum}})) == {
+        "choice": option
+    }
 
 
 @pytest.mark.parametrize(
@@ -219,4 +209,6 @@ def test_a_lone_characters_reading_names_an_option_of_what_it_is(
     ],
 )
 def test_an_order_written_first_is_no_part_of_a_name(query: str, name: str) -> None:
-    assert filled(query, schema({"customer_name": {"type": "string"}})) == {"customer_name": name}
+    assert extracted(query, object_schema({"customer_name": {"type": "string"}})) == {
+        "customer_name": name
+    }

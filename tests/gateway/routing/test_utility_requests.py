@@ -7,26 +7,13 @@ value means.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
 import pytest
 
-from gateway.routing.extract import ArgumentExtractor
+from tests.gateway.routing.conftest import extracted, object_schema
 
-MONDAY = date(2026, 12, 7)
-extractor = ArgumentExtractor(lambda: MONDAY)
-
-
-def schema(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required or []}
-
-
-def filled(query: str, tool: dict[str, Any]) -> dict[str, Any]:
-    return extractor.extract(query, tool).arguments
-
-
-MOVE = schema(
+MOVE = object_schema(
     {
         "move_out_date": {"type": "string", "format": "date"},
         "new_address": {
@@ -66,19 +53,19 @@ MOVE = schema(
     ],
 )
 def test_an_address_in_parts_takes_each_part(query: str, address: dict[str, str]) -> None:
-    arguments = filled(query, MOVE)
+    arguments = extracted(query, MOVE)
     assert arguments["new_address"] == address
     assert "final_reading" not in arguments  # the house number is no meter reading
 
 
 def test_a_single_address_parameter_keeps_the_whole_address() -> None:
-    tool = schema({"address": {"type": "string"}})
-    assert filled("send it to 22 Elm Street, Manchester M1 2AB", tool) == {
+    tool = object_schema({"address": {"type": "string"}})
+    assert extracted("send it to 22 Elm Street, Manchester M1 2AB", tool) == {
         "address": "22 Elm Street, Manchester M1 2AB"
     }
 
 
-PLAN = schema(
+PLAN = object_schema(
     {
         "instalments": {"type": "integer", "minimum": 2, "maximum": 12},
         "amount": {"type": "number", "minimum": 1},
@@ -86,7 +73,7 @@ PLAN = schema(
     },
     ["instalments"],
 )
-DEBIT = schema(
+DEBIT = object_schema(
     {
         "day_of_month": {"type": "integer", "minimum": 1, "maximum": 28},
         "account_number": {"type": "string", "pattern": "^[0-9]{10}$"},
@@ -119,20 +106,20 @@ DEBIT = schema(
 def test_an_account_number_is_no_amount_and_chinese_numerals_count(
     query: str, tool: dict[str, Any], arguments: dict[str, Any]
 ) -> None:
-    assert filled(query, tool) == arguments
+    assert extracted(query, tool) == arguments
 
 
 def test_a_sum_in_chinese_numerals_is_an_amount() -> None:
-    tool = schema({"amount": {"type": "number", "minimum": 0.01}})
-    assert filled("用支付宝付五百块", tool) == {"amount": 500}
+    tool = object_schema({"amount": {"type": "number", "minimum": 0.01}})
+    assert extracted("用支付宝付五百块", tool) == {"amount": 500}
 
 
 def test_a_day_of_the_month_is_not_read_from_a_building() -> None:
     """三号楼 is building 3, not the third of the month."""
-    assert "day_of_month" not in filled("三号楼的扣款日期", DEBIT)
+    assert "day_of_month" not in extracted("三号楼的扣款日期", DEBIT)
 
 
-CHARGER = schema(
+CHARGER = object_schema(
     {
         "start_time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"},
         "end_time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"},
@@ -164,11 +151,11 @@ CHARGER = schema(
     ],
 )
 def test_a_range_of_two_clocks_and_weeknights(query: str, arguments: dict[str, Any]) -> None:
-    assert filled(query, CHARGER) == arguments
+    assert extracted(query, CHARGER) == arguments
 
 
 def test_a_meter_reading_in_kwh_is_the_reading() -> None:
-    tool = schema(
+    tool = object_schema(
         {
             "reading": {
                 "type": "number",
@@ -176,13 +163,13 @@ def test_a_meter_reading_in_kwh_is_the_reading() -> None:
             }
         }
     )
-    assert filled("电表读数 5620.7 度，昨天抄的", tool) == {"reading": 5620.7}
+    assert extracted("电表读数 5620.7 度，昨天抄的", tool) == {"reading": 5620.7}
     # a unit the parameter says nothing of is still another measure's
-    dose = schema({"count": {"type": "integer", "description": "how many boxes"}})
-    assert filled("the 20 mg tablets", dose) == {}
+    dose = object_schema({"count": {"type": "integer", "description": "how many boxes"}})
+    assert extracted("the 20 mg tablets", dose) == {}
 
 
-PREFERENCES = schema(
+PREFERENCES = object_schema(
     {
         "paperless": {
             "type": "boolean",
@@ -204,16 +191,18 @@ PREFERENCES = schema(
 def test_a_flag_takes_the_value_whose_description_the_request_says(
     query: str, paperless: bool | None
 ) -> None:
-    assert filled(query, PREFERENCES).get("paperless") == paperless
+    assert extracted(query, PREFERENCES).get("paperless") == paperless
 
 
 def test_with_says_yes_only_to_a_flag_about_what_follows_it() -> None:
     """ "not good with computers" consents to no marketing; "pay with alipay" saves no card;
     "a spot with an EV charger" asks for one."""
-    assert "marketing_opt_in" not in filled(
+    assert "marketing_opt_in" not in extracted(
         "I'd prefer paper bills by post again, I'm not good with computers", PREFERENCES
     )
-    card = schema({"save_payment_method": {"type": "boolean", "default": False}})
-    assert filled("pay INV-533870 with alipay, 500", card) == {}
-    parking = schema({"ev_charging": {"type": "boolean"}})
-    assert filled("can I get a garage spot with an EV charger?", parking) == {"ev_charging": True}
+    card = object_schema({"save_payment_method": {"type": "boolean", "default": False}})
+    assert extracted("pay INV-533870 with alipay, 500", card) == {}
+    parking = object_schema({"ev_charging": {"type": "boolean"}})
+    assert extracted("can I get a garage spot with an EV charger?", parking) == {
+        "ev_charging": True
+    }

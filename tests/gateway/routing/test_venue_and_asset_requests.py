@@ -8,27 +8,12 @@ what it does.
 
 from __future__ import annotations
 
-from datetime import date
-from typing import Any
-
 import httpx
 import pytest
 
-from gateway.routing.extract import ArgumentExtractor
-from gateway.routing.gloss import dictionary
-from tests.gateway.routing.conftest import blind_set, dry_run
+from tests.gateway.routing.conftest import blind_set, dry_run, extracted, object_schema
 
 CATALOGUE = blind_set("itassets")
-extractor = ArgumentExtractor(lambda: date(2026, 12, 7))
-
-
-def schema(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": required or []}
-
-
-def filled(query: str, tool: dict[str, Any]) -> dict[str, Any]:
-    dictionary()
-    return extractor.extract(query, tool).arguments
 
 
 @pytest.mark.parametrize(
@@ -41,11 +26,11 @@ def filled(query: str, tool: dict[str, Any]) -> dict[str, Any]:
     ],
 )
 def test_an_ipv4_parameter_takes_an_address(query: str, address: str | None) -> None:
-    tool = schema({"sourceIp": {"type": "string", "format": "ipv4"}})
-    assert filled(query, tool).get("sourceIp") == address
+    tool = object_schema({"sourceIp": {"type": "string", "format": "ipv4"}})
+    assert extracted(query, tool).get("sourceIp") == address
 
 
-INSTALL = schema(
+INSTALL = object_schema(
     {
         "software": {"type": "string", "description": "软件名称，例如 Visual Studio Code"},
         "version": {"type": "string", "pattern": "^[0-9]+\\.[0-9]+\\.[0-9]+$"},
@@ -64,10 +49,10 @@ INSTALL = schema(
     ],
 )
 def test_a_software_name_is_the_thing_the_request_names(query: str, software: str) -> None:
-    assert filled(query, INSTALL)["software"] == software
+    assert extracted(query, INSTALL)["software"] == software
 
 
-SEATS = schema(
+SEATS = object_schema(
     {
         "seats": {"type": "integer", "minimum": 1},
         "change": {"type": "string", "enum": ["add", "remove"]},
@@ -86,10 +71,10 @@ SEATS = schema(
     ],
 )
 def test_adding_or_taking_away_by_the_requests_words(query: str, change: str | None) -> None:
-    assert filled(query, SEATS).get("change") == change
+    assert extracted(query, SEATS).get("change") == change
 
 
-BADGES = schema(
+BADGES = object_schema(
     {"visitor_names": {"type": "array", "items": {"type": "string"}, "description": "访客姓名"}}
 )
 
@@ -105,11 +90,11 @@ BADGES = schema(
     ],
 )
 def test_a_list_of_names_takes_every_person_named(query: str, names: list[str]) -> None:
-    assert filled(query, BADGES) == {"visitor_names": names}
+    assert extracted(query, BADGES) == {"visitor_names": names}
 
 
 def test_a_list_of_plates_takes_the_plates_not_the_words_around_them() -> None:
-    tool = schema(
+    tool = object_schema(
         {
             "plates": {
                 "type": "array",
@@ -117,12 +102,12 @@ def test_a_list_of_plates_takes_the_plates_not_the_words_around_them() -> None:
             }
         }
     )
-    assert filled("老板后天开车过来，车牌京N0U777，帮忙弄个停车证呗", tool) == {
+    assert extracted("老板后天开车过来，车牌京N0U777，帮忙弄个停车证呗", tool) == {
         "plates": ["京N0U777"]
     }
 
 
-PAYMENT = schema(
+PAYMENT = object_schema(
     {
         "amount": {"type": "number", "minimum": 0.01},
         "depositPercent": {"type": "integer", "minimum": 0, "maximum": 100},
@@ -139,20 +124,20 @@ PAYMENT = schema(
     ],
 )
 def test_a_percentage_is_no_amount(query: str) -> None:
-    assert filled(query, PAYMENT) == {"depositPercent": 30}
+    assert extracted(query, PAYMENT) == {"depositPercent": 30}
 
 
 @pytest.mark.parametrize(
     "query", ["Can we push EVT-330172 to jan 20th?", "Reschedule EVT-771204 to Jan 22 2027 pls"]
 )
 def test_moving_an_event_is_its_move_option(query: str) -> None:
-    tool = schema(
+    tool = object_schema(
         {
             "event_id": {"type": "string", "pattern": "^EVT-[0-9]{6}$"},
             "action": {"type": "string", "enum": ["cancel", "move"]},
         }
     )
-    assert filled(query, tool)["action"] == "move"
+    assert extracted(query, tool)["action"] == "move"
 
 
 @pytest.mark.parametrize(
