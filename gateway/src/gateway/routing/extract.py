@@ -1489,7 +1489,9 @@ _TERMS_LIST = re.compile(
 )
 # A Latin word or a run of capitalised ones in a Chinese request: "会 PyTorch 的", "Golang 和 K8s".
 _LATIN_TERM = re.compile(
-    r"(?<![A-Za-z0-9@._-])[A-Za-z][A-Za-z0-9+#]*(?:\.js)?(?:\s[A-Z][A-Za-z0-9+#]*)*(?![A-Za-z0-9@_-])"
+    # (three words at most: a run of capitals is read once, not again from each of them)
+    r"(?<![A-Za-z0-9@._-])[A-Za-z][A-Za-z0-9+#]{0,40}(?:\.js)?(?:\s[A-Z][A-Za-z0-9+#]{0,40}){0,3}"
+    r"(?![A-Za-z0-9@_-])"
 )
 
 
