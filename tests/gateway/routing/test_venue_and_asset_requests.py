@@ -8,6 +8,8 @@ what it does.
 
 from __future__ import annotations
 
+from datetime import date
+
 import httpx
 import pytest
 
@@ -151,3 +153,21 @@ async def test_a_tool_does_what_its_act_parameter_names(
     does, and the order is no longer held to be for another kind of tool."""
     body = (await dry_run(gateway, query, "it")).json()
     assert body.get("tool_id") == "license_seats_adjust", body
+
+
+@pytest.mark.parametrize(
+    ("text", "clocks"),
+    [
+        ("Jan 5 2027, 1-3pm, just 6 ppl", "13:00 to 15:00"),
+        ("11-1pm", "11:00 to 13:00"),
+        ("between 12-2pm", "12:00 to 14:00"),
+        ("10:30 to 12 pm", "10:30 to 12:00"),
+        ("8 till 11 am", "08:00 to 11:00"),
+    ],
+)
+def test_a_range_of_hours_takes_the_half_of_the_day_written_after_it(
+    text: str, clocks: str
+) -> None:
+    from gateway.routing.temporal import resolve
+
+    assert clocks in resolve(text, date(2026, 12, 7))

@@ -543,6 +543,14 @@ _REWRITES += [
         ),
         lambda m, t: _clock(_num(m[2]), 30 if m[3] else (_num(m[4]) or 0), _afternoon(m)),
     ),
+    (  # 1-3pm, 10:30 to 12 am, 11-1pm: both ends in the half of the day written after them
+        re.compile(
+            r"(?<![\d-])\b(\d{1,2})(?:[:.](\d{2}))?\s?(?:-|–|to|till|until)\s?(\d{1,2})(?:[:.](\d{2}))?"
+            r"\s*([ap])\.?m\b\.?",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _clock_range(m),
+    ),
     (  # 3pm, 3:30 pm, 6.30am, 10 am
         re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\b\.?", re.IGNORECASE),
         lambda m, t: _clock(
@@ -576,6 +584,28 @@ _REWRITES += [
         lambda m, t: f"{m[1]} to {m[2]}",
     ),
 ]
+
+
+_MONTH_BEFORE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s*$", re.IGNORECASE
+)
+
+
+def _clock_range(match: re.Match[str]) -> str | None:
+    """Two clocks and the half of the day written after the second: "1-3pm" is 13:00 to
+    15:00, "11-1pm" 11:00 to 13:00, "12-2pm" 12:00 to 14:00 (the start is the latest of
+    its two readings that is not after the end)."""
+    if _MONTH_BEFORE.search(match.string, max(0, match.start() - 12), match.start()):
+        return None  # "Dec 3-5pm" is a day and a clock
+    first, last = int(match[1]), int(match[3])
+    minutes = [int(m) for m in (match[2], match[4]) if m]
+    if not (1 <= first <= 12 and 1 <= last <= 12) or any(m > 59 for m in minutes):
+        return None
+    end = last % 12 + (12 if match[5].lower() == "p" else 0)
+    starts = [h for h in (first % 12, first % 12 + 12) if h <= end]
+    if not starts:
+        return None
+    return f"{max(starts):02d}:{match[2] or '00'} to {end:02d}:{match[4] or '00'}"
 
 
 def _english_month(match: re.Match[str], today: date) -> str | None:
