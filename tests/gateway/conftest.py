@@ -68,7 +68,7 @@ def python_tool(tool_id: str, function: str, **overrides: Any) -> dict[str, Any]
 def embedder() -> Embedder:
     """One model for every gateway app of the session (loading it takes a moment), with
     int8 products as the gateway serves by default (``EMBEDDER_INT8``)."""
-    return Embedder(int8=True)
+    return Embedder(int8=True, threads=1)
 
 
 @pytest.fixture
