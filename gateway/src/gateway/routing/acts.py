@@ -60,6 +60,11 @@ _ASKS: dict[str, re.Pattern[str]] = {
         "open": r"\bopen\b|打开|开启",
         "close": r"\bclose\b|\bshut\b(?!\s+off)|关上|关闭",
         "mute": r"\bmute|\bsilence|静音",
+        # an account joined to another, or parted from it
+        "link": r"(?<!un)\blink(?:s|ed|ing)?\b|(?<!dis)\bconnect(?:s|ed|ing)?\b|\bhook\s+up"
+        r"|(?<!un)\bbind\b|(?<!解)(?<!解除)绑定|(?<![解])绑(?=[上到个一下])",
+        "unlink": r"\bunlink|\bdisconnect|\bdetach|\bunbind|\bunhook|解绑|解除绑定|取消绑定"
+        r"|(?<=[把将])[^，。,.]{1,12}解掉|断开",
         # an appointment or a booking moved in time, or called off
         "reschedule": r"\breschedul|\bre-schedul|\bmove\b|\bpush\b|\bpostpone|\bbring\s+forward"
         r"|\bchange\s+(?:the\s+)?(?:time|date|day)|改到|改期|改约|挪到|往后挪|往前挪|挪一下|推迟"

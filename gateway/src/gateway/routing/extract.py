@@ -62,7 +62,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern, search
@@ -155,6 +155,7 @@ _HEADLINE_NAMES = frozenset(
     {"title", "headline", "summary", "subject", "problem", "issue", "description", "details"}
 )
 _HEADLINE_WORDS = 6
+_QUOTED_TITLES = frozenset({"title", "headline", "subject"})  # what a quoted text is first
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")  # about two to a word
 # Search parameters: the text after a colon, else the whole request.
 _QUERY_NAMES = frozenset({"query", "question", "q", "search", "keywords", "search_query"})
@@ -283,11 +284,15 @@ _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
     r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
-_MONTHS = re.compile(rf"(?<![a-z]){_MONTH}(?![a-z])", re.IGNORECASE)
-# A date written with its month's name: "June 3rd 2025", "3 June", "the 9th of June".
+_WEEKDAY = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?"
+_MONTHS = re.compile(rf"(?<![a-z])(?:{_MONTH}|{_WEEKDAY})(?![a-z])", re.IGNORECASE)
+# A date written with its month's name: "June 3rd 2025", "3 June", "the 9th of June",
+# "Wednesday the 16th"; and the hour written alone after it ("March 1, 2027 at 9").
 _WRITTEN_DATE = re.compile(
-    rf"(?<![a-z]){_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:])(?:,?\s+\d{{4}})?"
-    rf"|(?<![\d.])\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])\.?(?:,?\s+\d{{4}})?",
+    rf"(?:(?<![a-z]){_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?(?![\d:])(?:,?\s+\d{{4}})?"
+    rf"|(?<![\d.])\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}(?![a-z])\.?(?:,?\s+\d{{4}})?"
+    rf"|(?<![a-z]){_WEEKDAY}\.?,?\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th))"
+    r"(?:,?\s{1,3}at\s{1,3}\d{1,2}(?![\d:.%]))?",
     re.IGNORECASE,
 )
 
@@ -319,7 +324,17 @@ def _numbers(query: str) -> Iterator[re.Match[str]]:
             continue
         if re.search(r"\d[-/:]$", before) or _CLOCK_AFTER.match(query, end):
             continue
+        if _CODE_IN_HAN.match(query, max(0, start - 1)) and start > 0:
+            continue  # (2025)沪0105民初1234号: a court's code, no count of 105
+        if _CODE_LETTER.match(query, end):
+            continue  # room 4B, seat 12A: a place's code, no count ("5K" is 5,000)
         yield match
+
+
+# One capital letter right after a number, ending a word: "4B", "12A" (not K, a thousand).
+_CODE_LETTER = re.compile(r"[A-JL-Z](?![A-Za-z0-9])")
+# Digits with a leading zero between two Chinese characters: a piece of a code.
+_CODE_IN_HAN = re.compile(r"[\u4e00-\u9fff]0\d+[\u4e00-\u9fff]")
 
 
 @functools.lru_cache(maxsize=4096)
@@ -401,6 +416,7 @@ _NOT_NAME_WORDS = frozenset(
         for e in ("s",)
     }
     | {f"i{a}{e}" for a in "'’" for e in ("m", "ll", "ve", "d")}
+    | {"utc", "gmt", "am", "pm"}  # "8pm UTC": a time zone names no one
 )
 
 
@@ -831,12 +847,14 @@ def _title_named(query: str, name: str, spec: dict[str, Any], held: Iterable[obj
         return None
     called = _CALLED_TITLE.search(query)
     if called is not None:
-        return (called.group(1) or called.group(2)).strip()
+        return (called.group(1) or called.group(2)).strip().rstrip("'’")  # called 'X',
     taken = {str(value).lower() for value in held}
     if has_han(query):  # "装一下 Wireshark", "装个 Python 3.11.4": its Latin words
         for match in _LATIN_TERM.finditer(query):
             term = match.group(0)
-            if term.lower() not in taken and not _REFERENCE_LIKE.search(term):
+            if term.lower() in taken or _REFERENCE_LIKE.search(term):
+                continue
+            if _ZONE.fullmatch(term) is None:  # "(UTC)" says when, not what
                 return term
         return None
     # (an acronym is a team's more often than a thing's: "could IT push 7-Zip …")
@@ -948,6 +966,9 @@ class ArgumentExtractor:
         around = _around(props)
         self._period(result, query, props, paired, on_calendar, used_numbers)
         self._address(result, query, props, used_numbers)
+        lasting = _how_long(query, props, paired)
+        if lasting is not None:  # "for 2 days" is how long, no count of anything
+            used_numbers.update(n.start() for n in _NUMBER.finditer(query, lasting[1], lasting[2]))
         claims: dict[str, set[str]] | None = None  # per patterned parameter, its tokens
         for name in order:
             if name in result.arguments:
@@ -966,7 +987,7 @@ class ArgumentExtractor:
                 claims = _claims(query, props) if claims is None else claims
                 taken |= {t for other, tokens in claims.items() if other != name for t in tokens}
             if _time_parameter(name, spec):  # read where "tomorrow" and "下午两点" stand
-                value = _dated(query, on_calendar(), spec, taken, props)
+                value = _dated(query, on_calendar(), spec, taken | _written_forms(taken), props)
             else:
                 value = self._fill(
                     query, name, spec, used_numbers, quoted, names, used_ids, taken, around
@@ -976,7 +997,7 @@ class ArgumentExtractor:
             if name not in required and _guessed_word(value, spec):
                 value = None  # an optional filter is better left out than set to "what"
             if spec.get("format") == "date-time" and isinstance(value, str):
-                value = _date_time(value)  # "2025-07-08 15:00" is 2025-07-08T15:00:00
+                value = _zoned(_date_time(value), query)  # "2025-07-08 15:00" is …T15:00:00
             if value is not None:
                 result.arguments[name] = value
                 # The whole request as a search's text holds the others' numbers too.
@@ -993,6 +1014,7 @@ class ArgumentExtractor:
                             used_numbers.update(_numbers_within(query, inner))
 
         _sides(result.arguments, query, props, paired, on_calendar)
+        _lasting(result.arguments, props, paired, lasting)
         for name, value in list(result.arguments.items()):
             if _NEW_VALUE.search(name) and isinstance(value, str):
                 held = {str(v) for other, v in result.arguments.items() if other != name}
@@ -1026,6 +1048,13 @@ class ArgumentExtractor:
             return
         span = roles.period(on_calendar(), self.today())
         if span is None:
+            recent = _RECENT.search(query)
+            since = _since(recent, self.today()) if recent else None
+            if recent is not None and since is not None:  # "in the last 30 days", 最近7天
+                result.arguments[days[0][0]] = since
+                used_numbers.update(n.start() for n in _NUMBER.finditer(query, *recent.span()))
+                if recent[3]:  # 三 of 近三个月 counts nothing either
+                    used_numbers.add(recent.start(3))
             return
         first, last = span
         start, end = days[0]
@@ -1093,18 +1122,29 @@ class ArgumentExtractor:
             else:
                 result.missing.append(name)
 
-    def _object(self, query: str, spec: dict[str, Any]) -> dict[str, Any] | None:
+    def _object(
+        self, query: str, spec: dict[str, Any], taken: Collection[object] = ()
+    ) -> dict[str, Any] | None:
         """An object's properties read from the request like a tool's own ("valid from
         2025-05-01 to 2025-05-05" for ``validity: {start, end}``), one level down: an
-        object inside it is not read. None unless every property it requires is read."""
+        object inside it is not read. A text another parameter holds, or holds a piece
+        of, is not read again (a title's "Acme v. Northgate" names no opposing party).
+        None unless every property it requires is read."""
         properties = shapes.readable(spec.get("properties"))
         flat = {n: p for n, p in properties.items() if p.get("type") != "object"}
         if not flat:
             return None
         inner = self.extract(query, {**spec, "properties": flat})
-        if inner.missing or not inner.arguments:
+        # (not a text that is most of the request: a headline's is the request itself)
+        held = [str(value) for value in taken if len(str(value)) * 2 <= len(query)]
+        read = {
+            name: value
+            for name, value in inner.arguments.items()
+            if not (isinstance(value, str) and any(value in text for text in held))
+        }
+        if inner.missing or not read or any(n not in read for n in spec.get("required") or ()):
             return None
-        return inner.arguments
+        return read
 
     def _recall(self, name: str, spec: dict[str, Any], remembered: Sequence[str]) -> Any:
         """The first value for ``name`` that one of the remembered facts holds."""
@@ -1143,7 +1183,7 @@ class ArgumentExtractor:
         if kind == "array":
             return _array(query, name, spec, taken)
         if kind == "object":
-            return self._object(query, spec)
+            return self._object(query, spec, taken)
         if kind == "string" and countries.takes_a_country(name, spec):
             country = countries.country_value(query, name, spec, taken)
             if country is not None:  # "UK passport" → GB for ^[A-Z]{2}$, 去泰国 → TH
@@ -1195,6 +1235,9 @@ class ArgumentExtractor:
                 said = _yes_or_no(query, name)
             return said
         if kind == "string":
+            last = name.lower().rsplit("_", 1)[-1]
+            if last in _QUOTED_TITLES and quoted and not _constrains(spec):
+                return quoted.pop(0)  # title "Acme v. Northgate": the quotes hold it whole
             named = _title_named(query, name, spec, taken) if not _constrains(spec) else None
             if named is not None:  # "a role called Recruiting Coordinator"
                 return named
@@ -1875,14 +1918,146 @@ _DAY_AT = re.compile(
 )
 
 
+# A day and a stretch of its clock, once resolved: "2026-12-08 18:00 to 22:00" (from
+# "tomorrow 6pm-10pm"), "2026-12-19 from 14:00 to 20:00".
+_DAY_CLOCK_RANGE = re.compile(
+    r"(?<![\d-])(\d{4}-\d{2}-\d{2})\s{0,3}(?:at|from|,|，)?\s{0,3}(\d{2}:\d{2})\s{0,3}"
+    r"(?:to|until|till|-|–|~|～|到|至)\s{0,3}(\d{2}:\d{2})(?![\d:])",
+    re.IGNORECASE,
+)
+
+
+# A day "at" an hour written alone, once resolved: "2027-03-01 at 9" (not "at 9 Elm
+# Street", "at 9%" or "at 9 am", which is a clock by then).
+_DAY_AT_HOUR = re.compile(
+    r"(?<![\d-])(\d{4}-\d{2}-\d{2}),?\s{1,3}at\s{1,3}(\d{1,2})"
+    r"(?=\s{0,2}(?:$|[,;!?)(]|\.(?!\d)|(?:in|on|for|with|and|to|sharp|please|pls)\b))",
+)
+
+
+# A stretch back from today: "in the last 30 days", "past 2 weeks", 最近7天, 近三个月.
+_RECENT = re.compile(
+    r"\b(?:last|past|previous)\s+(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|twelve)"
+    r"\s+(days?|weeks?|months?)\b"
+    r"|(?:最近|近|过去)\s?(\d{1,3}|[一二两三四五六七八九十]{1,3})\s?(天|日|周|个星期|个礼拜|个月)",
+    re.IGNORECASE,
+)
+_RECENT_UNITS = {"day": 1, "天": 1, "日": 1, "week": 7, "周": 7, "个星期": 7, "个礼拜": 7}
+
+
+def _since(match: re.Match[str], today: date) -> str | None:
+    """The first day of the stretch back from ``today`` that ``match`` (``_RECENT``) names:
+    30 days back from 2026-12-07 is 2026-11-07, three months back 2026-09-07."""
+    count_text, unit = (match[1], match[2].lower().rstrip("s")) if match[1] else match.group(3, 4)
+    count = (
+        int(count_text)
+        if count_text.isdigit()
+        else (_COUNT_WORDS.get(count_text) or temporal.cn_number(count_text))
+    )
+    if not count:
+        return None
+    if unit in ("month", "个月"):
+        index = today.year * 12 + today.month - 1 - count
+        year, month = divmod(index, 12)
+        day = min(today.day, calendar.monthrange(year, month + 1)[1])
+        return date(year, month + 1, day).isoformat() if year >= 1 else None
+    days = count * _RECENT_UNITS[unit]
+    return (today - timedelta(days=days)).isoformat() if days < 36_600 else None
+
+
 def _day_at(resolved: str, taken: Collection[object]) -> str | None:
-    """A date-time assembled from a day and a clock written a few words apart."""
+    """A date-time assembled from a day and a clock written a few words apart; the end of
+    a stretch of a day's clock is on that day (on the next when it is no later: "22:00
+    to 02:00"), so a start and an end parameter each take theirs."""
+    found: list[tuple[int, str]] = []
+    for match in _DAY_CLOCK_RANGE.finditer(resolved):
+        day, first, last = match.group(1, 2, 3)
+        if last <= first:
+            day = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
+        found.append((match.start(3), f"{day} {last}"))
     for match in _DAY_AT.finditer(resolved):
         day, clock = (match[1], match[2]) if match[1] else (match[4], match[3])
-        value = f"{day} {clock}"
+        found.append((match.start(), f"{day} {clock}"))
+    for match in _DAY_AT_HOUR.finditer(resolved):
+        hour = int(match[2])  # as a working day reads it: 1 to 6 are afternoon hours
+        if 1 <= hour <= 12:
+            found.append((match.start(), f"{match[1]} {hour + 12 if hour <= 6 else hour:02d}:00"))
+    for _, value in sorted(found):
         if value not in taken and _date_time(value) not in taken:
             return value
     return None
+
+
+def _written_forms(taken: Collection[str]) -> set[str]:
+    """The date-times of ``taken`` as a request writes them once resolved ("2026-12-08
+    18:00" for 2026-12-08T18:00:00), so another time parameter does not take one again."""
+    forms: set[str] = set()
+    for value in taken:
+        parts = _DATE_TIME.fullmatch(value)
+        if parts is not None:
+            forms.add(f"{parts[1]} {parts[2]}")
+    return forms
+
+
+# A time zone a request writes beside its times: UTC, GMT, "UTC+8", "GMT-05:00".
+_ZONE = re.compile(
+    r"(?<![A-Za-z])(?:UTC|GMT)(?:\s?([+-])\s?(\d{1,2})(?::?(\d{2}))?)?(?![A-Za-z])", re.IGNORECASE
+)
+
+
+def _zoned(value: str, query: str) -> str:
+    """A date-time in the one time zone the request names ("6pm-10pm utc" is
+    …T18:00:00Z, "UTC+8" …+08:00); as it was when the request names none, or several."""
+    parts = _DATE_TIME.fullmatch(value)
+    if parts is None or parts[4]:
+        return value
+    zones = {(m[1], int(m[2] or 0), int(m[3] or 0)) for m in _ZONE.finditer(query)}
+    if len(zones) != 1:
+        return value
+    sign, hours, minutes = zones.pop()
+    if hours > 14 or minutes > 59:
+        return value
+    if not sign or hours == minutes == 0:
+        return f"{value}Z"
+    return f"{value}{sign}{hours:02d}:{minutes:02d}"
+
+
+# What says a length of time is how long something lasts: "for 48 hours", 持续两小时.
+_LASTING = re.compile(r"(?:\bfor|\blasting|\bruns?\s+for|持续|为期|时长|共)\s{0,2}$", re.IGNORECASE)
+
+
+def _how_long(
+    query: str, props: dict[str, dict[str, Any]], paired: list[tuple[str, str]]
+) -> tuple[float, int, int] | None:
+    """For a tool with a start/end pair of date-times, how long the request says the
+    thing lasts, in minutes, and where it writes it ("for 48 hours", 持续两天)."""
+    if not any(props[s].get("format") == props[e].get("format") == "date-time" for s, e in paired):
+        return None
+    found = temporal.duration(query, "minute")
+    if found is None or not 0 < found[0] <= _LONGEST_LASTING:
+        return None
+    return found if _LASTING.search(query[max(0, found[1] - 16) : found[1]]) else None
+
+
+def _lasting(
+    arguments: dict[str, Any],
+    props: dict[str, dict[str, Any]],
+    paired: list[tuple[str, str]],
+    lasting: tuple[float, int, int] | None,
+) -> None:
+    """The end of a start/end pair of date-times the request gives as a length after the
+    start ("Friday 8pm, for 48 hours": the end is 48 hours after the start)."""
+    for start, end in paired:
+        if lasting is None or end in arguments or not isinstance(arguments.get(start), str):
+            continue
+        parts = _DATE_TIME.fullmatch(arguments[start])
+        if parts is None or props[end].get("format") != "date-time":
+            continue
+        ends = datetime.fromisoformat(f"{parts[1]}T{parts[2]}") + timedelta(minutes=lasting[0])
+        arguments[end] = f"{ends:%Y-%m-%dT%H:%M:%S}{parts[4]}"
+
+
+_LONGEST_LASTING = 366 * 24 * 60  # minutes: a year
 
 
 _A_DAY = "2026-01-31"
@@ -3268,6 +3443,7 @@ def _number(
     # A price's bound ("max_price") takes a sum the request writes as one ("under 30
     # euros", "预算300以内"), not the first number ("tickets for 4", "the 2027 tour").
     bound = bool(_PRICE_NAMES & words) and bool(_BOUND_WORDS & words or "budget" in words)
+    timed = temporal.unit_of(name, spec) is not None  # "$10" is no number of minutes
     if number is None:
         number = next(
             (
@@ -3275,6 +3451,7 @@ def _number(
                 for n in _numbers(query)
                 if n.start() not in skip
                 and _within(_amount(query, n), spec)
+                and not (timed and _priced(query, n))
                 and not (money and _counts_things(query, n.end()))
                 and not (money and _PERCENT_AFTER.match(query, n.end()))
                 and not (bound and not _priced(query, n))
@@ -3475,9 +3652,10 @@ _COUNT_OF_THINGS = re.compile(
 
 
 # A count written in Chinese numerals before its measure word: "三个人", "两位", "五件".
+# Not a weekday's number (周五晚上, 星期三), nor 晚上 ("evening") as nights.
 _CN_COUNT = re.compile(
-    r"(?<![零一二两三四五六七八九十百])([零一二两三四五六七八九十百]{1,4})\s?(?:个|位|人|件|张|台|间|晚|份|瓶|双|条|次|本|只|盒|箱|名|套|杯|桌"
-    r"|期|笔|辆|袋|节|堂|块|元)"
+    r"(?<![零一二两三四五六七八九十百周拜])(?<!星期)([零一二两三四五六七八九十百]{1,4})\s?"
+    r"(?:个|位|人|件|张|台|间|晚(?!上)|份|瓶|双|条|次|本|只|盒|箱|名|套|杯|桌|期|笔|辆|袋|节|堂|块|元)"
 )
 # A day of the month: 每个月二十五号, 改到八号.
 _CN_DAY_OF_MONTH = re.compile(
@@ -3966,7 +4144,8 @@ _JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[._-][A-Za-z]+)+")
 
 # A time of day or a quantity with its unit is no identifier: "6am", "10pm", "2hrs", "30min".
 _NOT_AN_ID = re.compile(
-    r"\d{1,2}(?::\d\d)?(?:am|pm)|\d+(?:\.\d+)?(?:hrs?|hours?|mins?|secs?|days?|kg|gb|mb|tb|ms)",
+    r"\d{1,2}(?::\d\d)?(?:am|pm)|\d+(?:\.\d+)?(?:hrs?|hours?|mins?|secs?|days?|kg|gb|mb|tb|ms)"
+    r"|\d{1,2}(?:st|nd|rd|th)",  # "the 16th" is a day
     re.IGNORECASE,
 )
 

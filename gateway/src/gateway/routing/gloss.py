@@ -125,6 +125,26 @@ _OWN_SENSES = {
     "没电": "battery flat",
     "制冷": "cool",
     "制热": "heat",
+    # Words of games and of law practice CC-CEDICT reads otherwise or lacks: 开挂 "be
+    # unbelievably good" (cheating, in a game), 封号 "title granted to a person", 对局
+    # "opposing sides", 氪 "krypton" (spending, in a game), 开票 "open ballot boxes",
+    # 信托 "entrust", 利冲 "sharp dash against", 律师函 "lawyer envelope".
+    "开挂": "cheat hack",
+    "外挂": "cheat hack",
+    "挂机": "idle afk",
+    "封号": "ban an account",
+    "禁言": "mute chat ban",
+    "对局": "match game",
+    "氪": "spend money",
+    "氪金": "spend money",
+    "诉讼": "lawsuit litigation",
+    "非诉": "non-litigation transactional",
+    "开票": "issue invoice",
+    "信托": "trust",
+    "利冲": "conflict of interest",
+    "律师函": "lawyer's demand letter",
+    "工时": "hours worked",
+    "电汇": "wire transfer",
     # Characters whose first sense is not the one of running text: 后 "empress" (之后,
     # 以后: after), 当 "dong" (当…时: when), 按 "press" (按…查询: by), 含 "keep in the mouth".
     "不": "not",

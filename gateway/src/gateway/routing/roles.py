@@ -30,6 +30,7 @@ START, END = "start", "end"
 # A start word and its end word as they stand in parameter names (name tokens).
 _FAMILIES = (
     (("start",), ("end",)), (("begin",), ("end",)), (("from",), ("to",)),
+    (("starts",), ("ends",)), (("begins",), ("ends",)),
     (("since",), ("until",)), (("from",), ("until",)), (("start",), ("until",)),
     (("pickup",), ("return",)), (("pick", "up"), ("return",)), (("pickup",), ("dropoff",)),
     (("pick", "up"), ("drop", "off")), (("pickup",), ("drop", "off")),

@@ -93,7 +93,7 @@ _SECONDS = {
 _EN_UNIT = {
     "sec": "second", "secs": "second", "second": "second", "seconds": "second",
     "min": "minute", "mins": "minute", "minute": "minute", "minutes": "minute",
-    "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour",
+    "h": "hour", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour",
     "day": "day", "days": "day", "week": "week", "weeks": "week", "wk": "week", "wks": "week",
     "fortnight": "fortnight", "month": "month", "months": "month", "mo": "month",
     "quarter": "quarter", "quarters": "quarter", "year": "year", "years": "year", "yr": "year",
@@ -122,10 +122,35 @@ _ZH_SPAN = re.compile(  # (?<!\d): a run of digits is read from its start only, 
     + r"|(上|本|这|近|最近|过去)(?:一)?(个月|周|星期|礼拜|季度|年)"
 )
 _ZH_LAST_YEAR = re.compile(r"去年(?!\s*(?:\d|[一二三四五六七八九十])+\s*月)")
+# A length and a half: 一个半小时, 两天半, 1个半月; "an hour and a half", "2 and a half days".
+_ZH_AND_HALF = re.compile(
+    r"((?<!\d)\d+|" + _CN_NUMBER + r")\s*(?:个\s*半\s*(小时|钟头|月|星期|礼拜)"
+    r"|(小时|个小时|钟头|个钟头|天|周|个星期|个月|年)\s*半)"
+)
+_EN_AND_HALF = re.compile(
+    r"(?<![\w.])(?:(\d+|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+and\s+a\s+half\s+"
+    r"(hours?|days?|weeks?|months?|years?|minutes?)"
+    r"|(an?|one)\s+(hour|day|week|month|year|minute)\s+and\s+a\s+half)\b",
+    re.IGNORECASE,
+)
+# A length in two units, the larger first: "2 hours 12 minutes", 两小时十二分钟, "1h30m".
+_SPAN_JOINT = re.compile(r"\s{0,2}(?:and|,|零)?\s{0,2}", re.IGNORECASE)
+
+
+def _and_half(match: re.Match[str]) -> tuple[float, str] | None:
+    if match.re is _ZH_AND_HALF:
+        amount, unit = _amount(match[1]), _ZH_UNIT.get(match[2] or match[3])
+        unit = unit or ("month" if (match[2] or match[3]) == "月" else None)
+    else:
+        amount = _amount(match[1] or match[3])
+        unit = _EN_UNIT.get((match[2] or match[4]).lower())
+    return None if amount is None or unit is None else (amount + 0.5, unit)
 
 
 def _en_span(match: re.Match[str]) -> tuple[float, str] | None:
     count, relative, unit = match.group(1), match.group(2), _EN_UNIT[match.group(3).lower()]
+    if match.group(3).lower() == "h" and not (count or "")[:1].isdigit():
+        return None  # "1.5h", "72h"; not "an h"
     if count and count.lower().startswith("half"):
         return 0.5, unit
     if relative is not None:
@@ -147,7 +172,11 @@ def duration(text: str, unit: str) -> tuple[float, int, int] | None:
     """The first length of time ``text`` names, in ``unit`` (a key of the unit table),
     with where it stands in ``text`` (start, end)."""
     found: list[tuple[int, int, float, str]] = []
-    for pattern, read in ((_EN_SPAN, _en_span), (_ZH_SPAN, _zh_span)):
+    readers = (
+        (_EN_SPAN, _en_span), (_ZH_SPAN, _zh_span), (_ZH_AND_HALF, _and_half),
+        (_EN_AND_HALF, _and_half),
+    )  # fmt: skip
+    for pattern, read in readers:
         for match in pattern.finditer(text):
             span = read(match)
             if span is not None:
@@ -156,8 +185,16 @@ def duration(text: str, unit: str) -> tuple[float, int, int] | None:
         found.append((match.start(), match.end(), 1.0, "year"))
     if not found:
         return None
-    start, end, amount, named = min(found)
-    converted = amount * _SECONDS[named] / _SECONDS[unit]
+    # The first length, the longest reading where two start together (一个半小时, not 半小时)
+    start, end, amount, named = min(found, key=lambda f: (f[0], -f[1]))
+    seconds = amount * _SECONDS[named]
+    for later in sorted(f for f in found if f[0] >= end):  # "2 hours 12 minutes"
+        joint = _SPAN_JOINT.match(text, end)
+        if joint is None or joint.end() != later[0] or _SECONDS[later[3]] >= _SECONDS[named]:
+            break
+        seconds += later[2] * _SECONDS[later[3]]
+        end, named = later[1], later[3]
+    converted = seconds / _SECONDS[unit]
     return (converted, start, end) if math.isfinite(converted) else None
 
 
@@ -310,6 +347,36 @@ def _beside_a_day(match: re.Match[str]) -> bool:
         _DAY_AFTER.match(text, match.end())
         or _DAY_BEFORE.search(text, max(0, match.start() - 16), match.start())
     )
+
+
+# A verb saying something already happened, just before a weekday: "it landed on
+# Friday", "the payment came in Tuesday" (the one gone by, not the coming one).
+_HAPPENED = re.compile(
+    r"\b(?:landed|arrived|came\s+in|came\s+through|cleared|received|happened|occurred"
+    r"|went\s+out|was\s+(?:paid|sent|filed|made|received)|were\s+(?:paid|sent|filed))"
+    r"(?:\s+\w+){0,2}?\s+(?:on\s+|last\s+)?$",
+    re.IGNORECASE,
+)
+
+
+_WEEKDAY_STEMS = {name[:3]: i for name, i in _WEEKDAYS.items()}
+
+
+def _day_of_month(day: int, today: date, weekday: int | None) -> str | None:
+    """The ``day`` of a month that falls on ``weekday``, the nearest to today within a
+    month or two ("Fri, 4th" on Monday 7 December is the 4th gone by); else the coming
+    one (this month's if it is not past, else the next's)."""
+    month = today.year * 12 + today.month - 1
+    days = []
+    for index in range(month - 1, month + 3):
+        year, number = divmod(index, 12)
+        if 1 <= day <= calendar.monthrange(year, number + 1)[1]:
+            days.append(date(year, number + 1, day))
+    named = [d for d in days if d.weekday() == weekday]
+    if named:
+        return min(named, key=lambda d: abs((d - today).days)).isoformat()
+    coming = [d for d in days if d >= today]
+    return coming[0].isoformat() if coming else None
 
 
 def _weekday(
@@ -469,6 +536,14 @@ _REWRITES: list[Rewrite] = [
         _WEEKEND,
         lambda m, t: _weekend(t, weeks_ahead=int(bool(m[1] or m[2]))),
     ),
+    (  # Wednesday the 16th, Fri 18th: the coming 16th (the weekday only names it)
+        re.compile(
+            r"\b(" + "|".join(_WEEKDAYS) + r"|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\.?,?"
+            r"\s+(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\b",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _day_of_month(int(m[2]), t, _WEEKDAY_STEMS.get(m[1][:3].lower())),
+    ),
     (  # next Monday, this friday, monday; last tuesday, since tuesday: the one gone by
         re.compile(
             r"\b(?:(next|this|on|last|since|past|previous)\s+)?(" + "|".join(_WEEKDAYS) + r")\b",
@@ -480,7 +555,8 @@ _REWRITES: list[Rewrite] = [
             else _weekday(
                 _WEEKDAYS[m[2].lower()],
                 t,
-                past=(m[1] or "").lower() in ("last", "since", "past", "previous"),
+                past=(m[1] or "").lower() in ("last", "since", "past", "previous")
+                or bool(_HAPPENED.search(m.string, max(0, m.start() - 40), m.start())),
             )
         ),
     ),
@@ -575,8 +651,8 @@ _REWRITES += [
         re.compile(r"\b(?:at|by|from|until|till)\s+(noon|midday|midnight)\b", re.IGNORECASE),
         lambda m, t: m[0][: -len(m[1])] + ("00:00" if m[1].lower() == "midnight" else "12:00"),
     ),
-    (  # 9:30 (a 24-hour clock written without its leading zero)
-        re.compile(r"(?<![\d:.])(\d):([0-5]\d)(?![\d:])"),
+    (  # 9:30 (a 24-hour clock written without its leading zero; not "1:24-cv-01234")
+        re.compile(r"(?<![\d:.])(\d):([0-5]\d)(?![\d:]|-[A-Za-z])"),
         lambda m, t: f"0{m[1]}:{m[2]}",
     ),
     (  # 10:00-16:00, 22:00~06:00: two clocks, as "from … to …" reads them
@@ -584,6 +660,27 @@ _REWRITES += [
         lambda m, t: f"{m[1]} to {m[2]}",
     ),
 ]
+
+
+_REWRITES += [
+    (  # 上个月底, 11月末, 下个月初, "the end of last month" (months resolved by then)
+        re.compile(
+            r"(?<![\d-])(\d{4})-(\d{2})(?![\d-])\s{0,3}(底|末|初)"
+            r"|\b(?:the\s+)?(end|start|beginning)\s+of\s+(\d{4})-(\d{2})(?![\d-])",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _month_edge(
+            int(m[1] or m[5]), int(m[2] or m[6]), (m[3] or m[4]).lower() in ("底", "末", "end")
+        ),
+    ),
+]
+
+
+def _month_edge(year: int, month: int, last: bool) -> str | None:
+    """The first or the last day of a month."""
+    if not 1 <= month <= 12:
+        return None
+    return date(year, month, calendar.monthrange(year, month)[1] if last else 1).isoformat()
 
 
 _MONTH_BEFORE = re.compile(
