@@ -45,6 +45,9 @@ SCHEMA = {
         "branch_code": {"type": "string", "description": "Branch code, e.g. 1208"},
         "medication": {"type": "string"},
         "contact_email": {"type": "string", "format": "email"},
+        "starts_at": {"type": "string", "format": "date-time"},
+        "ends_at": {"type": "string", "format": "date-time"},
+        "multiplier": {"type": "number"},
     },
     "required": ["service", "query", "claim_id"],
 }
@@ -57,6 +60,7 @@ PIECES += ["0452-118-", "1 Elm Street, Leith, ", "1 Elm St, A1 ", "漕溪北路8
 PIECES += ["2026-12-05 ", "今晚"]  # dates: each four digits a piece the code turns down
 PIECES += ["1", "1.", "a 1"]  # one run of digits: a dose's number entered it at each digit
 PIECES += ["_", "no.1 "]  # an address entered a run of letters at each; each "no." every token
+PIECES += ["1 and a half ", "一个半", "Wed the 1st ", "2026-12-05 at 9 ", "last 3 days ", "1.5x "]
 
 
 def read(text: str) -> None:

@@ -3408,6 +3408,36 @@ def _measures_another(query: str, end: int, name: str, spec: dict[str, Any]) -> 
     return not (_MEASURE_WORDS.search(about) or unit.group(1).lower() in about.lower())
 
 
+_FACTOR_NAME = re.compile(r"multiplier|factor(?!y)|倍数|倍率", re.IGNORECASE)
+# A factor as written: "1.5x", "x2", "×3", 三倍, "triple", "double".
+_FACTOR = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:\.\d{1,2})?)\s?[x×倍](?![A-Za-z0-9])|(?<![A-Za-z0-9])[x×]\s?(\d{1,3}(?:\.\d{1,2})?)\b"
+    r"|\b(double|triple|quadruple|twice|thrice)\b|([两二三四五六七八九十])倍",
+    re.IGNORECASE,
+)
+_FACTOR_WORDS = {"double": 2, "twice": 2, "triple": 3, "thrice": 3, "quadruple": 4}
+
+
+def _factor(query: str, spec: dict[str, Any], kind: str, used: set[int]) -> int | float | None:
+    """A boost or scale factor the request writes as one ("1.5x drop rates", "triple xp",
+    三倍经验), else the number the parameter's name introduces ("multiplier 2")."""
+    for match in _FACTOR.finditer(query):
+        digits = match[1] or match[2]
+        if digits:
+            value: float = float(digits)
+        elif match[3]:
+            value = float(_FACTOR_WORDS[match[3].lower()])
+        else:
+            value = float(temporal.cn_number(match[4]) or 0)
+        if _within(value, spec):
+            return _convert(value, kind)
+    near = _number_near(query, ("multiplier", "factor", "倍"), used)
+    if near is not None and _within(_amount(query, near), spec):
+        used.add(near.start())
+        return _convert(_amount(query, near), kind)
+    return None
+
+
 def _number(
     query: str, name: str, spec: dict[str, Any], kind: str, used: set[int]
 ) -> int | float | None:
@@ -3418,6 +3448,8 @@ def _number(
     span = _duration(query, name, spec, kind, used)
     if span is not None:
         return span
+    if _FACTOR_NAME.search(name):  # a factor is written as one, or named: no other number
+        return _factor(query, spec, kind, used)
     off = _discount_off(query, name, spec, used)
     if off is not None:
         return off
@@ -4140,6 +4172,7 @@ _LISTED = re.compile(
 )
 # Words joined by a separator: what user names look like ("zhang.wei", "li_na").
 _JOINED_WORDS = re.compile(r"[A-Za-z]+(?:[._-][A-Za-z]+)+")
+_HYPHENED = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+")  # "auto-renew", "follow-up"
 
 
 # A time of day or a quantity with its unit is no identifier: "6am", "10pm", "2hrs", "30min".
@@ -4594,6 +4627,9 @@ def _identifier_by_name(
         if chosen is not None:
             break
     mixed = [t for t in tokens if any(c.isalpha() for c in t[1]) or _grouped_code(t[1])]
+    if machine and not any(part in _MACHINE_NAMES for part in _name_parts(name)):
+        # an account's or a record's id is no hyphenated words ("battle pass auto-renew")
+        mixed = [t for t in mixed if not _HYPHENED.fullmatch(t[1])]
     if chosen is None and len(mixed) == 1:
         chosen = mixed[0]
     if chosen is None and is_id_name(name, machine=False):  # "campaign results, id 2299"
