@@ -160,6 +160,7 @@ def test_an_hour_is_not_read_from_a_street_number() -> None:
         ("it landed on Friday", "it landed 2026-12-04"),
         ("the wire came in Tuesday", "the wire came in 2026-12-01"),
         ("see you on Friday", "see you 2026-12-11"),  # nothing happened: the coming one
+        ("it will be received on Friday", "it will be received 2026-12-11"),
         ("case 1:24-cv-01234", "case 1:24-cv-01234"),  # a court's number is no clock
     ],
 )
@@ -321,3 +322,45 @@ def test_hyphenated_words_are_no_accounts_id() -> None:
 )
 def test_a_factor_is_written_as_one(query: str, factor: float | None) -> None:
     assert extracted(query, EVENT).get("multiplier") == factor
+
+
+BAN = object_schema(
+    {
+        "player_id": {"type": "string", "description": "Account to action, e.g. PLR-8830211"},
+        "reason": {
+            "type": "string",
+            "enum": ["cheating", "harassment", "spam", "account_sharing", "inappropriate_name"],
+        },
+    },
+    ["player_id", "reason"],
+)
+
+
+def test_an_option_the_tool_acts_on_is_not_what_the_request_chooses() -> None:
+    """开挂 means "cheat"; 封号 "ban an account" names the thing banned, no account sharing."""
+    assert extracted("PLR-3380012 开挂被实锤了，直接封号", BAN)["reason"] == "cheating"
+
+
+REPORT = object_schema(
+    {
+        "match_id": {"type": "string", "pattern": "^[0-9]{12,19}$"},
+        "reported_player": {"type": "string", "pattern": "^PLR-[0-9]{7}$"},
+        "category": {"type": "string", "enum": ["外挂", "辱骂", "刷屏", "消极比赛", "违规昵称"]},
+    },
+    ["match_id", "reported_player", "category"],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "category"),
+    [
+        ("对局 7730018822419 里的 PLR-6621903 开挂，锁头锁得太明显了", "外挂"),
+        ("刚才那把对面有人开挂，帮我举报一下", "外挂"),
+        # 对局 "match" is the schema's own word (match_id): no 消极比赛 "passive match"
+        ("举报 PLR-2290114，对局 1029384756102，整局在语音里种族歧视", None),
+    ],
+)
+def test_a_chinese_option_is_read_from_a_word_of_the_same_sense(
+    query: str, category: str | None
+) -> None:
+    assert extracted(query, REPORT).get("category") == category

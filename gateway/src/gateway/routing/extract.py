@@ -2436,8 +2436,9 @@ def _option_named(
     return (
         _currency(query, enums.currency_codes(options))
         or _language(lowered, enums.language_codes(options))
-        or _glossed_option(query, firsts)
+        or _glossed_option(query, firsts, around)
         or _sensed_option(lowered, options)
+        or _synonym_option(query, options, f"{description} {around}")
         or _window_option(query, of_enum(_windows))
         or _shared_character_option(
             query, options, f"{description} {around}", chinese=len(of_enum(_chinese_options))
@@ -2675,6 +2676,32 @@ def _sense_stems(option: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) >= 4)
 
 
+def _synonym_option(query: str, options: Sequence[Any], around: str = "") -> Any:
+    """For a Chinese request, the one Chinese option a word of it means in other
+    characters: 开挂 for 外挂 (both "cheat", "online"). Senses of five letters or more,
+    that no other option shares and the schema's own words do not hold (对局 "match" of
+    a ``match_id`` chooses no 消极比赛 "passive match"); the option that two or more of
+    them say, when one does more than every other."""
+    if not has_han(query) or not gloss_ready():
+        return None
+    held = {stem(w) for w in _LATIN_WORD.findall(around.lower())}
+    said = {s for s in _senses(query) if len(s) >= 5 and s not in held}
+    senses = {o: _sense_stems(o) for o in options if isinstance(o, str) and has_han(o)}
+    if not said or len(senses) < 2:
+        return None
+    written = _bigrams(query)
+    if any(_bigrams(option) & written for option in senses):
+        return None  # the request writes an option's own words (停机 of 临时停机): not this rule
+    shared = Counter(s for found in senses.values() for s in found)
+    scores = sorted(
+        ((sum(shared[s] == 1 for s in found & said), o) for o, found in senses.items()),
+        key=lambda score: -score[0],
+    )
+    best, second = scores[0][0], scores[1][0]
+    # two senses at least: one alone is as often a word's rarer reading (停 "stall")
+    return scores[0][1] if best >= 2 and best > second else None
+
+
 def _sensed_pairing(lowered: str, paired: dict[Any, tuple[str, ...]]) -> Any:
     """For an English request, the option whose paired Chinese words it says in their
     English sense ("night shift" for the C of "班次：A 早班，B 中班，C 夜班")."""
@@ -2796,15 +2823,22 @@ def _compound_readings(query: str) -> frozenset[str]:
 _MAX_READ = 500
 
 
-def _glossed_option(query: str, firsts: dict[str, list[Any]]) -> Any:
+def _glossed_option(query: str, firsts: dict[str, list[Any]], around: str = "") -> Any:
     """The one enum option whose first word a Chinese word of the query means, read in
     its English sense (``gloss``): 年假 "annual leave" for ``annual``, 吃饭 "have a meal"
     for ``meals``, 生产 "produce" for ``production`` (a sense of 5 letters or more that
-    begins the option). Only once the dictionary is loaded (the router loads it off the event
-    loop on the first Chinese request)."""
+    begins the option). Of several, an option whose first word the other parameters'
+    words hold is what the tool acts on, not what the request chooses: 封号 "ban an
+    account" says no ``account_sharing`` beside 开挂's ``cheating``. Only once the
+    dictionary is loaded (the router loads it off the event loop on the first Chinese
+    request)."""
     if not has_han(query) or not gloss_ready():
         return None
     named = _options_meant(firsts, _senses(query))
+    if len(named) > 1 and around:
+        held = {stem(w) for w in _LATIN_WORD.findall(around.lower())}
+        chosen = [o for o in named if stem(re.split(r"[_\-\s]+", str(o).lower())[0]) not in held]
+        named = chosen if len(chosen) == 1 else named
     if not named:  # a proper name's reading, which every_sense leaves out: 支付宝 "Alipay"
         named = _options_meant(firsts, _compound_readings(query))
     if not named:  # a one-character word's reading: 交 "pay", 猫 "cat"; not 高 "high"

@@ -350,9 +350,10 @@ def _beside_a_day(match: re.Match[str]) -> bool:
 
 
 # A verb saying something already happened, just before a weekday: "it landed on
-# Friday", "the payment came in Tuesday" (the one gone by, not the coming one).
+# Friday", "the payment came in Tuesday" (the one gone by, not the coming one; "will be
+# received on Friday" is still to come).
 _HAPPENED = re.compile(
-    r"\b(?:landed|arrived|came\s+in|came\s+through|cleared|received|happened|occurred"
+    r"(?<!be\s)(?<!been\s)\b(?:landed|arrived|came\s+in|came\s+through|cleared|received|happened|occurred"
     r"|went\s+out|was\s+(?:paid|sent|filed|made|received)|were\s+(?:paid|sent|filed))"
     r"(?:\s+\w+){0,2}?\s+(?:on\s+|last\s+)?$",
     re.IGNORECASE,
