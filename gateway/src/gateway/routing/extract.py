@@ -1972,6 +1972,8 @@ def _day_at(resolved: str, taken: Collection[object]) -> str | None:
     found: list[tuple[int, str]] = []
     for match in _DAY_CLOCK_RANGE.finditer(resolved):
         day, first, last = match.group(1, 2, 3)
+        if last == "12:00" and first >= "18:00":  # 晚上8点到12点: the evening's twelve
+            last = "00:00"
         if last <= first:
             day = (date.fromisoformat(day) + timedelta(days=1)).isoformat()
         found.append((match.start(3), f"{day} {last}"))
