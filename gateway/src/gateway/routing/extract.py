@@ -2678,6 +2678,13 @@ def _sense_stems(option: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) >= 4)
 
 
+@functools.lru_cache(maxsize=256)
+def _word_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s Latin words: a schema's own words (``_around``), read once
+    per schema, not once per enum parameter that asks."""
+    return frozenset(stem(w) for w in _LATIN_WORD.findall(text.lower()))
+
+
 def _synonym_option(query: str, options: Sequence[Any], around: str = "") -> Any:
     """For a Chinese request, the one Chinese option a word of it means in other
     characters: 开挂 for 外挂 (both "cheat", "online"). Senses of five letters or more,
@@ -2686,7 +2693,7 @@ def _synonym_option(query: str, options: Sequence[Any], around: str = "") -> Any
     them say, when one does more than every other."""
     if not has_han(query) or not gloss_ready():
         return None
-    held = {stem(w) for w in _LATIN_WORD.findall(around.lower())}
+    held = _word_stems(around)
     said = {s for s in _senses(query) if len(s) >= 5 and s not in held}
     senses = {o: _sense_stems(o) for o in options if isinstance(o, str) and has_han(o)}
     if not said or len(senses) < 2:
@@ -2838,7 +2845,7 @@ def _glossed_option(query: str, firsts: dict[str, list[Any]], around: str = "") 
         return None
     named = _options_meant(firsts, _senses(query))
     if len(named) > 1 and around:
-        held = {stem(w) for w in _LATIN_WORD.findall(around.lower())}
+        held = _word_stems(around)
         chosen = [o for o in named if stem(re.split(r"[_\-\s]+", str(o).lower())[0]) not in held]
         named = chosen if len(chosen) == 1 else named
     if not named:  # a proper name's reading, which every_sense leaves out: 支付宝 "Alipay"
