@@ -35,7 +35,7 @@ from reach_common import migrate
 from reach_common.auth.keys import create_key
 from reach_common.db import create_engine, create_sessionmaker, libpq_url
 from reach_common.embedded import EmbeddedServers
-from reach_common.processes import free_port, running_service
+from reach_common.processes import PORT_RANGE_ENV, free_port, running_service
 from shop.seed import seed_if_empty
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -56,6 +56,28 @@ def load_script(name: str) -> ModuleType:
 
 SCHEMAS = ("auth", "gateway", "agent", "retriever", "telemetry", "shop")
 STARTUP_TIMEOUT_S = 60  # an app's lifespan start-up in tests (see app_client)
+
+
+# Ports the test workers draw from: below the kernel's ephemeral range (32768 and up on
+# Linux), so no connection's own port or kernel-picked port falls in it.
+WORKER_PORTS = (10000, 32767)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Each pytest-xdist worker draws ports from a range of its own (``free_port``): two
+    workers starting services at once can no longer be handed the same port."""
+    worker_of_xdist = "PYTEST_XDIST_WORKER" in os.environ
+    if PORT_RANGE_ENV in os.environ or (
+        getattr(config.option, "numprocesses", 0) and not worker_of_xdist
+    ):
+        return  # set already, or this is the controller: its workers inherit its environment
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw")
+    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    index = int(worker) if worker.isdigit() else 0
+    low, high = WORKER_PORTS
+    width = (high - low + 1) // max(count, 1)
+    first = low + index % max(count, 1) * width
+    os.environ[PORT_RANGE_ENV] = f"{first}-{first + width - 1}"
 
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:

@@ -12,6 +12,7 @@ to shut down, then SIGKILL.
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -23,13 +24,54 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import psutil
+
+# Ports this process has handed out: free_port never gives one twice (see below).
+_HANDED_OUT: set[int] = set()
+PORT_RANGE_ENV = "REACH_PORT_RANGE"
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    """A TCP port on 127.0.0.1 that nothing listens on right now.
+
+    A port is free only until somebody binds it, so two callers handed the same port
+    both start a server on it and one of them loses. The kernel's own pick (bind to port
+    0) can hand the same port to two test workers a moment apart. With
+    ``REACH_PORT_RANGE=low-high`` set (``tests/conftest.py`` gives each pytest-xdist
+    worker a range of its own, below the kernel's ephemeral range), the port is drawn
+    from that range and never handed out twice by this process. Without it, the kernel
+    picks.
+    """
+    span = _port_range(os.environ.get(PORT_RANGE_ENV, ""))
+    if span is not None:
+        low, high = span
+        for _ in range(200):
+            port = random.randint(low, high)  # noqa: S311 - a port, not a secret
+            if port not in _HANDED_OUT and _bindable(port):
+                _HANDED_OUT.add(port)
+                return port
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        port = int(sock.getsockname()[1])
+    _HANDED_OUT.add(port)
+    return port
+
+
+def _port_range(text: str) -> tuple[int, int] | None:
+    low, _, high = text.partition("-")
+    if not (low.isdigit() and high.isdigit()):
+        return None
+    first, last = int(low), int(high)
+    return (first, last) if 1024 <= first <= last <= 65535 else None
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def stop_processes(
@@ -77,18 +119,41 @@ def _signal(process: subprocess.Popen[bytes], signum: signal.Signals, group: boo
 def wait_until_ready(
     url: str, process: subprocess.Popen[bytes], timeout: float = READY_TIMEOUT_S
 ) -> None:
-    """Poll ``url/readyz`` until it answers 200; fail fast if the process exits."""
+    """Poll ``url/readyz`` until ``process`` answers 200 there; fail fast if it exits.
+
+    A 200 counts only while ``process`` (or a child of it) holds the listening socket:
+    when another program already had the port, its answer is not this service's, and
+    this process is about to exit on its failed bind.
+    """
+    port = httpx.URL(url).port
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"{url} exited with {process.returncode} before it was ready")
         try:
-            if httpx.get(url + "/readyz", timeout=1).status_code == 200:
-                return
+            answered = httpx.get(url + "/readyz", timeout=1).status_code == 200
         except httpx.HTTPError:
-            pass
+            answered = False
+        if answered and (port is None or listens_on(process.pid, port)):
+            return
         time.sleep(0.1)
     raise TimeoutError(f"{url}/readyz not ready after {timeout}s")
+
+
+def listens_on(pid: int, port: int) -> bool:
+    """Whether process ``pid`` or one of its children listens on TCP ``port``. True when
+    the system will not say (a platform that keeps other processes' sockets private)."""
+    try:
+        root = psutil.Process(pid)
+        for proc in (root, *root.children(recursive=True)):
+            for conn in proc.net_connections(kind="tcp"):
+                if conn.status == psutil.CONN_LISTEN and conn.laddr and conn.laddr.port == port:
+                    return True
+    except psutil.AccessDenied:
+        return True
+    except psutil.Error:
+        return False
+    return False
 
 
 @dataclass(frozen=True)
