@@ -48,6 +48,14 @@ SCHEMA = {
         "starts_at": {"type": "string", "format": "date-time"},
         "ends_at": {"type": "string", "format": "date-time"},
         "multiplier": {"type": "number"},
+        "frequency": {"type": "string", "enum": ["每天一次", "每天两次", "每周一次"]},
+        "times": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"},
+        },
+        "store_id": {"type": "string", "pattern": "^[0-9]{4}$", "description": "zero-padded"},
+        "from_rx_number": {"type": "string"},
+        "instance": {"type": "string", "description": "e.g. i-0abc123def4567890"},
     },
     "required": ["service", "query", "claim_id"],
 }
@@ -61,6 +69,8 @@ PIECES += ["2026-12-05 ", "今晚"]  # dates: each four digits a piece the code 
 PIECES += ["1", "1.", "a 1"]  # one run of digits: a dose's number entered it at each digit
 PIECES += ["_", "no.1 "]  # an address entered a run of letters at each; each "no." every token
 PIECES += ["1 and a half ", "一个半", "Wed the 1st ", "2026-12-05 at 9 ", "last 3 days ", "1.5x "]
+PIECES += ["+1 512 ", "store #7 ", "on the 2nd ", "月底", "twice a day ", "8am and ", "早8点晚"]
+PIECES += ["rx1 ", "atorvastatin ", "i-0ab1 ", "from a (", "9点 20"]
 
 
 def read(text: str) -> None:

@@ -308,6 +308,8 @@ def _numbers(query: str) -> Iterator[re.Match[str]]:
     Each is checked within ``_LONGEST_TOKEN`` characters of it: a run of "1:1:1:…" costs
     its length, not its square."""
     dates = [m.span() for m in _WRITTEN_DATE.finditer(query)] if _MONTHS.search(query) else []
+    if "+" in query:  # and the pieces of "+1 512 555 0147" are no counts either
+        dates = sorted(dates + [m.span() for m in _INTERNATIONAL_PHONE.finditer(query)])
     date_starts = [a for a, _ in dates]  # in order, not overlapping: found by bisection
     for match in _NUMBER.finditer(query):
         start, end = match.start(), match.end()
@@ -331,6 +333,8 @@ def _numbers(query: str) -> Iterator[re.Match[str]]:
         yield match
 
 
+# A telephone number written with its country code: "+1 512 555 0147", "+86 138-1234-5678".
+_INTERNATIONAL_PHONE = re.compile(r"(?<![\w+])\+\d{1,3}(?:[ -]?\(?\d{1,5}\)?){2,6}(?![\w])")
 # One capital letter right after a number, ending a word: "4B", "12A" (not K, a thousand).
 _CODE_LETTER = re.compile(r"[A-JL-Z](?![A-Za-z0-9])")
 # Digits with a leading zero between two Chinese characters: a piece of a code.
@@ -598,8 +602,9 @@ _PREPOSITIONS = {
 }
 # Free text ends at punctuation, a new clause ("on", "with" ...) or a weight ("2 kilos").
 _PLACE_END = re.compile(
-    r"[,.;!?，。；！？]|\s(?:on|with|by|via|for|at|and|using|before|after|to|from)\s"
-    r"|\s\d+(?:\.\d+)?\s*(?:kg|kilos?|g|lbs?|pcs|units?)\b|[出发寄送]",
+    r"[,.;!?，。；！？()（）]|\s(?:on|with|by|via|for|at|and|using|before|after|to|from)\s"
+    r"|\s\d+(?:\.\d+)?\s*(?:kg|kilos?|g|lbs?|pcs|units?)\b|[出发寄送]"
+    r"|\s+(?:(?:ph|phone|tel|fax)\.?\s*)?\+\d",  # "Costco pharmacy ph +1-206-…": its number
     re.IGNORECASE,
 )
 
@@ -619,7 +624,8 @@ def _where_to(query: str, parameter: str) -> str | None:
     if not found:
         return None
     rest = query[found[-1].end() :][:120]
-    if any(word in parameter for word in _CODE_WORDS):  # "to 10115", "to postcode 94105"
+    if any(word in parameter for word in _CODE_WORDS) or is_id_name(parameter, machine=False):
+        # "to 10115", "to postcode 94105"; ``from_rx_number`` is a number, not "the CVS"
         token = re.match(r"(?:[A-Za-z]+\s+){0,2}?([A-Za-z]*\d[\w-]*)", rest)
         return token.group(1) if token else None
     end = _PLACE_END.search(rest)
@@ -988,6 +994,8 @@ class ArgumentExtractor:
                 taken |= {t for other, tokens in claims.items() if other != name for t in tokens}
             if _time_parameter(name, spec):  # read where "tomorrow" and "下午两点" stand
                 value = _dated(query, on_calendar(), spec, taken | _written_forms(taken), props)
+            elif _list_of_times(spec):  # "8am and 6pm", 早8点晚8点: each clock of the list
+                value = _array(on_calendar(), name, spec, taken)
             else:
                 value = self._fill(
                     query, name, spec, used_numbers, quoted, names, used_ids, taken, around
@@ -1200,6 +1208,10 @@ class ArgumentExtractor:
             cut = periods.option_cut(query, spec["enum"])
             if cut is not None:  # "per month", 按天, 每小时: how a report is cut
                 return cut
+        if isinstance(spec.get("enum"), list) and _RATE_NAME.search(name):
+            often = _rate_option(query, spec["enum"])
+            if often is not None:  # "twice a day" of 每天一次 / 每天两次 / 每周一次
+                return often
         if isinstance(spec.get("enum"), list) and acts.takes_acts(spec["enum"]):
             asked = acts.option_asked(query, spec["enum"], _writes(query))
             if asked is not None:  # "let me in" unlocks, 撤防 disarms, 开暖气 is heat_on
@@ -1210,7 +1222,7 @@ class ArgumentExtractor:
             if value is None and "pattern" in spec and _is_phone_parameter(name, spec):
                 value = _phone_number(query, used_ids, taken, spec)  # "+44 7700 900123"
             if value is None and "pattern" in spec:
-                return _prefixed(query, name, spec, taken)
+                return _prefixed(query, name, spec, taken) or _padded(query, name, spec, taken)
             if value is None and "enum" in spec:
                 value = _beside_its_label(query, name, _options_to_read(query, spec["enum"]))
                 if value is None and name.lower() in _ACTION_NAMES:
@@ -1275,6 +1287,65 @@ _ZH_RATE = re.compile(
     r"(每天|一天|每日|每周|一周|每个?月|一个月)\s*(\d{1,2}|[一二两三四五六七八九十]{1,2})\s*次"
 )
 _ZH_PERIODS = {"天": "day", "日": "day", "周": "week", "月": "month"}
+
+
+# Once a period, said without a count: "daily", "every morning", 每天, "weekly", 每周.
+_EN_ONCE = re.compile(
+    r"(?<![a-z])(?:(daily|nightly|weekly|monthly)"
+    r"|(?:every|each)\s+(day|morning|evening|night|week|month))(?![a-z])",
+    re.IGNORECASE,
+)
+_ZH_ONCE = re.compile(r"(每天|每日|每晚|每周|每个?月)(?!\s*(?:\d|[一二两三四五六七八九十])\s*次)")
+_ONCE_PERIODS = {
+    "daily": "day", "nightly": "day", "day": "day", "morning": "day", "evening": "day",
+    "night": "day", "weekly": "week", "week": "week", "monthly": "month", "month": "month",
+    "天": "day", "日": "day", "晚": "day", "周": "week", "月": "month",
+}  # fmt: skip
+
+
+# A prescription's Latin abbreviations, written alone as an option: "bid" is twice a day.
+_LATIN_RATES = {
+    "qd": (1, "day"), "od": (1, "day"), "bid": (2, "day"), "tid": (3, "day"),
+    "qid": (4, "day"), "qw": (1, "week"),
+}  # fmt: skip
+
+
+def _said_rate(text: str) -> tuple[int, str] | None:
+    """How many times in which period ``text`` says: "twice a day" and 一天两次 are (2,
+    "day"); "weekly", "every morning" and 每天 alone, once a period. None for none, or two."""
+    if text.strip().lower() in _LATIN_RATES:
+        return _LATIN_RATES[text.strip().lower()]
+    found: set[tuple[int, str]] = set()
+    for match in _EN_RATE.finditer(text):
+        said = (match[1] or match[4] or "").lower()
+        number = _RATE_WORDS.get(said.split()[0]) if said else None
+        digits = match[2] or match[5]
+        if number is None and digits:
+            number = int(digits) if digits.isdigit() else _COUNT_WORDS.get(digits.lower())
+        period = (match[3] or match[6] or "").lower().removesuffix("ly").replace("dai", "day")
+        if number is not None:
+            found.add((number, period))
+    for match in _ZH_RATE.finditer(text):
+        number = temporal.cn_number(match[2])
+        if number is not None:
+            found.add((number, _ZH_PERIODS[match[1][-1]]))
+    if not found:
+        for match in _EN_ONCE.finditer(text):
+            found.add((1, _ONCE_PERIODS[(match[1] or match[2]).lower()]))
+        for match in _ZH_ONCE.finditer(text):
+            found.add((1, _ONCE_PERIODS[match[1][-1]]))
+    return found.pop() if len(found) == 1 else None
+
+
+def _rate_option(query: str, options: list[Any]) -> Any:
+    """The option that says as often as the request ("twice a day" and 一天两次 choose
+    每天两次; "weekly" 每周一次), when two options or more say how often."""
+    rates = {o: _said_rate(o.replace("_", " ")) for o in options if isinstance(o, str)}
+    said = {rate: o for o, rate in rates.items() if rate is not None}
+    if len(said) < 2:
+        return None
+    asked = _said_rate(query)
+    return said.get(asked) if asked is not None else None
 
 
 def _rate(query: str, name: str) -> int | None:
@@ -2169,6 +2240,13 @@ def _fits(value: str, spec: dict[str, Any]) -> bool:
     if "pattern" in spec or spec.get("format") in _FORMATS:
         return bool(_constrained(value, spec) == value)
     return bool(spec.get("type", "string") == "string")
+
+
+def _list_of_times(spec: dict[str, Any]) -> bool:
+    """A list of days or times (``_takes_time`` items): read once the request's dates and
+    clocks are resolved."""
+    items = spec.get("items")
+    return spec.get("type") == "array" and isinstance(items, dict) and _takes_time(items)
 
 
 def _takes_time(spec: dict[str, Any]) -> bool:
@@ -3186,22 +3264,23 @@ def _pattern_value(
             position = max(match.end(), position + 1)
         if piece or word:
             return piece or word
-        folded = _folded_match(query, compile_pattern(f"(?i:{pattern})"), anchored)
+        folded = _folded_matches(query, compile_pattern(f"(?i:{pattern})"), anchored)
     except (PatternError, UnicodeEncodeError):  # a lone surrogate: RE2 reads nothing
         return None
-    if not folded or not any(c.isdigit() for c in folded):
-        return None  # only an identifier's case is corrected: "and" is no currency "AND"
-    text = folded
-    for value in (text.upper(), text.lower()):
-        whole = search(program, value)
-        if whole and whole.group(0) == value and value not in taken and text not in taken:
-            return value
+    for text in folded:
+        if not any(c.isdigit() for c in text):
+            return None  # only an identifier's case is corrected: "and" is no currency "AND"
+        for value in (text.upper(), text.lower()):
+            whole = search(program, value)
+            if whole and whole.group(0) == value and value not in taken and text not in taken:
+                return value
     return None
 
 
-def _folded_match(query: str, program: Any, anchored: bool) -> str | None:
-    """The first match of a case-blind ``program`` (with ``anchored``, a whole token: not
-    "FQ8" of "3FQ8ZL")."""
+def _folded_matches(query: str, program: Any, anchored: bool) -> Iterator[str]:
+    """The matches of a case-blind ``program`` in order (with ``anchored``, whole tokens:
+    not "FQ8" of "3FQ8ZL"): a list's second id typed in lower case ("rx3390117
+    rx3390125") is read after its first."""
     position = 0
     for _ in range(_MAX_MATCHES):
         if position > len(query):
@@ -3210,9 +3289,8 @@ def _folded_match(query: str, program: Any, anchored: bool) -> str | None:
         if match is None:
             break
         if not anchored or _whole(query, match.start(), match.end()):
-            return str(match.group(0))
+            yield str(match.group(0))
         position = max(match.end(), position + 1)
-    return None
 
 
 _ALTERNATIVES = re.compile(r"\((?:\?:)?([A-Za-z]{2,}(?:\|[A-Za-z]{2,})+)\)")
@@ -3361,6 +3439,36 @@ def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[obj
     if len(found) != 1:
         return None
     value = f"{prefix}{separator}{found.pop()}"
+    return value if value not in taken else None
+
+
+# A number of a fixed count of digits, and a description that says shorter ones are padded
+# with zeros ("4-digit store number, zero-padded (store 77 is 0077)").
+_FIXED_DIGITS = re.compile(r"\^(?:\\d|\[0-9\])\{(\d{1,2})\}\$")
+_ZERO_PADDED = re.compile(r"zero[- ]?padded|padded with zeros?|leading zeros?|补零|前导零", re.I)
+
+
+def _padded(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
+    """For a fixed count of digits that the description says is zero-padded, a shorter
+    number the word before it names as this parameter's ("store 77", "store #412" for
+    ``store_id``), padded: 0077, 0412. None for two such numbers."""
+    shape = _FIXED_DIGITS.fullmatch(str(spec["pattern"]))
+    if shape is None or not _ZERO_PADDED.search(str(spec.get("description") or "")):
+        return None
+    width = int(shape[1])
+    named = {w for w in _mentions(name, spec) if w not in _ID_NAMES}
+    found = set()
+    for number in _numbers(query):
+        digits = number.group(0)
+        if not digits.isdigit() or len(digits) >= width:
+            continue
+        before = _WORD_BEFORE.search(query, max(0, number.start() - 24), number.start())
+        word = before.group(1).lower() if before else ""
+        if word and any(n.startswith(word) or word.startswith(n) for n in named):
+            found.add(digits.zfill(width))
+    if len(found) != 1:
+        return None
+    value = found.pop()
     return value if value not in taken else None
 
 
@@ -3863,15 +3971,33 @@ _NO_MEDICINE = frozenset((
 _VERBS_BEFORE_MEDICINE = "开用吃服加换改上给"  # 开阿莫西林: 开 prescribes
 
 
+# The endings international nonproprietary names share by drug class (the WHO's and USAN's
+# stems): atorvastatin, lisinopril, losartan, metoprolol, amlodipine, omeprazole, ...
+_GENERIC_NAME = re.compile(
+    r"(?<![\w-])[A-Za-z]{2,20}(?:statin|pril|sartan|olol|dipine|formin|gliptin|gliflozin|prazole"
+    r"|tidine|oxetine|opram|azepam|azolam|cillin|mycin|cycline|floxacin|conazole|ciclovir"
+    r"|mab|tinib|parin|xaban|gatran|profen|coxib|triptan|setron|lukast|terol|tadine|semide"
+    r"|thiazide|dronate|pidem|tropium|lamide|glutide|oxacin|ipramine|triptyline|peridol"
+    r"|apine|idone|cortisone|nisone|olone|asone)(?![\w-])",
+    re.IGNORECASE,
+)
+
+
 def _medicine(query: str, taken: Collection[object]) -> str | None:
-    """The medicine a request names beside its dose, for a parameter named for one."""
+    """The medicine a request names, for a parameter named for one: the word beside its
+    dose ("sertraline 50mg"), else the one word in the form of a generic drug's name
+    ("my atorvastatin", ``_GENERIC_NAME``)."""
     for match in itertools.chain(_DOSE_OF.finditer(query), _BEFORE_DOSE.finditer(query)):
         word = next(w for w in match.groups() if w)
         while has_han(word) and len(word) > 2 and word[0] in _VERBS_BEFORE_MEDICINE:
             word = word[1:]
+        taking = max(word.rfind(verb) for verb in _VERBS_BEFORE_MEDICINE) if has_han(word) else -1
+        if 0 <= taking < len(word) - 2:
+            word = word[taking + 1 :]  # 每天早上8点吃二甲双胍: what is taken
         if word.lower() not in _NO_MEDICINE and word not in taken:
             return word
-    return None
+    generic = {m.group(0) for m in _GENERIC_NAME.finditer(query)} - {str(t) for t in taken}
+    return generic.pop() if len(generic) == 1 else None
 
 
 def _string(
@@ -4096,6 +4222,8 @@ def _phone_number(
             continue  # 2025-04-02
         if not _fits_pattern(number, spec):
             number = re.sub(r"[ -]", "", number)
+            if "pattern" in spec and not _fits_pattern(number, spec):
+                continue  # "rx # 0781123-05" is no phone of ``^\+[1-9][0-9]{7,14}$``
         if (
             match.start() not in used
             and number not in taken
@@ -4572,19 +4700,32 @@ def _folded_example(query: str, example: str, used: set[int]) -> str | None:
 _SCRAMBLED = re.compile(r"(?:[A-Za-z]+\d+|\d+[A-Za-z]+){2,}[A-Za-z0-9]*")
 
 
+# A scrambled code may follow a short word and a separator: an instance's "i-0abc123def4567890".
+_PREFIXED = re.compile(r"([A-Za-z]{1,8}[-_])(.+)")
+
+
 def _scrambled(query: str, example: str, used: set[int]) -> str | None:
     """For a scrambled example, the query's first token of its length and case, of
-    letters and digits both ("BN5T2X" for "e.g. K7QX2M"), that no other parameter took."""
-    if len(example) > 64 or not _SCRAMBLED.fullmatch(example):
+    letters and digits both ("BN5T2X" for "e.g. K7QX2M"), that no other parameter took.
+    A word before a separator is kept as written ("i-0deadbeef0000abcd" for "e.g.
+    i-0abc123def4567890")."""
+    prefixed = _PREFIXED.fullmatch(example)
+    prefix, body = prefixed.groups() if prefixed else ("", example)
+    if len(example) > 64 or not _SCRAMBLED.fullmatch(body):
         return None
-    letters = "A-Z" if example.isupper() else "a-z" if example.islower() else "A-Za-z"
-    shape = re.compile(rf"(?<![A-Za-z0-9_])[{letters}0-9]{{{len(example)}}}(?![A-Za-z0-9_])")
+    letters = "A-Z" if body.isupper() else "a-z" if body.islower() else "A-Za-z"
+    shape = re.compile(
+        rf"(?<![A-Za-z0-9_-])({re.escape(prefix)})([{letters}0-9]{{{len(body)}}})(?![A-Za-z0-9_-])",
+        re.IGNORECASE if prefix else 0,
+    )
     for match in shape.finditer(query):
-        token = match.group(0)
+        token = match.group(2)
         if match.start() in used or token.isdigit() or token.isalpha():
             continue
+        if prefix and not re.fullmatch(f"[{letters}0-9]+", token):
+            continue  # the prefix matched in any case, the body in the example's
         used.add(match.start())
-        return token
+        return prefix + token if prefix else token
     return None
 
 
@@ -4637,6 +4778,10 @@ def _first_introduced(
     return None
 
 
+# A dose or a length, no record's identifier: "2.5mg", "50mg", "5km".
+_MEASURE = re.compile(r"\d+(?:\.\d+)?(?:mg|mcg|ml|km|cm|mm|lbs?|oz)", re.IGNORECASE)
+
+
 def _identifier_by_name(
     query: str, name: str, used: set[int], taken: Collection[object] = (), *, machine: bool = True
 ) -> str | None:
@@ -4659,6 +4804,7 @@ def _identifier_by_name(
         and start not in used
         and text not in taken
         and not (record and text.isdigit())
+        and not _MEASURE.fullmatch(text)
     ]
     if not tokens:
         return None

@@ -578,7 +578,7 @@ _REWRITES: list[Rewrite] = [
 ]
 
 
-_PM = ("下午", "晚上", "傍晚", "中午")
+_PM = ("下午", "晚上", "傍晚", "中午", "晚")
 _HOURS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
     "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
@@ -615,8 +615,9 @@ _REWRITES += [
     (  # 上午十点, 下午两点半, 晚上8点30分
         re.compile(
             # (?<!\s): a run of spaces is entered once, not again from each of its spaces
-            r"(上午|早上|中午|下午|傍晚|晚上)?(?<!\s)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]"
-            r"(?:\s*(半)|\s*(\d{1,2}|[一二三四五六七八九十]{1,3})\s*分?)?"
+            r"(上午|早上|中午|下午|傍晚|晚上|(?<![最提])早|(?<![最])晚)?(?<!\s)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]"
+            # the minutes end there: "9点 2040店" is nine o'clock at store 2040
+            r"(?:\s*(半)|\s*(\d{1,2}(?!\d)|[一二三四五六七八九十]{1,3})\s*分?)?"
         ),
         lambda m, t: _clock(_num(m[2]), 30 if m[3] else (_num(m[4]) or 0), _afternoon(m)),
     ),
@@ -675,6 +676,52 @@ _REWRITES += [
         ),
     ),
 ]
+
+
+_REWRITES += [
+    (  # 下个月1号, "2027-01 the 5th" (the month resolved by then): that day of it
+        re.compile(
+            r"(?<![\d-])(\d{4})-(\d{2})(?![\d-])\s{0,3}(?:the\s+)?(\d{1,2})\s*(?:号|日|st|nd|rd|th)"
+        ),
+        lambda m, t: _day_of(int(m[1]), int(m[2]), int(m[3])),
+    ),
+    (  # 月底, 月末, "the end of the month": this month's last day
+        re.compile(
+            r"(?<![\d月个本这上下-])(?:月底|月末)|\b(?:the\s+)?end\s+of\s+(?:the|this)\s+month\b",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _month_edge(t.year, t.month, True),
+    ),
+    (  # "on the 22nd", "until the 14th": the next such day of a month, today or after
+        re.compile(
+            r"\b(on|by|until|till|before|through|thru)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b"
+            r"(?!\s+(?:of|floor|time|place|row|century|percentile|attempt))",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _next_day_of_month(m, t),
+    ),
+]
+
+
+def _day_of(year: int, month: int, day: int) -> str | None:
+    try:
+        return date(year, month, day).isoformat()
+    except ValueError:
+        return None
+
+
+def _next_day_of_month(match: re.Match[str], today: date) -> str | None:
+    """ "on the 22nd": the 22nd of this month if not gone by, else of the next month that
+    has it; the preposition stays ("until 2026-12-14")."""
+    day = int(match[2])
+    year, month = today.year, today.month
+    for _ in range(3):
+        if day >= (today.day if (year, month) == (today.year, today.month) else 1):
+            found = _day_of(year, month, day)
+            if found is not None:
+                return f"{match[1]} {found}"
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return None
 
 
 def _month_edge(year: int, month: int, last: bool) -> str | None:

@@ -1,0 +1,220 @@
+"""Arguments of a pharmacy's and a cloud-cost console's requests, found by the pharmacy
+and FinOps sets (``tests/data/pharmacy``, ``tests/data/finops``, written blind to the
+router): an instance id after its short word, minutes that end where a store's number
+starts, a zero-padded store number, a phone's digits that count nothing, a drug's
+generic name, how often, a list of clocks, a list of ids typed in lower case, and days
+of the month said without their month.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import pytest
+
+from gateway.routing import temporal
+from tests.gateway.routing.conftest import extracted, object_schema
+
+MONDAY = date(2026, 12, 7)  # the "today" the two sets were written for
+
+RIGHTSIZING = object_schema(
+    {
+        "resource_id": {"type": "string", "description": "Instance id, e.g. i-0abc123def4567890"},
+        "lookback_days": {"type": "integer", "minimum": 7, "maximum": 90},
+    },
+    ["resource_id"],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "resource"),
+    [
+        ("our db box i-0deadbeef0000abcd looks way too big", "i-0deadbeef0000abcd"),
+        (
+            "suggest a smaller size for vm i-0aa11bb22cc33dd44 in eu-central-1",
+            "i-0aa11bb22cc33dd44",
+        ),
+    ],
+)
+def test_a_scrambled_id_after_its_short_word_is_read(query: str, resource: str) -> None:
+    assert extracted(query, RIGHTSIZING)["resource_id"] == resource
+
+
+def test_an_id_of_another_length_is_not_the_instance() -> None:
+    assert "resource_id" not in extracted("rightsize i-0deadbeef for me", RIGHTSIZING)
+
+
+VACCINE = object_schema(
+    {
+        "store_id": {
+            "type": "string",
+            "pattern": "^[0-9]{4}$",
+            "description": "4-digit store number, zero-padded (store 77 is 0077)",
+        },
+        "date": {"type": "string", "format": "date"},
+        "time": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"},
+    },
+    ["store_id", "date", "time"],
+)
+
+
+def test_the_minutes_of_a_chinese_clock_end_before_a_longer_number() -> None:
+    got = extracted("hpv第一针 这周六早上9点 2040店 帮我约一下", VACCINE)
+    assert (got["time"], got["store_id"], got["date"]) == ("09:00", "2040", "2026-12-12")
+    assert extracted("这周六早上9点20分 2040店", VACCINE)["time"] == "09:20"
+
+
+@pytest.mark.parametrize(
+    ("query", "store"),
+    [
+        ("book me a flu shot at store 412 tomorrow at 3pm", "0412"),
+        ("schedule tdap for dec 18 at 11am, store #77", "0077"),
+        ("Shingrix 2nd dose, store 3301, next Monday 9:30am", "3301"),
+    ],
+)
+def test_a_store_number_is_zero_padded_when_its_description_says_so(query: str, store: str) -> None:
+    assert extracted(query, VACCINE)["store_id"] == store
+
+
+def test_a_short_number_is_not_padded_without_the_description_saying_so() -> None:
+    plain = object_schema({"store_id": {"type": "string", "pattern": "^[0-9]{4}$"}}, [])
+    assert "store_id" not in extracted("flu shot at store 412 tomorrow", plain)
+
+
+TRANSFER = object_schema(
+    {
+        "patient_id": {"type": "string", "description": "Our patient id, e.g. P00412377"},
+        "drug_name": {"type": "string", "description": "Medication name, brand or generic"},
+        "strength_mg": {"type": "number", "exclusiveMinimum": 0},
+        "from_pharmacy_name": {"type": "string"},
+        "from_pharmacy_phone": {
+            "type": "string",
+            "pattern": "^\\+[1-9][0-9]{7,14}$",
+            "description": "That pharmacy's phone in E.164, e.g. +15125550147",
+        },
+        "from_rx_number": {"type": "string"},
+        "to_store": {"type": "integer", "minimum": 1, "maximum": 9999},
+    },
+    ["drug_name"],
+)
+
+
+def test_a_phones_digits_are_no_strength_or_store() -> None:
+    got = extracted(
+        "Transfer my atorvastatin from the CVS on Main St to you guys, their number is "
+        "+1 512 555 0147, my patient id is P00412377",
+        TRANSFER,
+    )
+    assert got["from_pharmacy_phone"] == "+15125550147"
+    assert got["drug_name"] == "atorvastatin"  # a generic drug's name, with no dose beside it
+    assert "strength_mg" not in got
+    assert "to_store" not in got
+    assert "from_rx_number" not in got  # a number: not "the CVS"
+
+
+def test_a_prescription_number_is_no_phone_and_a_name_ends_at_its_bracket() -> None:
+    got = extracted(
+        "move rx from walgreens (their rx # 0781123-05) to store 219, pt id p00219904, "
+        "drug is sertraline 50mg",
+        TRANSFER,
+    )
+    assert "from_pharmacy_phone" not in got
+    assert got["from_rx_number"] == "0781123-05"
+    assert got["from_pharmacy_name"] == "walgreens"
+    assert (got["to_store"], got["strength_mg"]) == (219, 50)
+
+
+def test_a_pharmacys_name_ends_before_its_phone() -> None:
+    got = extracted("transfer in: eliquis 5 mg, from Costco pharmacy ph +1-206-555-0192", TRANSFER)
+    assert got["from_pharmacy_name"] == "Costco pharmacy"
+    assert got["from_pharmacy_phone"] == "+12065550192"
+
+
+def test_an_english_word_that_ends_like_a_drug_class_is_no_drug() -> None:
+    got = extracted("please examine the transfer from Kroger", TRANSFER)
+    assert got.get("drug_name") != "examine"
+
+
+REMINDER = object_schema(
+    {
+        "patient_id": {"type": "string", "description": "患者编号"},
+        "drug_name": {"type": "string", "description": "药品名称"},
+        "dose_mg": {"type": "number", "exclusiveMinimum": 0, "description": "每次剂量（毫克）"},
+        "frequency": {
+            "type": "string",
+            "enum": ["每天一次", "每天两次", "每天三次", "每周一次", "需要时"],
+            "description": "服药频率",
+        },
+        "times": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^([01][0-9]|2[0-3]):[0-5][0-9]$"},
+        },
+    },
+    ["drug_name", "frequency"],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "set a reminder for prednisone 10mg twice a day, 8am and 6pm",
+            {"frequency": "每天两次", "times": ["08:00", "18:00"], "dose_mg": 10},
+        ),
+        (
+            "氨氯地平 5mg 一天两次 早8点晚8点 从明天开始提醒我",
+            {"frequency": "每天两次", "times": ["08:00", "20:00"], "drug_name": "氨氯地平"},
+        ),
+        (
+            "set up a weekly reminder for my methotrexate 2.5mg, sundays 9am",
+            {"frequency": "每周一次", "dose_mg": 2.5, "times": ["09:00"]},
+        ),
+        (
+            "remind me to take my levothyroxine 0.088 mg every morning at 6:30",
+            {"frequency": "每天一次", "dose_mg": 0.088},
+        ),
+        (
+            "帮我设个提醒，每天早上8点吃二甲双胍 500mg",
+            {"frequency": "每天一次", "drug_name": "二甲双胍"},
+        ),
+    ],
+)
+def test_how_often_and_at_which_clocks(query: str, expected: dict[str, Any]) -> None:
+    got = extracted(query, REMINDER)
+    assert {key: got.get(key) for key in expected} == expected
+    assert "patient_id" not in got  # "2.5mg" is a dose, no identifier
+
+
+def test_a_prescriptions_latin_abbreviation_is_how_often() -> None:
+    schema = object_schema(
+        {"frequency": {"type": "string", "enum": ["qd", "bid", "tid", "qid", "prn"]}}, []
+    )
+    assert extracted("amoxicillin 500mg three times a day", schema)["frequency"] == "tid"
+
+
+def test_each_lower_case_id_of_a_list_is_read() -> None:
+    schema = object_schema(
+        {"rxNumbers": {"type": "array", "items": {"type": "string", "pattern": "^RX[0-9]{7}$"}}},
+        [],
+    )
+    got = extracted("下周三送药上门 处方 rx3390117 rx3390125 晚上送", schema)
+    assert got["rxNumbers"] == ["RX3390117", "RX3390125"]
+
+
+@pytest.mark.parametrize(
+    ("text", "resolved"),
+    [
+        ("RX8830215 月底那天送过来", "RX8830215 2026-12-31 那天送过来"),
+        ("deliver it by the end of the month", "deliver it by 2026-12-31"),
+        ("deliver RX2209775 on the 22nd", "deliver RX2209775 on 2026-12-22"),
+        ("until the 14th", "until 2026-12-14"),
+        ("on the 3rd", "on 2027-01-03"),  # gone by this month: the next
+        ("BUD-50077 减到12000，下个月1号生效", "BUD-50077 减到12000， 2027-01-01 生效"),
+        ("上个月底", "2026-11-30"),
+        ("from the 3rd", "from the 3rd"),  # a report's start may be gone by: left as said
+        ("the 2nd of the month", "the 2nd of the month"),
+    ],
+)
+def test_a_day_of_the_month_said_without_its_month(text: str, resolved: str) -> None:
+    assert temporal.resolve(text, MONDAY) == resolved
