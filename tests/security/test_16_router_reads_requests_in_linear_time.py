@@ -56,6 +56,12 @@ SCHEMA = {
         "store_id": {"type": "string", "pattern": "^[0-9]{4}$", "description": "zero-padded"},
         "from_rx_number": {"type": "string"},
         "instance": {"type": "string", "description": "e.g. i-0abc123def4567890"},
+        "kind": {"type": "string", "enum": ["reserved_instance", "savings_plan"]},
+        "thresholds": {"type": "array", "items": {"type": "integer"}, "description": "percent"},
+        "anomaly_id": {"type": "string", "pattern": "^ANM-[0-9]{6}$"},
+        "changeNote": {"type": "string"},
+        "start_date": {"type": "string", "format": "date"},  # a period: "Q3", "last month"
+        "end_date": {"type": "string", "format": "date"},
     },
     "required": ["service", "query", "claim_id"],
 }
@@ -71,6 +77,17 @@ PIECES += ["_", "no.1 "]  # an address entered a run of letters at each; each "n
 PIECES += ["1 and a half ", "一个半", "Wed the 1st ", "2026-12-05 at 9 ", "last 3 days ", "1.5x "]
 PIECES += ["+1 512 ", "store #7 ", "on the 2nd ", "月底", "twice a day ", "8am and ", "早8点晚"]
 PIECES += ["rx1 ", "atorvastatin ", "i-0ab1 ", "from a (", "9点 20"]
+PIECES += [
+    "RI ",
+    "1, 2 and 3% ",
+    "5%",
+    "anm1 ",
+    "top 1 ",
+    "备注写：",
+    "every weekday ",
+    "Q1 ",
+    "第一季度",
+]
 
 
 def read(text: str) -> None:

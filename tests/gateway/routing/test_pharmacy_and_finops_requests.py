@@ -218,3 +218,171 @@ def test_each_lower_case_id_of_a_list_is_read() -> None:
 )
 def test_a_day_of_the_month_said_without_its_month(text: str, resolved: str) -> None:
     assert temporal.resolve(text, MONDAY) == resolved
+
+
+COMMITMENTS = object_schema(
+    {
+        "commitment_type": {"type": "string", "enum": ["reserved_instance", "savings_plan"]},
+        "region": {"type": "string"},
+    },
+    ["commitment_type"],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "option"),
+    [
+        ("what RIs should we buy in us-east-1?", "reserved_instance"),
+        ("us-east-1 的 RI 建议看一下", "reserved_instance"),
+        ("any SP worth buying this quarter", "savings_plan"),
+    ],
+)
+def test_an_option_written_as_its_initials(query: str, option: str) -> None:
+    assert extracted(query, COMMITMENTS)["commitment_type"] == option
+
+
+def test_lower_case_letters_are_no_initials() -> None:
+    assert "commitment_type" not in extracted("ri or sp, whatever is cheaper", COMMITMENTS)
+
+
+ANOMALIES = object_schema(
+    {
+        "min_impact_usd": {"type": "number", "minimum": 0, "description": "Minimum impact in USD"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+    },
+    [],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("top 10 spend spikes in Compute Engine", {"limit": 10}),
+        ("show me the last 20 resolved anomalies", {"limit": 20}),
+        ("anomalies over $500 on BigQuery", {"min_impact_usd": 500}),
+    ],
+)
+def test_a_bound_in_a_currency_is_written_as_money(query: str, expected: dict[str, Any]) -> None:
+    assert extracted(query, ANOMALIES) == expected
+
+
+BUDGET = object_schema(
+    {
+        "name": {"type": "string", "description": "Display name for the budget"},
+        "amount": {"type": "number"},
+        "alert_thresholds": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1, "maximum": 200},
+            "description": "Percentages of the amount at which to alert, e.g. [50, 90, 100]",
+        },
+    },
+    ["amount"],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "thresholds"),
+    [
+        ("monthly budget of $25,000, alert at 50, 80 and 100%", [50, 80, 100]),
+        ("年度预算300万日元，到75%和100%的时候发邮件", [75, 100]),
+        ("budget 5000 USD, alert at 90%", [90]),
+    ],
+)
+def test_a_list_of_percentages(query: str, thresholds: list[int]) -> None:
+    assert extracted(query, BUDGET)["alert_thresholds"] == thresholds
+
+
+def test_numbers_with_no_percent_are_no_thresholds() -> None:
+    assert "alert_thresholds" not in extracted("budget of 5000 for 3 teams and 2 projects", BUDGET)
+
+
+def test_a_quoted_name_is_held_whole() -> None:
+    got = extracted('new budget called "Q1 ML experiments", 40k USD per quarter', BUDGET)
+    assert got["name"] == "Q1 ML experiments"
+
+
+BUDGET_UPDATE = object_schema(
+    {
+        "budgetId": {"type": "string", "description": "预算编号，例如 BUD-20931"},
+        "newAmount": {"type": "number", "exclusiveMinimum": 0, "description": "新的预算金额"},
+        "alertThresholdPercent": {"type": "integer", "minimum": 1, "maximum": 200},
+        "changeNote": {"type": "string", "description": "变更说明，自由填写"},
+    },
+    ["budgetId"],
+)
+
+
+def test_a_percentage_is_no_camel_case_amount() -> None:
+    got = extracted("BUD-20931 告警阈值调到90%", BUDGET_UPDATE)
+    assert got == {"budgetId": "BUD-20931", "alertThresholdPercent": 90}
+
+
+def test_a_camel_case_note_is_read_after_its_label() -> None:
+    got = extracted("BUD-50077 减到12000，备注写：Q1缩减", BUDGET_UPDATE)
+    assert (got["newAmount"], got["changeNote"]) == (12000, "Q1缩减")
+
+
+ACKNOWLEDGE = object_schema(
+    {
+        "anomaly_id": {"type": "string", "pattern": "^ANM-[0-9]{6}$"},
+        "notify_owner": {"type": "boolean"},
+    },
+    ["anomaly_id"],
+)
+
+
+@pytest.mark.parametrize("query", ["anm005412 确认一下", "ack ANM 005412 please"])
+def test_a_prefixed_id_typed_without_its_hyphen(query: str) -> None:
+    assert extracted(query, ACKNOWLEDGE)["anomaly_id"] == "ANM-005412"
+
+
+def test_a_false_positive_says_nothing_of_a_switch() -> None:
+    assert "notify_owner" not in extracted(
+        "ack anomaly anm-004388 as a false positive", ACKNOWLEDGE
+    )
+
+
+def test_every_weekday_is_monday_to_friday() -> None:
+    schema = object_schema(
+        {
+            "days": {
+                "type": "array",
+                "items": {
+                    "type": "string",
+                    "enum": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"],
+                },
+            }
+        },
+        [],
+    )
+    got = extracted("stop i-0abc123def4567890 every weekday at 8pm", schema)
+    assert got["days"] == ["mon", "tue", "wed", "thu", "fri"]
+
+
+COST_REPORT = object_schema(
+    {
+        "project_id": {"type": "string"},
+        "start_date": {"type": "string", "format": "date"},
+        "end_date": {"type": "string", "format": "date"},
+    },
+    ["start_date", "end_date"],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "today", "span"),
+    [
+        ("how much did payments-prod-381 cost in Q3?", MONDAY, ("2026-07-01", "2026-09-30")),
+        ("Q3 2025 spend for payments-prod-381", MONDAY, ("2025-07-01", "2025-09-30")),
+        ("第三季度的费用", MONDAY, ("2026-07-01", "2026-09-30")),
+        ("上季度的费用", MONDAY, ("2026-07-01", "2026-09-30")),
+        ("spend this quarter", MONDAY, ("2026-10-01", "2026-12-31")),
+        ("spend in Q3", date(2026, 2, 10), ("2025-07-01", "2025-09-30")),  # not begun: last year's
+        ("last quarter's spend", date(2027, 1, 15), ("2026-10-01", "2026-12-31")),
+    ],
+)
+def test_a_quarter_is_its_first_and_last_day(
+    query: str, today: date, span: tuple[str, str]
+) -> None:
+    got = extracted(query, COST_REPORT, today)
+    assert (got["start_date"], got["end_date"]) == span

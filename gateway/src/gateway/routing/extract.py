@@ -156,6 +156,8 @@ _HEADLINE_NAMES = frozenset(
 )
 _HEADLINE_WORDS = 6
 _QUOTED_TITLES = frozenset({"title", "headline", "subject"})  # what a quoted text is first
+# A thing's own name ("new budget called \"Q1 ML experiments\""); not a person's (``payee_name``).
+_QUOTED_NAMES = frozenset({"name", "display_name", "displayname"})
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")  # about two to a word
 # Search parameters: the text after a colon, else the whole request.
 _QUERY_NAMES = frozenset({"query", "question", "q", "search", "keywords", "search_query"})
@@ -185,10 +187,14 @@ _FILE_TOKEN = re.compile(r"(?<![\w/.-])[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![
 _COLON = re.compile(r"(?:(?<!\d):|:(?!\d)|：)\s*(.+)$", re.DOTALL)
 # "Bank of China", "Maria de la Cruz": the particles are whole words ("What's due" is no name).
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|(?:of|de|la|du)\b))*")
-_TRUE = re.compile(r"\b(yes|true|enable|enabled|include|with)\b", re.IGNORECASE)
+# (a "true positive" or a "false alarm" is a finding, no answer)
+_TRUE = re.compile(
+    r"\b(yes|true(?!\s+(?:positive|negative)s?\b)|enable|enabled|include|with)\b", re.IGNORECASE
+)
 # ("acc no ACC-1184420", "order no. 5521": "no" there is a number's abbreviation)
 _FALSE = re.compile(
-    r"\b(no(?!\.?\s{0,2}[:#]?\s{0,2}[A-Za-z-]{0,12}\d)|false|disable|disabled|exclude|without)\b",
+    r"\b(no(?!\.?\s{0,2}[:#]?\s{0,2}[A-Za-z-]{0,12}\d)|false(?!\s+(?:positive|negative|alarm)s?\b)"
+    r"|disable|disabled|exclude|without)\b",
     re.IGNORECASE,
 )
 # A switch thrown in words: "turn on", "switch X off", "disable", 打开 / 关掉.
@@ -640,8 +646,12 @@ _TEXT_LABELS = {
     "remarks": ("备注",), "comment": ("备注", "评论"), "comments": ("备注", "评论"),
     "title": ("标题",), "subject": ("主题", "标题"), "description": ("描述", "说明"),
 }  # fmt: skip
-# After a Chinese label: 是, 为, a colon or a space; after an English one: a colon or "is".
-_TEXT_AFTER_LABEL = r"\s*(?:是|为|[:：]|\s)\s*([^，,。;；!?！？\n]{1,200})"
+# After a Chinese label: 是, 为, 写 (备注写：Q1缩减), a colon or a space; after an English
+# one: a colon or "is".
+_TEXT_AFTER_LABEL = (
+    r"\s*(?:(?:写成|写上|写|填)?\s*[:：]|是|为|写成|写上|写|填|\s)"
+    r"\s*([^，,。;；!?！？\n]{1,200})"
+)
 _TEXT_AFTER_NAME = r"\s*(?:[:：=]|\s+is\s)\s*([^，,。;；!?！？\n]{1,200})"
 
 
@@ -1231,6 +1241,8 @@ class ArgumentExtractor:
                     value = _direction_option(query, spec["enum"])
                 if value is None and rooms.names_a_room(name):  # 婴儿房 for ``nursery``
                     value = rooms.option_for(query, spec["enum"])
+                if value is None:  # "RIs" for ``reserved_instance``
+                    value = _initials_option(query, spec["enum"])
             return value
         if kind in ("integer", "number"):
             # an account's digits another parameter's pattern takes are no amount
@@ -1248,7 +1260,8 @@ class ArgumentExtractor:
             return said
         if kind == "string":
             last = name.lower().rsplit("_", 1)[-1]
-            if last in _QUOTED_TITLES and quoted and not _constrains(spec):
+            quotable = last in _QUOTED_TITLES or name.lower() in _QUOTED_NAMES
+            if quotable and quoted and not _constrains(spec):
                 return quoted.pop(0)  # title "Acme v. Northgate": the quotes hold it whole
             named = _title_named(query, name, spec, taken) if not _constrains(spec) else None
             if named is not None:  # "a role called Recruiting Coordinator"
@@ -1308,6 +1321,26 @@ _LATIN_RATES = {
     "qd": (1, "day"), "od": (1, "day"), "bid": (2, "day"), "tid": (3, "day"),
     "qid": (4, "day"), "qw": (1, "week"),
 }  # fmt: skip
+
+
+# Capitals a request writes for an option of several words: "RI", "RIs", "SP".
+_INITIALS = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2,4})s?(?![A-Za-z0-9])")
+
+
+def _initials_option(query: str, options: list[Any]) -> Any:
+    """The one option of two words or more whose initials the request writes in capitals
+    ("what RIs should we buy" for ``reserved_instance``, "SP" for ``savings_plan``)."""
+    written = {m.group(1) for m in _INITIALS.finditer(query[:_MAX_LABELLED])}
+    if not written:
+        return None
+    found = []
+    for option in options:
+        if not isinstance(option, str):
+            continue
+        words = [w for w in re.split(r"[_\s-]+|(?<=[a-z])(?=[A-Z])", option) if w]
+        if len(words) >= 2 and "".join(w[0] for w in words).upper() in written:
+            found.append(option)
+    return found[0] if len(found) == 1 else None
 
 
 def _said_rate(text: str) -> tuple[int, str] | None:
@@ -1522,6 +1555,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
             found.append(option)
         described = str(items.get("description") or "")
         found.sort(key=lambda option: _mentioned_at(query, option, described))  # as listed
+    elif items.get("type") in ("integer", "number"):
+        found = _percentages(query, items)[:limit]  # "alert at 50, 80 and 100%", 到75%和100%
     elif items.get("type", "string") == "string" and _PLATE_WORDS.search(name):
         found = _plates(query, taken)[:limit]  # "车牌粤B6T2Q8", "plates 7KJM221 and 8ABC123"
     elif _constrains(items) and items.get("type", "string") == "string":
@@ -1552,6 +1587,34 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         found = _people_named(query, taken)[:limit]  # "Kevin Tan、黄思琪", "王磊、刘洋、陈静"
     minimum = spec.get("minItems")
     return found if found and len(found) >= (minimum if isinstance(minimum, int) else 1) else None
+
+
+# A run of numbers written as one list, a percent sign after one of them at least: "50, 80
+# and 100%", "75%和100%", "50/90/100 %".
+_PERCENT_LIST = re.compile(
+    r"(?<![\d.])\d{1,3}(?:\.\d+)?\s?[%％]?(?:\s?(?:,|、|/|&|\band\b|和|跟|及)\s?\d{1,3}(?:\.\d+)?\s?[%％]?)+",
+    re.IGNORECASE,
+)
+
+
+def _percentages(query: str, items: dict[str, Any]) -> list[int | float]:
+    """For a list of numbers: the first run of two numbers or more written as a list of
+    percentages (``_PERCENT_LIST``), each within the items' bounds; else none."""
+    for match in _PERCENT_LIST.finditer(query):
+        if "%" not in match.group(0) and "％" not in match.group(0):
+            continue
+        numbers = [float(n) for n in re.findall(r"\d+(?:\.\d+)?", match.group(0))]
+        values = [int(n) if items.get("type") == "integer" else n for n in numbers]
+        if all(v == n and _within(float(v), items) for v, n in zip(values, numbers, strict=True)):
+            return values
+    if _PERCENT_WORDS.search(str(items.get("description") or "")):
+        alone = re.findall(r"(?<![\d.])(\d{1,3})\s?[%％]", query)
+        if len(alone) == 1 and _within(float(alone[0]), items):  # "alert at 90%"
+            return [int(alone[0])]
+    return []
+
+
+_PERCENT_WORDS = re.compile(r"percent|%|百分比", re.IGNORECASE)
 
 
 # A list of people by name: "visitor_names", "attendees" described as 姓名.
@@ -3418,6 +3481,13 @@ def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[obj
     if shape is None:
         return None
     prefix, separator, count = shape[1], shape[2], int(shape[3])
+    glued = _cached(
+        rf"(?<![A-Za-z0-9]){re.escape(prefix)}[-_ ]?(\d{{{count}}})(?![A-Za-z0-9])", re.IGNORECASE
+    )
+    joined = {f"{prefix}{separator}{m[1]}" for m in glued.finditer(query)}
+    one_case = prefix.isupper() or prefix.islower()  # only a case that is all one is typed so
+    if one_case and len(joined) == 1 and not joined & {str(t) for t in taken}:
+        return joined.pop()  # "anm005412", "ANM 005412" for ``^ANM-[0-9]{6}$``
     named = {w for w in _mentions(name, spec) if w not in _ID_NAMES} | {prefix.lower()}
     description = str(spec.get("description") or "")
     found, bare = set(), set()
@@ -3621,7 +3691,7 @@ def _number(
             if query[n.end() : n.end() + 2].lstrip()[:1] in _CJK_DATE  # "7 月" too
         }
     number = _number_near(query, _mentions(name, spec), skip)
-    words = set(re.split(r"[_\W]+", name.lower()))
+    words = set(_name_parts(name))  # ``newAmount`` too: new, amount
     money = _MONEY_NAMES.intersection(words)
     # A price's bound ("max_price") takes a sum the request writes as one ("under 30
     # euros", "预算300以内"), not the first number ("tickets for 4", "the 2027 tour").
@@ -3718,7 +3788,9 @@ _PERCENT_AFTER = re.compile(r"\s?(?:%|％|percent\b|per\s+cent\b)", re.IGNORECAS
 _MONEY_NAMES = frozenset(
     ("amount", "price", "cost", "fee", "fees", "total", "budget", "balance", "payment")
 )
-_PRICE_NAMES = frozenset(("price", "cost", "fee", "fees", "budget", "fare", "rate"))
+_PRICE_NAMES = frozenset(
+    ("price", "cost", "fee", "fees", "budget", "fare", "rate", "usd", "eur", "gbp", "cny", "jpy")
+)  # a bound in a currency ("min_impact_usd") is written as money, not "top 10"
 _BOUND_WORDS = frozenset(("max", "min", "maximum", "minimum", "limit", "cap", "upto"))
 # A number written as a sum of money, or as a bound on one: a currency or a bound before it
 # ("under 30", "$30", "预算300", "不超过200"), a currency or 以内 after it ("30 euros", 300元).
@@ -4048,8 +4120,10 @@ def _string(
         found = places.place(query, lowered, spec)
         if found is not None and found not in taken:
             return found
-    if lowered in _TEXT_NAMES or lowered in _TEXT_LABELS:
-        labelled = _labelled_text(query, lowered)
+    last = _name_parts(name)[-1] if _name_parts(name) else lowered
+    if lowered in _TEXT_NAMES or lowered in _TEXT_LABELS or last in _TEXT_LABELS:
+        # ``changeNote`` is labelled as ``note`` is: 备注
+        labelled = _labelled_text(query, lowered if lowered in _TEXT_LABELS else last)
         if labelled is not None:
             return labelled
     if lowered in _TEXT_NAMES or lowered in _QUERY_NAMES:

@@ -162,6 +162,36 @@ _WEEK_SHIFT = {
     "last": -1, "previous": -1, "this": 0, "current": 0, "next": 1,
     "上上": -2, "上": -1, "这": 0, "本": 0, "下": 1,
 }  # fmt: skip
+# A quarter: "Q3", "Q3 2025", "2025 Q3", 第三季度, 三季度, "last quarter", 上季度.
+_QUARTER = re.compile(
+    r"(?<![A-Za-z0-9])[Qq]([1-4])(?:\s*(?:of\s+)?((?:19|20)\d\d))?(?![A-Za-z0-9])"
+    r"|(?<!\d)((?:19|20)\d\d)\s*[-\s]?[Qq]([1-4])(?![A-Za-z0-9])"
+    r"|第?([一二三四1-4])季度"
+    r"|\b(last|this|next|previous|current)\s+quarter\b|(上|这|本|下)个?季度"
+)
+_CN_QUARTER = {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
+_QUARTER_SHIFT = {"last": -1, "previous": -1, "this": 0, "current": 0, "next": 1}
+_QUARTER_SHIFT |= {"上": -1, "这": 0, "本": 0, "下": 1}
+
+
+def _quarter(match: re.Match[str], today: date) -> tuple[date, date] | None:
+    """A quarter's first and last day: a year written, else the latest such quarter that
+    has begun by ``today`` ("Q3" in December is this year's, in February last year's);
+    "last quarter" and 上季度 count from today's."""
+    current = (today.month - 1) // 3 + 1
+    if match[6] or match[7]:
+        index = today.year * 4 + current - 1 + _QUARTER_SHIFT[(match[6] or match[7]).lower()]
+        year, quarter = divmod(index, 4)
+        quarter += 1
+    else:
+        quarter = int(match[1] or match[4]) if (match[1] or match[4]) else _CN_QUARTER[match[5]]
+        written = match[2] or match[3]
+        year = int(written) if written else today.year - (quarter > current)
+    first = date(year, 3 * quarter - 2, 1)
+    last_month = 3 * quarter
+    return first, date(year, last_month, calendar.monthrange(year, last_month)[1])
+
+
 _YEAR_SHIFT = {
     "last": -1, "previous": -1, "this": 0, "current": 0, "去年": -1, "今年": 0, "前年": -2,
 }  # fmt: skip
@@ -205,6 +235,11 @@ def period(resolved: str, today: date) -> tuple[str | None, str | None] | None:
         word = (match.group(1) or match.group(2)).lower()
         monday = today - timedelta(days=today.weekday()) + timedelta(weeks=_WEEK_SHIFT[word])
         found.append((match.start(), match.end(), monday, monday + timedelta(days=6)))
+    for match in _QUARTER.finditer(resolved):
+        span = _quarter(match, today)
+        if span is not None:
+            found.append((match.start(), match.end(), *span))
+    found.sort(key=lambda f: f[0])
     if len(found) == 2 and _RANGE_JOINER.fullmatch(resolved[found[0][1] : found[1][0]]):
         (_, _, first_day, _), (_, _, _, last_day) = found  # "March to May 2024"
         if first_day < last_day and (last_day - first_day).days < _YEAR_DAYS:

@@ -54,7 +54,8 @@ _EVERY_DAY = re.compile(
     re.IGNORECASE,
 )
 _WORKING_DAYS = re.compile(
-    r"(?<![A-Za-z])(?:week\s?(?:days|nights)|work\s?days|working\s+days|business\s+days)"
+    r"(?<![A-Za-z])(?:week\s?(?:days|nights)|work\s?days|working\s+days|business\s+days"
+    r"|(?:every|each)\s+(?:week\s?(?:day|night)|work\s?day|working\s+day|business\s+day))"
     r"(?![A-Za-z])"
     r"|工作日|上班的?日子",
     re.IGNORECASE,
