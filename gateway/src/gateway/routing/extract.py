@@ -1348,20 +1348,7 @@ def _said_rate(text: str) -> tuple[int, str] | None:
     "day"); "weekly", "every morning" and 每天 alone, once a period. None for none, or two."""
     if text.strip().lower() in _LATIN_RATES:
         return _LATIN_RATES[text.strip().lower()]
-    found: set[tuple[int, str]] = set()
-    for match in _EN_RATE.finditer(text):
-        said = (match[1] or match[4] or "").lower()
-        number = _RATE_WORDS.get(said.split()[0]) if said else None
-        digits = match[2] or match[5]
-        if number is None and digits:
-            number = int(digits) if digits.isdigit() else _COUNT_WORDS.get(digits.lower())
-        period = (match[3] or match[6] or "").lower().removesuffix("ly").replace("dai", "day")
-        if number is not None:
-            found.add((number, period))
-    for match in _ZH_RATE.finditer(text):
-        number = temporal.cn_number(match[2])
-        if number is not None:
-            found.add((number, _ZH_PERIODS[match[1][-1]]))
+    found = set(_rates(text))
     if not found:
         for match in _EN_ONCE.finditer(text):
             found.add((1, _ONCE_PERIODS[(match[1] or match[2]).lower()]))
@@ -1381,27 +1368,31 @@ def _rate_option(query: str, options: list[Any]) -> Any:
     return said.get(asked) if asked is not None else None
 
 
-def _rate(query: str, name: str) -> int | None:
-    """How many times a day (week, month) the request says, for a parameter counting
-    per that period ("once daily", "three times a day", 每天两次); None if it says none,
-    or names another period than the parameter's."""
-    lowered = name.lower()
-    wanted = next((p for p in ("day", "week", "month") if p in lowered), None)
-    for match in _EN_RATE.finditer(query):
+def _rates(text: str) -> Iterator[tuple[int, str]]:
+    """Each "N times a period" ``text`` says, in order, English first: (2, "day") for
+    "twice a day", 每天两次, "2 times daily"."""
+    for match in _EN_RATE.finditer(text):
         said = (match[1] or match[4] or "").lower()
         number = _RATE_WORDS.get(said.split()[0]) if said else None
         digits = match[2] or match[5]
         if number is None and digits:
             number = int(digits) if digits.isdigit() else _COUNT_WORDS.get(digits.lower())
         period = (match[3] or match[6] or "").lower().removesuffix("ly").replace("dai", "day")
-        if number is not None and wanted in (None, period):
-            return number
-    for match in _ZH_RATE.finditer(query):
-        period = _ZH_PERIODS[match[1][-1]]
+        if number is not None:
+            yield number, period
+    for match in _ZH_RATE.finditer(text):
         number = temporal.cn_number(match[2])
-        if number is not None and wanted in (None, period):
-            return number
-    return None
+        if number is not None:
+            yield number, _ZH_PERIODS[match[1][-1]]
+
+
+def _rate(query: str, name: str) -> int | None:
+    """How many times a day (week, month) the request says, for a parameter counting
+    per that period ("once daily", "three times a day", 每天两次); None if it says none,
+    or names another period than the parameter's."""
+    lowered = name.lower()
+    wanted = next((p for p in ("day", "week", "month") if p in lowered), None)
+    return next((n for n, period in _rates(query) if wanted in (None, period)), None)
 
 
 # A parameter that says which of its tool's acts to do: ``action`` of ["view", "pay"].
