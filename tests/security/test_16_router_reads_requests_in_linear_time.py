@@ -60,6 +60,7 @@ SCHEMA = {
         "thresholds": {"type": "array", "items": {"type": "integer"}, "description": "percent"},
         "anomaly_id": {"type": "string", "pattern": "^ANM-[0-9]{6}$"},
         "changeNote": {"type": "string"},
+        "drugs": {"type": "array", "items": {"type": "string"}},
         "start_date": {"type": "string", "format": "date"},  # a period: "Q3", "last month"
         "end_date": {"type": "string", "format": "date"},
     },
@@ -88,6 +89,7 @@ PIECES += [
     "Q1 ",
     "第一季度",
 ]
+PIECES += ["a: b, c", ": a and b ", "他汀", "吃双胍和", "lisinopril with "]
 
 
 def read(text: str) -> None:

@@ -386,3 +386,43 @@ def test_a_quarter_is_its_first_and_last_day(
 ) -> None:
     got = extracted(query, COST_REPORT, today)
     assert (got["start_date"], got["end_date"]) == span
+
+
+INTERACTIONS = object_schema(
+    {"drugs": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 10}},
+    ["drugs"],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "drugs"),
+    [
+        (
+            "check interactions: sertraline, tramadol, sumatriptan",
+            ["sertraline", "tramadol", "sumatriptan"],
+        ),
+        ("can i take ibuprofen with my lisinopril?", ["ibuprofen", "lisinopril"]),
+        ("华法林和阿司匹林一起吃有没有问题", ["华法林", "阿司匹林"]),
+        ("布洛芬跟对乙酰氨基酚能一起吃吗？", ["布洛芬", "对乙酰氨基酚"]),
+        ("新开的克拉霉素跟他在吃的辛伐他汀冲不冲突", ["克拉霉素", "辛伐他汀"]),
+    ],
+)
+def test_a_list_of_medicines(query: str, drugs: list[str]) -> None:
+    assert extracted(query, INTERACTIONS)["drugs"] == drugs
+
+
+def test_one_medicine_is_no_list_of_two() -> None:
+    assert "drugs" not in extracted(
+        "Is it safe to have grapefruit juice while on atorvastatin", INTERACTIONS
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "drug"),
+    [
+        ("我在外地药店还有一张氯吡格雷的处方，能转过来吗", "氯吡格雷"),
+        ("想把在老百姓大药房开的二甲双胍转到你们这里", "二甲双胍"),
+    ],
+)
+def test_a_chinese_generic_name_without_the_words_before_it(query: str, drug: str) -> None:
+    assert extracted(query, TRANSFER)["drug_name"] == drug

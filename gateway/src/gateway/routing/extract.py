@@ -1548,6 +1548,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         found.sort(key=lambda option: _mentioned_at(query, option, described))  # as listed
     elif items.get("type") in ("integer", "number"):
         found = _percentages(query, items)[:limit]  # "alert at 50, 80 and 100%", 到75%和100%
+    elif items.get("type", "string") == "string" and _MEDICINE_NAME.search(name.replace("_", " ")):
+        found = _medicine_list(query, taken)[:limit]  # "interactions: a, b, c", 华法林和阿司匹林
     elif items.get("type", "string") == "string" and _PLATE_WORDS.search(name):
         found = _plates(query, taken)[:limit]  # "车牌粤B6T2Q8", "plates 7KJM221 and 8ABC123"
     elif _constrains(items) and items.get("type", "string") == "string":
@@ -4041,9 +4043,19 @@ _GENERIC_NAME = re.compile(
     r"|tidine|oxetine|opram|azepam|azolam|cillin|mycin|cycline|floxacin|conazole|ciclovir"
     r"|mab|tinib|parin|xaban|gatran|profen|coxib|triptan|setron|lukast|terol|tadine|semide"
     r"|thiazide|dronate|pidem|tropium|lamide|glutide|oxacin|ipramine|triptyline|peridol"
-    r"|apine|idone|cortisone|nisone|olone|asone)(?![\w-])",
+    r"|apine|idone|cortisone|nisone|olone|asone|traline|adol|trexate)(?![\w-])",
     re.IGNORECASE,
 )
+# The same stems as Chinese writes them (阿托伐他汀, 二甲双胍, 氯吡格雷, 舍曲林, 布洛芬,
+# 对乙酰氨基酚, 克拉霉素), and the characters before one that begin no drug's name.
+_GENERIC_HAN = re.compile(
+    r"他汀|普利|沙坦|洛尔|地平|西林|霉素|沙星|拉唑|替丁|洛芬|双胍|格列[齐吡]特"
+    r"|格雷|曲林|法林|匹林|氨基酚|西泮|唑仑|米松|尼松|胰岛素|头孢[\u4e00-\u9fff]{1,3}"
+)
+_BEFORE_HAN_DRUG = frozenset(
+    "我你他她在吃服用开的和跟与及查下新这那个些了过是把给要想还能有张盒瓶片粒支"
+)
+_HAN_DRUG_HEAD = 4  # characters of a name before its stem, at most (对乙酰 of 对乙酰氨基酚)
 
 
 def _medicine(query: str, taken: Collection[object]) -> str | None:
@@ -4059,8 +4071,48 @@ def _medicine(query: str, taken: Collection[object]) -> str | None:
             word = word[taking + 1 :]  # 每天早上8点吃二甲双胍: what is taken
         if word.lower() not in _NO_MEDICINE and word not in taken:
             return word
-    generic = {m.group(0) for m in _GENERIC_NAME.finditer(query)} - {str(t) for t in taken}
+    generic = set(_medicines(query)) - {str(t) for t in taken}
     return generic.pop() if len(generic) == 1 else None
+
+
+def _medicines(query: str) -> list[str]:
+    """The words of ``query`` in the form of a generic drug's name, in order: English
+    (``_GENERIC_NAME``) and Chinese (``_GENERIC_HAN``, without the words before it)."""
+    found = [(m.start(), m.group(0)) for m in _GENERIC_NAME.finditer(query)]
+    for match in _GENERIC_HAN.finditer(query):
+        start = match.start()
+        while (
+            start > 0
+            and match.start() - start < _HAN_DRUG_HEAD
+            and "\u4e00" <= query[start - 1] <= "\u9fff"
+            and query[start - 1] not in _BEFORE_HAN_DRUG
+        ):
+            start -= 1  # back over the name's head, to a word before it (吃, 的, 和)
+        found.append((start, query[start : match.end()]))
+    return list(dict.fromkeys(word for _, word in sorted(found)))
+
+
+# A list written after a colon: "check interactions: sertraline, tramadol, sumatriptan".
+_LISTED_AFTER_COLON = re.compile(
+    r"[:：]\s*([A-Za-z][\w-]{1,40}(?:\s*(?:,|、|\+|&|\band\b)\s*[A-Za-z][\w-]{1,40})+)"
+)
+
+
+def _medicine_list(query: str, taken: Collection[object]) -> list[str]:
+    """For a list of medicines: the words of a list after a colon, else every word beside
+    a dose and every word in a generic drug's form (``_medicines``), in order."""
+    held = {str(t) for t in taken}
+    listed = _LISTED_AFTER_COLON.search(query)
+    if listed is not None:
+        words = re.split(r"\s*(?:,|、|\+|&|\band\b)\s*", listed.group(1))
+        return [w for w in words if w and w not in held]
+    dosed = [
+        (m.start(), next(w for w in m.groups() if w))
+        for m in itertools.chain(_DOSE_OF.finditer(query), _BEFORE_DOSE.finditer(query))
+    ]
+    named = [(query.find(w), w) for w in _medicines(query)]
+    ordered = [w for _, w in sorted(dosed + named) if w.lower() not in _NO_MEDICINE]
+    return [w for w in dict.fromkeys(ordered) if w not in held]
 
 
 def _string(
