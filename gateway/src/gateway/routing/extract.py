@@ -3490,10 +3490,8 @@ def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[obj
             continue
         if count >= _LONG_ENOUGH and not _A_DAY_WRITTEN.fullmatch(digits):
             bare.add(digits)
-        before = _WORD_BEFORE.search(query, max(0, number.start() - 24), number.start())
         after = _CJK_AFTER.match(query, number.end())
-        word = before.group(1).lower() if before else ""
-        if any(n.startswith(word) or word.startswith(n) for n in named if word) or (
+        if _named_before(query, number, named) or (
             after is not None and after.group(1)[:2] in description
         ):
             found.add(digits)
@@ -3503,6 +3501,14 @@ def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[obj
         return None
     value = f"{prefix}{separator}{found.pop()}"
     return value if value not in taken else None
+
+
+def _named_before(query: str, number: re.Match[str], named: Collection[str]) -> bool:
+    """Whether the word just before ``number`` names the parameter ("deal 40388", "store
+    #77"): one of ``named`` begins it, or it begins one of them ("inv" of invoice)."""
+    before = _WORD_BEFORE.search(query, max(0, number.start() - 24), number.start())
+    word = before.group(1).lower() if before else ""
+    return bool(word) and any(n.startswith(word) or word.startswith(n) for n in named)
 
 
 # A number of a fixed count of digits, and a description that says shorter ones are padded
@@ -3525,9 +3531,7 @@ def _padded(query: str, name: str, spec: dict[str, Any], taken: Collection[objec
         digits = number.group(0)
         if not digits.isdigit() or len(digits) >= width:
             continue
-        before = _WORD_BEFORE.search(query, max(0, number.start() - 24), number.start())
-        word = before.group(1).lower() if before else ""
-        if word and any(n.startswith(word) or word.startswith(n) for n in named):
+        if _named_before(query, number, named):
             found.add(digits.zfill(width))
     if len(found) != 1:
         return None
