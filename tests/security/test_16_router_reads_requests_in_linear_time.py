@@ -63,6 +63,25 @@ SCHEMA = {
         "drugs": {"type": "array", "items": {"type": "string"}},
         "start_date": {"type": "string", "format": "date"},  # a period: "Q3", "last month"
         "end_date": {"type": "string", "format": "date"},
+        "product": {"type": "string"},  # what a shop is asked to have
+        "topic": {"type": "string", "description": "想咨询的问题"},
+        "invoice_title": {"type": "string", "description": "发票抬头"},  # 抬头写…
+        "connector_no": {"type": "integer", "description": "枪号"},  # 2号枪
+        "near": {"type": "string", "description": "place or postcode"},
+        "isbn": {"type": "string", "pattern": "^(97[89])?[0-9]{9}[0-9X]$"},  # in groups
+        "vehiclePlates": {"type": "array", "items": {"type": "string"}},
+        "rxNumbers": {"type": "array", "items": {"type": "string", "pattern": "^RX[0-9]{7}$"}},
+        "allowed_days": {"type": "array", "items": {"enum": ["mon", "sat", "sun"]}},
+        "ship_to": {
+            "type": "object",
+            "properties": {
+                "line1": {"type": "string"},
+                "line2": {"type": "string"},
+                "city": {"type": "string"},
+                "state": {"type": "string"},
+                "zip": {"type": "string"},
+            },
+        },
     },
     "required": ["service", "query", "claim_id"],
 }
@@ -90,6 +109,9 @@ PIECES += [
     "第一季度",
 ]
 PIECES += ["a: b, c", ": a and b ", "他汀", "吃双胍和", "lisinopril with "]
+PIECES += ["any a ", "有没有a", "抬头写", "1号枪", "附近", "near Leeds station ", "978-7-"]
+PIECES += ["vehicle AB12 CDE and ", "粤B12345、", "rx 1234567 and ", "1 Elm St Apt 4B, Austin TX "]
+PIECES += ["1.2M ", "12块5", "next Monday ", ", can you start ", "《a》"]
 
 
 def read(text: str) -> None:

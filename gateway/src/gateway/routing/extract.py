@@ -96,11 +96,21 @@ _NUMBER = re.compile(
 )
 # A magnitude written right after a number: "10万" is 100000, "$5k" 5000 ("5 km" is no
 # thousand, nor "5千克" a thousand kilograms).
-_MAGNITUDE = re.compile(r"\s?(?:([kK])(?![A-Za-z])|(万|亿)|(千)(?![克米瓦]))")
-_MAGNITUDES = {"k": 1e3, "K": 1e3, "万": 1e4, "亿": 1e8, "千": 1e3}
-# An apostrophe between letters quotes nothing ("what's new in Bob's account").
+# A magnitude written after a number: "5k", "1.2M" (a capital: "5m" may be metres),
+# "2 million", "3bn", 10万, 3千.
+_MAGNITUDE = re.compile(
+    r"((?-i:M)|k|bn)(?![A-Za-z])|\s?(?:(k)(?![A-Za-z])|(万|亿)|(千)(?![克米瓦])"
+    r"|(million|billion|thousand|mn|bn)(?![A-Za-z]))",
+    re.IGNORECASE,
+)
+# Yuan and its tenths or hundredths after it: 12块5, 8元5角, 3块50.
+_YUAN_AND_JIAO = re.compile(r"\s?(?:块|元)(\d{1,2})(?:毛|角|分|(?=[\s，,。!?！？;；、]|$))")
+_MAGNITUDES = {"k": 1e3, "万": 1e4, "亿": 1e8, "千": 1e3, "m": 1e6, "million": 1e6, "mn": 1e6}
+_MAGNITUDES |= {"bn": 1e9, "billion": 1e9, "thousand": 1e3}
+# An apostrophe between letters quotes nothing ("what's new in Bob's account"); a title
+# in Chinese is set in 《》.
 _QUOTED = re.compile(
-    r"\"([^\"]+)\"|(?<![A-Za-z])'([^']+)'(?![A-Za-z])|“([^”]+)”|「([^」]+)」|‘([^’]+)’"
+    r"\"([^\"]+)\"|(?<![A-Za-z])'([^']+)'(?![A-Za-z])|“([^”]+)”|「([^」]+)」|‘([^’]+)’|《([^》]+)》"
 )
 # A link ends where the text around it starts: at a space, a Chinese character or full-width
 # punctuation ("链接是https://x.cn/a，谢谢"), and not on a sentence's last stop or comma.
@@ -334,8 +344,9 @@ def _numbers(query: str) -> Iterator[re.Match[str]]:
             continue
         if _CODE_IN_HAN.match(query, max(0, start - 1)) and start > 0:
             continue  # (2025)沪0105民初1234号: a court's code, no count of 105
-        if _CODE_LETTER.match(query, end):
-            continue  # room 4B, seat 12A: a place's code, no count ("5K" is 5,000)
+        millions = query[end : end + 1] == "M" and ("." in match[0] or _priced(query, match))
+        if _CODE_LETTER.match(query, end) and not millions:
+            continue  # room 4B, seat 12A: a place's code, no count ("5K" is 5,000, "$1.2M")
         yield match
 
 
@@ -389,8 +400,13 @@ def _amount(query: str, number: re.Match[str]) -> float:
     """What ``number`` (a ``_NUMBER`` match in ``query``) stands for: its digits without
     their thousands commas, times the magnitude written right after it ("10万", "5k")."""
     value = float(number.group(0).replace(",", ""))
+    cents = _YUAN_AND_JIAO.match(query, number.end())
+    if cents is not None and "." not in number.group(0):  # 12块5 is 12.5, 3元50 3.50
+        return value + int(cents[1]) / 10 ** len(cents[1])
     magnitude = _MAGNITUDE.match(query, number.end())
-    return value * _MAGNITUDES[next(g for g in magnitude.groups() if g)] if magnitude else value
+    if magnitude is None:
+        return value
+    return value * _MAGNITUDES[next(g for g in magnitude.groups() if g).lower()]
 
 
 def _convert(value: float, kind: str) -> int | float | None:
@@ -655,6 +671,34 @@ _TEXT_AFTER_LABEL = (
 _TEXT_AFTER_NAME = r"\s*(?:[:：=]|\s+is\s)\s*([^，,。;；!?！？\n]{1,200})"
 
 
+# A Chinese label and the text written after it: 抬头写…, 备注：…, 昵称填… (not 改成: "预算改成4万"
+# gives the budget a new amount, it does not label one).
+_CJK_LABELLED = re.compile(
+    r"([\u4e00-\u9fff]{2,4}?)(?:写成|填写|写|填|[:：])\s*([^，,。;；!?！？\s][^，,。;；!?！？\n]{0,199})"
+)
+
+
+def _after_described_label(query: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
+    """In a Chinese request, the text after a label that the parameter's Chinese
+    description holds ("抬头写上海某某科技有限公司" for "收据/发票抬头", 备注写老婆的卡 for
+    "卡片备注名"); None when no word of its description labels a text."""
+    description = str(spec.get("description") or "")
+    if not has_han(query) or not has_han(description):
+        return None
+    for match in _CJK_LABELLED.finditer(query):
+        label = match.group(1)
+        if not any(label[i:] in description for i in range(len(label) - 1)):
+            continue
+        quoted = _QUOTED_FROM.match(query, match.start(2))
+        if quoted is not None:  # 备注写“疑似挖矿”: the quotes hold it whole
+            text = next(g for g in quoted.groups() if g).strip()
+        else:  # to the clause's end, not a phone after it
+            text = re.split(r"\s+(?=[+\d])", match.group(2).strip())[0]
+        if text not in map(str, taken):
+            return text
+    return None
+
+
 def _labelled_text(query: str, parameter: str) -> str | None:
     """The text after the parameter's label in the request, to the clause's end: its
     Chinese label ("原因是重复扣费" for ``reason``) or its own name ("reason: duplicate")."""
@@ -881,10 +925,13 @@ def _title_named(query: str, name: str, spec: dict[str, Any], held: Iterable[obj
     return None
 
 
-def _worded(query: str, name: str) -> str | None:
+def _worded(query: str, name: str, description: str = "") -> str | None:
     """A required free-text value the request words itself: a title or description
-    (``_headline``; ``problem_description`` is a description), a message (``_said``), or a
-    reason (``_reason``); None for any other parameter."""
+    (``_headline``; ``problem_description`` is a description), a message (``_said``), a
+    reason (``_reason``), or a question the user brings (a ``topic``, or a text
+    described as free, that its description says is what they ask: what the request says
+    it is about, else the request); None for any other parameter ("Vendor name, free
+    text" is a name)."""
     last = name.rsplit("_", 1)[-1]
     if name in _HEADLINE_NAMES or last in _HEADLINE_NAMES:
         return _headline(query)
@@ -892,7 +939,17 @@ def _worded(query: str, name: str) -> str | None:
         return _said(query)
     if name in _REASON_NAMES or last in _REASON_NAMES:
         return _reason(query)
+    if (last in _ASKED_NAMES or _FREE_TEXT.search(description)) and _ASKED.search(description):
+        return _said(query) or _headline(query)
     return None
+
+
+# A question the user brings, by the parameter's name or a description that calls it
+# free text ("自由填写", "free-form"), and a description that says it is asked: ``topic``
+# "想咨询的问题", ``concern`` "what the patient wants to discuss".
+_ASKED_NAMES = frozenset({"topic", "concern", "concerns", "inquiry", "enquiry", "question"})
+_ASKED = re.compile(r"问题|咨询|question|ask|discuss|concern|enquir|inquir", re.IGNORECASE)
+_FREE_TEXT = re.compile(r"free[- ]?(?:text|form)|自由填写|自由输入|随便写", re.IGNORECASE)
 
 
 def _reason(query: str) -> str | None:
@@ -968,6 +1025,8 @@ class ArgumentExtractor:
         used_ids: set[int] = set()  # where the identifiers other parameters took start
         quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
         names = _capitalised_names(query) + _chinese_names(query)
+        titles = re.findall(r"《([^》]+)》", query)  # a book's title names no author
+        names = [n for n in names if not any(n in title for title in titles)]
 
         resolved: str | None = None
 
@@ -1129,7 +1188,8 @@ class ArgumentExtractor:
                 result.arguments[name] = day
                 continue
             plain = spec.get("type", "string") == "string" and not _constrains(spec)
-            headline = _worded(query, name.lower()) if plain else None
+            described = str(spec.get("description") or "")
+            headline = _worded(query, name.lower(), described) if plain else None
             if headline is not None:  # "file an incident, checkout returns 500"
                 result.arguments[name] = headline
                 continue
@@ -1259,6 +1319,10 @@ class ArgumentExtractor:
                 said = _yes_or_no(query, name)
             return said
         if kind == "string":
+            free = not _constrains(spec) and not is_id_name(name)
+            labelled = _after_described_label(query, spec, taken) if free else None
+            if labelled is not None:  # 抬头写上海某某科技有限公司 for "收据/发票抬头"
+                return labelled
             last = name.lower().rsplit("_", 1)[-1]
             quotable = last in _QUOTED_TITLES or name.lower() in _QUOTED_NAMES
             if quotable and quoted and not _constrains(spec):
@@ -1422,16 +1486,25 @@ def _action_option(query: str, options: list[Any]) -> str | None:
 
 
 # Options that add and options that take away, and the words a request says either by.
-_MORE_OPTIONS = frozenset(("add", "increase", "plus", "up", "more", "grow", "top_up"))
-_LESS_OPTIONS = frozenset(("remove", "decrease", "minus", "down", "less", "reduce", "shrink"))
+_MORE_OPTIONS = frozenset(
+    ("add", "increase", "plus", "up", "more", "grow", "top_up", "link", "bind", "attach")
+)
+_LESS_OPTIONS = frozenset(
+    (
+        *("remove", "decrease", "minus", "down", "less", "reduce", "shrink", "delete"),
+        *("unlink", "unbind", "detach"),
+    )
+)
 _MORE_WORDS = re.compile(
-    r"\b(?:add|more|extra|additional|another|increase|raise|bump\s+up|top\s+up|grow)\b"
-    r"|再加|加上|增加|添加|多加|追加|再来|扩容|加\s?\d|加[一二两三四五六七八九十几]",
+    r"\b(?:add|more|extra|additional|another|increase|raise|bump\s+up|top\s+up|grow|link"
+    r"|bind|attach)\b|再加|加上|增加|添加|多加|追加|再来|扩容|加\s?\d|加[一二两三四五六七八九十几]"
+    r"|绑定|绑个|绑一?张|绑上",
     re.IGNORECASE,
 )
 _LESS_WORDS = re.compile(
-    r"\b(?:remove|fewer|less|cut|drop|reduce|decrease|release|free\s+up|lower|shrink)\b"
-    r"|减少|减掉|减去|去掉|砍掉|释放|缩减|少\s?\d|减\s?\d|减[一二两三四五六七八九十几]",
+    r"\b(?:remove|fewer|less|cut|drop|reduce|decrease|release|free\s+up|lower|shrink|delete"
+    r"|unlink|unbind|detach)\b|减少|减掉|减去|去掉|砍掉|释放|缩减|少\s?\d|减\s?\d"
+    r"|减[一二两三四五六七八九十几]|删掉|删除|删了|解绑|移除",
     re.IGNORECASE,
 )
 
@@ -1551,13 +1624,18 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     elif items.get("type", "string") == "string" and _MEDICINE_NAME.search(name.replace("_", " ")):
         found = _medicine_list(query, taken)[:limit]  # "interactions: a, b, c", 华法林和阿司匹林
     elif items.get("type", "string") == "string" and _PLATE_WORDS.search(name):
-        found = _plates(query, taken)[:limit]  # "车牌粤B6T2Q8", "plates 7KJM221 and 8ABC123"
+        # "车牌粤B6T2Q8", "plates 7KJM221 and 8ABC123"; "YT70 KLM" as YT70KLM where the
+        # items' pattern allows no space
+        found = [_as_items_want(p, items) for p in _plates(query, taken)][:limit]
     elif _constrains(items) and items.get("type", "string") == "string":
         while len(found) < limit:
             value = _constrained(query, items, [*map(str, taken), *found])
             if value is None or value in found:  # a case-folded match ignores ``taken``
                 break
             found.append(value)
+        shape = _PREFIX_DIGITS.fullmatch(str(items.get("pattern", "")))
+        if not found and shape is not None:  # "rx 4471023 and rx 4471031"
+            found = [v for v in _prefix_typed(query, shape) if v not in taken][:limit]
     elif items.get("type", "string") == "string" and rooms.takes_rooms(name, spec):
         found = rooms.room_values(query)[:limit]  # "clean the kitchen and the hallway"
     elif items.get("type", "string") == "string" and _IDENTIFIER_LIST.search(name):
@@ -1644,12 +1722,53 @@ _COMPANY_WORDS = frozenset(
 
 
 def _plates(query: str, taken: Collection[object]) -> list[str]:
-    """Every licence plate the request writes (``_licence_plate``), in order."""
+    """Every licence plate the request writes (``_licence_plate``), and each one listed
+    after a plate ("plates ab12 cde and ab13 cde"), in order."""
     used: set[int] = set()
     found: list[str] = []
-    while (plate := _licence_plate(query, used, [*taken, *found])) is not None:
+    while len(found) < _MAX_ITEMS and (plate := _licence_plate(query, used, [*taken, *found])):
         found.append(plate)
-    return found
+    for start in sorted(used):
+        end = start
+        while len(found) < _MAX_ITEMS and (
+            more := _PLATE_LISTED.match(query, _plate_end(query, end))
+        ):
+            if more.group(1) not in found and more.group(1) not in taken:
+                found.append(more.group(1))
+            end = more.start(1)
+    return sorted(found[:_MAX_ITEMS], key=query.find)
+
+
+def _as_items_want(value: str, items: dict[str, Any]) -> str:
+    """``value`` without its spaces and dots and in capitals when only that form fits the
+    items' pattern ("YT70 KLM", "粤B·D12345" for ``^[A-Z0-9\u4e00-\u9fff]{5,10}$``)."""
+    if _fits_pattern(value, items):
+        return value
+    packed = re.sub(r"[\s·.-]", "", value).upper()
+    return packed if _fits_pattern(packed, items) else value
+
+
+# A Chinese licence plate: its province's character, the city's letter, five or six more
+# ("粤B12345", "京N5B821", "沪A·7K392").
+_PROVINCE_PLATE = (
+    r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]\s?[A-Z][·\s]?[A-Z0-9]{5,6}"
+)
+# A plate listed after another: ", KX21ABD", "and ab13 cde", "、粤B12345".
+_PLATE_LISTED = re.compile(
+    r"\s*(?:,|&|、|和|及|\band\b)\s*((?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{2,8}"
+    rf"(?:[ -](?-i:[A-Z0-9]{{2,4}}))?|{_PROVINCE_PLATE})(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+
+
+# A plate as written, to where it ends: "KX21ABC", "YT70 KLM", "粤B·D12345".
+_PLATE_WRITTEN = re.compile(r"[^\s,，、]+(?:[ -][A-Z0-9]{2,4}(?![A-Za-z0-9]))?")
+
+
+def _plate_end(query: str, start: int) -> int:
+    """Where the plate written at ``start`` ends."""
+    match = _PLATE_WRITTEN.match(query, start)
+    return match.end() if match else start
 
 
 # A list of free words a request names things by: skills, tags, keywords, a tech stack.
@@ -3412,7 +3531,25 @@ def _grouped_digits(query: str, pattern: str, taken: Collection[object] = ()) ->
         found = search(program, value)
         if found is not None and found.group(0) == value:
             return value
+    if not _LEADING_DIGIT.match(pattern):
+        return None
+    # a number the pattern begins with fixed digits of, in groups of any length: a library
+    # card "2100 3344 55" (^21[0-9]{8}$), an ISBN "978-7-108-06148-5"
+    for match in _LOOSE_GROUPS.finditer(query):
+        value = re.sub(r"[ -]", "", match.group(0)).upper()
+        if len(value) < _FEWEST_GROUPED or value in taken:
+            continue
+        found = search(program, value)
+        if found is not None and found.group(0) == value:
+            return value
     return None
+
+
+# A pattern that begins with a fixed digit (^21[0-9]{8}$, ^(97[89])?…), and a number
+# written in groups of any length, an ISBN's check letter X last.
+_LEADING_DIGIT = re.compile(r"\^\(?\d")
+_LOOSE_GROUPS = re.compile(r"(?<![\d+-])\d{1,6}(?:[ -]\d{1,6}){1,7}(?:[ -][Xx])?(?![\d-])")
+_FEWEST_GROUPED = 8
 
 
 def _digits_of(query: str, value: object) -> Iterator[int]:
@@ -3460,7 +3597,9 @@ _A_DAY_WRITTEN = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[0
 _WORD_BEFORE = re.compile(
     r"([A-Za-z]{2,}|[\u4e00-\u9fff]{2,})\s*(?:(?:no\.?|number|id|#)\s*)?[:：#]?\s*$", re.IGNORECASE
 )
-_CJK_AFTER = re.compile(r"\s*(?:这个|那个|这|那|的|号)?\s*([\u4e00-\u9fff]{2,})")
+_CJK_AFTER = re.compile(
+    r"\s*(?:这个|那个|这|那|的|号)?\s*([\u4e00-\u9fff]{2,}|[\u4e00-\u9fff](?![\u4e00-\u9fff]))"
+)
 
 
 def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
@@ -3474,12 +3613,8 @@ def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[obj
     if shape is None:
         return None
     prefix, separator, count = shape[1], shape[2], int(shape[3])
-    glued = _cached(
-        rf"(?<![A-Za-z0-9]){re.escape(prefix)}[-_ ]?(\d{{{count}}})(?![A-Za-z0-9])", re.IGNORECASE
-    )
-    joined = {f"{prefix}{separator}{m[1]}" for m in glued.finditer(query)}
-    one_case = prefix.isupper() or prefix.islower()  # only a case that is all one is typed so
-    if one_case and len(joined) == 1 and not joined & {str(t) for t in taken}:
+    joined = set(_prefix_typed(query, shape))
+    if len(joined) == 1 and not joined & {str(t) for t in taken}:
         return joined.pop()  # "anm005412", "ANM 005412" for ``^ANM-[0-9]{6}$``
     named = {w for w in _mentions(name, spec) if w not in _ID_NAMES} | {prefix.lower()}
     description = str(spec.get("description") or "")
@@ -3501,6 +3636,20 @@ def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[obj
         return None
     value = f"{prefix}{separator}{found.pop()}"
     return value if value not in taken else None
+
+
+def _prefix_typed(query: str, shape: re.Match[str]) -> list[str]:
+    """The values of a prefix-and-digits pattern (``_PREFIX_DIGITS``) typed with the
+    prefix in any case and any separator ("rx 4471023", "anm005412"), put in the
+    pattern's form, in the order written. None for a prefix in mixed case: only a case
+    that is all one is typed so."""
+    prefix, separator, count = shape[1], shape[2], int(shape[3])
+    if not (prefix.isupper() or prefix.islower()):
+        return []
+    glued = _cached(
+        rf"(?<![A-Za-z0-9]){re.escape(prefix)}[-_ ]?(\d{{{count}}})(?![A-Za-z0-9])", re.IGNORECASE
+    )
+    return list(dict.fromkeys(f"{prefix}{separator}{m[1]}" for m in glued.finditer(query)))
 
 
 def _named_before(query: str, number: re.Match[str], named: Collection[str]) -> bool:
@@ -3604,8 +3753,23 @@ def _discount_off(query: str, name: str, spec: dict[str, Any], used: set[int]) -
 # A unit of measure written after a number, and the words of a parameter that may take
 # such a number: "10mg" is a dose, never a count of days.
 _UNIT_AFTER = re.compile(
-    r"\s?(mg|mcg|µg|ug|ml|kg|g|lbs?|oz|km|cm|mm|m|mi|%|％|degrees?|°|℃|公斤|千克|克|毫升|毫克"
-    r"|公里|米|摄氏度|度)(?![A-Za-z])",
+    r"\s?(mg|mcg|µg|ug|ml|kg|g|lbs?|oz|km|cm|mm|m3|m³|m|mi|%|％|degrees?|°|℃|公斤|千克|克|毫升"
+    r"|毫克|公里|米|摄氏度|度|kwh|kw|yo|y/o|years?[- ]old|岁)(?![A-Za-z0-9²³])",
+    re.IGNORECASE,
+)
+# One name for each unit however written, to tell a parameter's unit from another's.
+_SAME_UNIT = {
+    "mcg": "µg", "ug": "µg", "lb": "lbs", "公斤": "kg", "千克": "kg", "克": "g",
+    "毫升": "ml", "毫克": "mg", "公里": "km", "米": "m", "％": "%", "℃": "°", "度": "°",
+    "摄氏度": "°", "degree": "°", "degrees": "°", "m³": "m3", "y/o": "yo", "year old": "yo",
+    "years old": "yo", "year-old": "yo", "years-old": "yo", "岁": "yo",
+}  # fmt: skip
+# A parameter's own unit, as its name or description writes it ("radius_km", "(公里)").
+_UNIT_WORD = re.compile(
+    r"(?<![A-Za-z])(mg|mcg|µg|ml|kg|lbs?|oz|km|cm|mm|mi|kwh|kw|m3|m³)(?![A-Za-z0-9])"
+    r"|(公斤|千克|毫升|毫克|公里)"
+    r"|(?<![A-Za-z])(percent(?:age)?)(?![A-Za-z])|([%％]|百分比)"
+    r"|(?<![A-Za-z])(age)(?![A-Za-z])|(年龄|岁)",
     re.IGNORECASE,
 )
 _MEASURE_WORDS = re.compile(
@@ -3622,8 +3786,31 @@ def _measures_another(query: str, end: int, name: str, spec: dict[str, Any]) -> 
     unit = _UNIT_AFTER.match(query, end)
     if unit is None:
         return False
-    about = f"{name} {spec.get('description') or ''}"
+    about = f"{' '.join(_name_parts(name))} {spec.get('description') or ''}"
+    written = unit.group(1).lower()
+    written = _SAME_UNIT.get(written, written)
+    own = {_SAME_UNIT.get(w.lower(), w.lower()) for w in _unit_words(about)}
+    if own:  # "4mg" is no ``radius_km``; "84 yo" no store's number
+        electricity = unit.group(1) == "度" and "kwh" in own  # 5620.7 度 of a meter in kWh
+        return written not in own and not electricity
+    if written == "yo":
+        return True
     return not (_MEASURE_WORDS.search(about) or unit.group(1).lower() in about.lower())
+
+
+def _unit_words(text: str) -> list[str]:
+    """The units ``text`` names (``_UNIT_WORD``): an age's as "yo"."""
+    found = []
+    for match in _UNIT_WORD.finditer(text):
+        word = next(g for g in match.groups() if g)
+        lowered = word.lower()
+        if lowered in ("age", "年龄"):
+            found.append("yo")
+        elif lowered.startswith("percent") or lowered == "百分比":
+            found.append("%")
+        else:
+            found.append(word)
+    return found
 
 
 _FACTOR_NAME = re.compile(r"multiplier|factor(?!y)|倍数|倍率", re.IGNORECASE)
@@ -3687,7 +3874,7 @@ def _number(
             for n in _numbers(query)
             if query[n.end() : n.end() + 2].lstrip()[:1] in _CJK_DATE  # "7 月" too
         }
-    number = _number_near(query, _mentions(name, spec), skip)
+    number = _numbered_thing(query, spec, used) or _number_near(query, _mentions(name, spec), skip)
     words = set(_name_parts(name))  # ``newAmount`` too: new, amount
     money = _MONEY_NAMES.intersection(words)
     # A price's bound ("max_price") takes a sum the request writes as one ("under 30
@@ -3725,6 +3912,22 @@ def _number(
     if value is not None:
         used.add(number.start())
     return value
+
+
+# A thing numbered in Chinese: 2号枪, 3号桌, 5号窗口.
+_NUMBERED_THING = re.compile(r"(?<![\d.])(\d{1,3})\s?号\s?([\u4e00-\u9fff])")
+
+
+def _numbered_thing(query: str, spec: dict[str, Any], used: set[int]) -> re.Match[str] | None:
+    """The number of "N号X" when the parameter's description calls it X's number
+    (2号枪 for "枪号（1-4）", 3号桌 for "桌号"); None otherwise."""
+    description = str(spec.get("description") or "")
+    if "号" not in description:
+        return None
+    for match in _NUMBERED_THING.finditer(query):
+        if match.start(1) not in used and f"{match[2]}号" in description:
+            return _NUMBER.match(query, match.start(1))
+    return None
 
 
 # Names of a sum of money, which no count of things is ("last 20 transactions", 20笔).
@@ -4062,6 +4265,55 @@ _BEFORE_HAN_DRUG = frozenset(
 _HAN_DRUG_HEAD = 4  # characters of a name before its stem, at most (对乙酰 of 对乙酰氨基酚)
 
 
+# A parameter that holds what a shop sells, by its name: ``product``, ``item_name``.
+_GOODS_NAME = re.compile(
+    r"^(?:product|item|goods|merchandise|article)(?:_?name)?$|^(?:product|item)Name$", re.I
+)
+# What a request asks a shop to have: "do you have Claritin in stock", "any Flonase left",
+# "got melatonin at 1188?", "is there any aspirin"; 有没有儿童退烧药, 想买个电子体温计,
+# 还有布洛芬吗, 查一下泰诺.
+_GOODS_WORD = r"[A-Za-z][A-Za-z'-]{1,30}"
+_GOODS_ASKED = re.compile(
+    r"\b(?:do\s+(?:you|u|they|we)\s+(?:have|carry|stock|sell)|have\s+you\s+got|got|any"
+    r"|is\s+there(?:\s+any)?|are\s+there(?:\s+any)?|looking\s+for|want\s+to\s+buy)"
+    rf"\s+(?:some\s+|any\s+)?({_GOODS_WORD}(?:\s+{_GOODS_WORD}){{0,2}}?)"
+    r"(?=\s+(?:in\s+stock|left|available|on\s+hand|at|in)\b|\s*[?？,，]|$)",
+    re.IGNORECASE,
+)
+_GOODS_IN_STOCK = re.compile(
+    rf"\b({_GOODS_WORD}(?:\s+{_GOODS_WORD}){{0,3}}?)\s+(?:in\s+stock|on\s+hand|left\s+at)\b",
+    re.IGNORECASE,
+)
+_CJK_GOODS = r"([\u4e00-\u9fffA-Za-z][\u4e00-\u9fffA-Za-z0-9]{1,11}?)"
+_CJK_GOODS_ASKED = re.compile(
+    rf"(?:有没有|还有没有|有无|想买个?|要买个?|买个|查一下|查下|还有){_CJK_GOODS}"
+    r"(?=吗|么|没|不|的话|[，,。？?！!\s]|$|有货|在|还有|库存)"
+    rf"|{_CJK_GOODS}(?:还有货|有货|有没有货|还有多少|的库存|库存)"
+)
+# Words that are no goods: what is asked around them ("any left", "got it").
+_NOT_GOODS = frozenset((
+    "it", "them", "one", "ones", "stock", "left", "more", "some", "idea", "news", "way",
+    "chance", "update", "problem", "issue", "questions", "time", "store", "shop", "店",
+    "货", "库存", "多少", "一下", "the", "a", "an", "me", "my",
+))  # fmt: skip
+
+
+def _goods(query: str, taken: Collection[object]) -> str | None:
+    """What a request asks a shop for (``_GOODS_ASKED``), a quantity's words left out;
+    None when it names nothing or only what another parameter holds."""
+    held = {str(t) for t in taken}
+    pattern = _CJK_GOODS_ASKED if has_han(query) else None
+    for finder in (pattern, _GOODS_ASKED, _GOODS_IN_STOCK):
+        if finder is None:
+            continue
+        for match in finder.finditer(query):
+            word = next((g for g in match.groups() if g), "")
+            word = re.sub(r"^(?:些|点|个|盒|瓶|支|包)", "", word).strip()
+            if len(word) >= 2 and word.lower() not in _NOT_GOODS and word not in held:
+                return word
+    return None
+
+
 def _medicine(query: str, taken: Collection[object]) -> str | None:
     """The medicine a request names, for a parameter named for one: the word beside its
     dose ("sertraline 50mg"), else the one word in the form of a generic drug's name
@@ -4153,6 +4405,10 @@ def _string(
     mentioned = _mentioned_example(query, spec, taken)
     if mentioned is not None:
         return mentioned
+    if _GOODS_NAME.search(name) and not _constrains(spec):
+        goods = _goods(query, taken)
+        if goods is not None:  # "do you have Claritin in stock", 有没有儿童退烧药
+            return goods
     if _is_file_parameter(name, spec):
         file_name = _file_name(query, used_ids)
         if file_name is not None:
@@ -4291,31 +4547,39 @@ _PHONE = re.compile(
 _PLATE_WORDS = re.compile(r"plate|车牌|号牌", re.IGNORECASE)
 # A Chinese licence plate: its province's character, the city's letter, five or six more
 # ("粤B12345", "京N5B821", "沪A·7K392"); read as an id, the province was lost ("B12345").
-_CHINESE_PLATE = re.compile(
-    r"[京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼]\s?[A-Z][·\s]?[A-Z0-9]{5,6}"
-    r"(?![A-Za-z0-9])"
-)
+_CHINESE_PLATE = re.compile(rf"{_PROVINCE_PLATE}(?![A-Za-z0-9])")
 
 
 # A plate the request labels as one: "plate 7GHT512", "reg KX19 TRW", "车牌号 4AB77" (its
 # letters and digits, a second group after a space as UK plates write it; not a driver's
 # "license C5521-…").
 _LABELLED_PLATE = re.compile(
-    r"(?:\bplate|\bregistration|\breg|\brego|车牌|号牌)(?:\s*(?:number|no\.?|#|is|号|:|：))*\s*"
+    r"(?:\bplates?|\bregistration|\breg|\brego|车牌|号牌)(?:\s*(?:number|no\.?|#|is|号|:|：))*\s*"
     r"((?=[A-Z]*\d)[A-Z0-9]{2,8}(?:[ -](?-i:[A-Z0-9]{2,4}))?)(?![A-Za-z0-9])",
+    re.IGNORECASE,
+)
+
+
+# A plate after the vehicle it is on: "cap vehicle KX21ABC", "van YT70 KLM" (letters and
+# digits both: "vehicle 12" is no plate).
+_VEHICLE_PLATE = re.compile(
+    r"\b(?:vehicles?|vans?|trucks?|lorry|lorries|cars?|motorbike|bus)\s+(?:plates?\s+)?"
+    r"((?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{2,8}(?:[ -](?-i:[A-Z0-9]{2,4}))?)"
+    r"(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
 
 
 def _licence_plate(query: str, used: set[int], taken: Collection[object]) -> str | None:
     """The request's first Chinese licence plate no other parameter took, as written
-    without spaces; else the first plate labelled as one, as written."""
+    without spaces; else the first plate labelled as one, or written after the vehicle
+    it is on, as written."""
     for match in _CHINESE_PLATE.finditer(query):
         plate = re.sub(r"\s", "", match.group(0))
         if match.start() not in used and plate not in taken:
             used.add(match.start())
             return plate
-    for match in _LABELLED_PLATE.finditer(query):
+    for match in itertools.chain(_LABELLED_PLATE.finditer(query), _VEHICLE_PLATE.finditer(query)):
         plate = match.group(1)
         if match.start(1) not in used and plate not in taken:
             used.add(match.start(1))

@@ -267,16 +267,34 @@ _POLITE = re.compile(
     r"^(?:can|could|would|will|may)\s+(?:i|we|you|u|someone|somebody|anyone)\b", re.IGNORECASE
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# Where a question's last clause begins, and a polite order's verb: "…, can you start it".
+_LAST_CLAUSE = re.compile(r"(?<=[.!?])\s+|[,;]\s*|\s(?:but|so)\s", re.IGNORECASE)
+_POLITE_VERB = re.compile(
+    r"^(?:can|could|would|will|may)\s+(?:i|we|you|u|someone|somebody|anyone)\s+"
+    r"(?:please\s+|pls\s+)?"
+    r"([a-z]+)\b"
+)
 
 
 def _bare_question(text: str, head: str, first: re.Match[str] | None) -> bool:
     """An English question that asks for nothing to be done: "bal for 48820175?", "eta on
-    my courier?"; not one whose own sentence asks politely for something, and not an
-    order with a question mark ("cancel it?")."""
+    my courier?"; not one whose own sentence asks politely for something, nor one whose
+    last clause asks politely for something done, and not an order with a question mark
+    ("cancel it?")."""
     if not text.endswith("?") or cjk_share(text) >= 0.5:
         return False
     asked = _SENTENCE_END.split(text.rstrip("? "))[-1]
-    return not _POLITE.match(_LEAD.sub("", asked.lower())) and not _orders(head, first)
+    polite = _POLITE.match(_LEAD.sub("", asked.lower())) or _done_at_the_end(text)
+    return not polite and not _orders(head, first)
+
+
+def _done_at_the_end(text: str) -> bool:
+    """Whether the question's last clause asks politely for something done, not read:
+    "i'm plugged in at CP-10293 but nothing happens, can you start it remotely?", "I paid
+    for the team lunch, £120, can I get that back?" (not "…, can someone check?")."""
+    clause = _LEAD.sub("", _LAST_CLAUSE.split(text.rstrip("? "))[-1].lower())
+    asked = _POLITE_VERB.match(clause)
+    return asked is not None and asked.group(1) not in _READ_VERBS
 
 
 def _orders(head: str, first: re.Match[str] | None) -> bool:

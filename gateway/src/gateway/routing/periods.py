@@ -24,9 +24,12 @@ _EN_CUT = re.compile(
     r"(?<![a-z])(?:(?:per|by|each|every|by\s+the|broken\s+down\s+by|grouped\s+by|split\s+by)"
     r"\s+(minute|hour|day|week|month|quarter|year)s?"
     r"|(minute|hour|day|week|month|quarter|year)\s+by\s+\2"
-    r"|(hourly|daily|weekly|monthly|quarterly|yearly|annually))(?![a-z])",
+    r"|(hourly|daily|weekly|monthly|quarterly|yearly|annually))(?![a-z])"
+    # a sum's period: "8.5k a month", "$12.75 an hour", "300/mo"
+    r"|(?:(?<=[\dkKmM])|(?<=illion))\s?(?:a|an|/)\s?(minute|hour|day|week|month|quarter|year|mo|yr)(?![a-z])",
     re.IGNORECASE,
 )
+_SHORT = {"mo": "month", "yr": "year"}
 _ZH_CUT = re.compile(r"(?:按|每|逐|分)个?(分钟|小时|季度|星期|天|日|周|月|季|年)")
 
 
@@ -55,8 +58,8 @@ def option_cut(query: str, options: Sequence[Any]) -> Any:
     if units is None:
         return None
     for match in _EN_CUT.finditer(query):
-        word = (match[1] or match[2] or match[3]).lower()
-        unit = _ADVERBS.get(word, word)
+        word = (match[1] or match[2] or match[3] or match[4]).lower()
+        unit = _ADVERBS.get(word) or _SHORT.get(word, word)
         if unit in units:
             return units[unit]
     for match in _ZH_CUT.finditer(query):

@@ -62,8 +62,20 @@ _NUMBERED = re.compile(
 # A named street is capitalised ("Bridge Street", "Station Rd"): "the main road" names none.
 _NAMED = re.compile(rf"\b((?:[A-Z][a-z'-]{{1,30}}\s+){{1,3}})(?i:{_SUFFIXES})\b\.?")
 _AREA_AFTER = re.compile(
-    r"\b(?:in|around|near|across|for|at)\s+([A-Z][a-z'-]{1,30}(?:\s+[A-Z][a-z'-]{1,30}){0,2})"
+    r"\b(?:in|around|near|across|for|at)\s+([A-Z][a-z'-]{1,30}(?:\s+[A-Z][a-z'-]{1,30}){0,2}"
+    # and the kind of place after the name: "Leeds station", "Heathrow T5"
+    r"(?:\s+(?:station|airport|services|terminal|T\d|mall|centre|center|hospital|campus"
+    r"|car\s+park|retail\s+park|stadium|harbour|port|pier|square)(?![A-Za-z0-9]))?)"
 )
+# A place near which to look, in Chinese: 虹桥火车站附近, 南山科技园那边, 我在国贸.
+_CJK_NEAR = re.compile(
+    r"([\u4e00-\u9fff]{2,12}?)(?:附近|周边|周围|那边|一带|旁边)"
+    r"|我(?:现在|人)?在([\u4e00-\u9fff]{2,8}?)(?=[，,。！!？?\s]|$|附近|这边|呢|啊)"
+)
+# What a request says before the place: 帮我找下…, 查一下…, 在….
+_BEFORE_PLACE = re.compile(r"^.*?(?:找一?下|查一?下|搜一?下|看一?下|看看|帮我|给我|我在|在)")
+# A place given as its coordinates: "51.5072,-0.1276".
+_LAT_LON = re.compile(r"(?<![\d.])-?\d{1,2}\.\d{2,8}\s?,\s?-?\d{1,3}\.\d{2,8}(?![\d.])")
 _POSTCODE = re.compile(
     r"(?:\b(?:post\s?code|zip(?:\s?code)?)|邮编)\s*[:：#]?\s*([A-Za-z0-9][A-Za-z0-9-]{1,8}\d)\b"
     r"|\bin\s+(\d{4,5})\b"
@@ -94,9 +106,11 @@ _CJK_ADDRESS = re.compile(
     r"(?:[A-Za-z\d]{1,3}(?:号楼|栋|幢|座))?(?:\d{1,2}单元)?(?:\d{1,3}(?:楼|层))?"
     r"(?:\d{2,5}(?:室|房|号)?)?"
 )
-# What a run of characters may start with and a place does not: a day, "the address is".
+# What a run of characters may start with and a place does not: a day, "the address is",
+# "find".
 _LEADING = re.compile(
-    r"^(?:(?:今天|明天|昨天|后天|今晚|明早|现在|下周.|这周.|本周.|上周.|周.|地址|住址|位于|住)+)"
+    r"^(?:(?:今天|明天|昨天|后天|今晚|明早|现在|下周.|这周.|本周.|上周.|周.|地址|住址|位于|住"
+    r"|找一?下|搜一?下|看一?下|找找|找)+)"
 )
 # Capitalised words after a comma that begin a sentence, not a town.
 _NOT_TOWNS = frozenset(
@@ -133,6 +147,16 @@ def place(query: str, name: str, spec: dict[str, Any]) -> str | None:
     return _area(query)
 
 
+def _chinese_area(query: str) -> str | None:
+    """The place a Chinese request looks near (``_CJK_NEAR``), what it says before the
+    place left out."""
+    for match in _CJK_NEAR.finditer(query):
+        text = _BEFORE_PLACE.sub("", match.group(1) or match.group(2))
+        if len(text) >= 2:
+            return text
+    return None
+
+
 def _street_address(query: str) -> str | None:
     """A numbered street, with the town and postcode written after it."""
     match = _first_street(_NUMBERED, query)
@@ -154,7 +178,15 @@ def _street_address(query: str) -> str | None:
 _STREET_PART = re.compile(r"street|address_?line|line_?1|addr_?1", re.IGNORECASE)
 _TOWN_PART = re.compile(r"city|town|locality", re.IGNORECASE)
 _CODE_PART = re.compile(r"post_?code|postal|zip", re.IGNORECASE)
+_UNIT_PART = re.compile(r"line_?2|addr(?:ess)?_?2|\bunit\b|apartment|\bapt\b|suite", re.I)
+_STATE_PART = re.compile(r"state|province|region", re.IGNORECASE)
 _CODE_ALONE = re.compile(_POSTCODE_SHAPE)
+# A flat or a suite written after the street ("88 Pine St Apt 4B", "12 High St, Unit 3").
+_UNIT_AFTER = re.compile(
+    r",?\s{1,3}((?i:apt\.?|apartment|unit|suite|ste\.?|flat|#)\s?[A-Za-z0-9][\w-]{0,5})\b"
+)
+# A state or province written in capitals before the postcode: "Round Rock TX 78664".
+_STATE_BEFORE_CODE = re.compile(r"(?:^|[\s,])([A-Z]{2})\s{1,3}(?=[\dA-Z]\d?\S*$)")
 
 
 def address_parts(query: str, names: Iterable[str]) -> dict[str, str]:
@@ -175,15 +207,33 @@ def address_parts(query: str, names: Iterable[str]) -> dict[str, str]:
     longer = _MORE_SUFFIX.match(query, end)
     if longer is not None:
         found, end = found + longer.group(0).rstrip("."), longer.end()
-    parts = {street: found}
+    unit = next((n for n in names if _UNIT_PART.search(n) and n != street), None)
+    flat = _UNIT_AFTER.match(query, end)
+    if flat is not None and unit is not None:
+        parts = {street: found, unit: flat.group(1)}
+        end = flat.end()
+    else:
+        parts = {street: found}
     after = _TOWNS_AND_CODE.match(query, end)
     if after is None:
         return parts
     pieces = [p.strip() for p in after.group(0).split(",") if p.strip()]
+    state = next((n for n in names if _STATE_PART.search(n)), None)
     if pieces and (tail := _CODE_ALONE.search(pieces[-1])) is not None:
+        written = tail.group(0)
+        held = _STATE_BEFORE_CODE.search(written)
+        if held is not None:  # "TX 78664": the state, then the code
+            written = written[held.end() :]
+            if state is not None:
+                parts[state] = held.group(1)
         if code is not None:
-            parts[code] = tail.group(0)
+            parts[code] = written
         pieces[-1] = pieces[-1][: tail.start()].strip()
+    if state is not None and state not in parts and pieces:  # "Austin, TX"
+        last = pieces[-1].rsplit(maxsplit=1)
+        if re.fullmatch(r"[A-Z]{2}", last[-1]) and last[-1] not in _NOT_TOWNS:
+            parts[state] = last[-1]
+            pieces[-1] = last[0] if len(last) > 1 else ""
     towns = [p for p in pieces if p and not set(p.split()) & (_NOT_TOWNS | _NOT_AREAS)]
     if town is not None and towns:
         parts[town] = towns[-1]  # "Leith, Edinburgh": the town is the last
@@ -212,13 +262,19 @@ def _chinese_address(query: str) -> str | None:
 
 
 def _area(query: str) -> str | None:
+    coordinates = _LAT_LON.search(query)
+    if coordinates is not None:
+        return coordinates.group(0)
     code = _POSTCODE.search(query)
     if code is not None:
         return code.group(1) or code.group(2) or code.group(3)
     for match in _AREA_AFTER.finditer(query):
         if match.group(1).split()[0] not in _NOT_AREAS:
             return match.group(1)
-    if re.search(r"[\u4e00-\u9fff]", query):  # a Latin name in a Chinese request
+    if re.search(r"[\u4e00-\u9fff]", query):  # 人民广场附近, or a Latin name in Chinese
+        near = _chinese_area(query)
+        if near is not None:
+            return near
         for match in _LATIN_NAME.finditer(query):
             if match.group(1).split()[0] not in _NOT_AREAS:
                 return match.group(1)

@@ -424,6 +424,8 @@ _RELATIVE_DAYS = {
     "the day after tomorrow": 2, "the day before yesterday": -2, "today": 0, "tonight": 0,
     "tomorrow": 1, "yesterday": -1, "后天": 2, "前天": -2, "今天": 0, "今日": 0, "明天": 1,
     "明日": 1, "昨天": -1, "昨日": -1, "last night": -1,
+    # as people type them in a hurry
+    "tommorow": 1, "tomorow": 1, "tommorrow": 1, "tmrw": 1, "tmr": 1, "2moro": 1, "yday": -1,
 }  # fmt: skip
 # 今晚, 明早: a day and a part of it, read as the day and 晚上 / 早上 ("明晚8点" is 20:00).
 _ZH_DAY_PART = re.compile(r"([今明昨])([早晚晨])上?")
@@ -465,7 +467,10 @@ _REWRITES: list[Rewrite] = [
         lambda m, t: _day(None, _num(m[1]) or 0, _num(m[2]) or 0, t, _after(m)),
     ),
     (  # 3月, 十二月份 (not 3个月: a length)
-        re.compile(r"(?<![\d年个])" + _ZH_N + r"\s*月(?:份)?"),
+        # (a month in Chinese numerals may follow an id's digits: "读者2100665544十月份")
+        re.compile(
+            r"((?<![\d年个])\d{1,2}|(?<![年个一二三四五六七八九十])[一二三四五六七八九十]{1,3})\s*月(?:份)?"
+        ),
         lambda m, t: _month(None, _num(m[1]) or 0, t),
     ),
     (  # 2025/03/15, 2025.3.5
@@ -649,8 +654,12 @@ _REWRITES += [
             m[3].lower() == "p",
         ),
     ),
-    (  # at noon, at midnight
-        re.compile(r"\b(?:at|by|from|until|till)\s+(noon|midday|midnight)\b", re.IGNORECASE),
+    (  # at noon, at midnight, Saturday noon
+        re.compile(
+            r"(?:\b(?:at|by|from|until|till)|(?<=day)|(?<=tomorrow)|(?<=\d))\s+"
+            r"(noon|midday|midnight)\b",
+            re.IGNORECASE,
+        ),
         lambda m, t: m[0][: -len(m[1])] + ("00:00" if m[1].lower() == "midnight" else "12:00"),
     ),
     (  # 9:30 (a 24-hour clock written without its leading zero; not "1:24-cv-01234")

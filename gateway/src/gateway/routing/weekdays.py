@@ -152,11 +152,20 @@ def named(query: str) -> list[int]:
     return sorted(days)
 
 
+# A weekday that names a date, not a day of every week: "starting next Monday", 下周三.
+_DATED_DAY = re.compile(
+    rf"(?<![A-Za-z])(?:next|this|last|coming|starting)\s+(?:the\s+)?(?:{_EN_DAY})(?![A-Za-z])"
+    r"|(?:下|这|本|上)(?:个)?(?:周|星期|礼拜)[一二三四五六日天](?![一二三四五六日天]|到|至|-|~)",
+    re.IGNORECASE,
+)
+
+
 def options_named(query: str, options: Sequence[Any]) -> list[Any]:
     """The options of a list of days that ``query`` names, in the options' order; []
-    when the options are not days or the query names none."""
+    when the options are not days or the query names none. A day that dates something
+    ("from next Monday") is no option."""
     days = option_days(options)
     if days is None:
         return []
-    wanted = set(named(query))
+    wanted = set(named(_DATED_DAY.sub(" ", query)))
     return [option for option in options if _day_of_option(option) in wanted]
