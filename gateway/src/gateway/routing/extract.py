@@ -398,11 +398,13 @@ def _number_near(query: str, words: Sequence[str], used: set[int]) -> re.Match[s
 
 def _amount(query: str, number: re.Match[str]) -> float:
     """What ``number`` (a ``_NUMBER`` match in ``query``) stands for: its digits without
-    their thousands commas, times the magnitude written right after it ("10万", "5k")."""
+    their thousands commas, times the magnitude written right after it ("10万", "5k"), or
+    with the tenths of a yuan written after it (12块5)."""
     value = float(number.group(0).replace(",", ""))
     cents = _YUAN_AND_JIAO.match(query, number.end())
     if cents is not None and "." not in number.group(0):  # 12块5 is 12.5, 3元50 3.50
-        return value + int(cents[1]) / 10 ** len(cents[1])
+        digits: str = cents[1]
+        return value + int(digits) / 10.0 ** len(digits)
     magnitude = _MAGNITUDE.match(query, number.end())
     if magnitude is None:
         return value
