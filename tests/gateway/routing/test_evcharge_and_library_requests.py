@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from gateway.routing import intent, temporal, weekdays
+from gateway.routing import intent, temporal, text, weekdays
 from tests.gateway.routing.conftest import extracted, object_schema
 
 MONDAY = date(2026, 12, 7)  # the "today" the two sets were written for
@@ -347,3 +347,56 @@ def test_a_polite_request_for_oneself_in_the_last_clause() -> None:
         "I paid for the team lunch yesterday, £120, can I get that back?"
     )
     assert intent.asks_to_read("my bill went up, can I see last month's?")
+
+
+@pytest.mark.parametrize(
+    ("british", "american"),
+    [
+        ("harbour", "harbor"),
+        ("neighbourhood", "neighborhood"),
+        ("centred", "centered"),
+        ("catalogue", "catalog"),
+        ("licence", "license"),
+        ("organisation", "organization"),
+        ("tyres", "tires"),
+        ("instalments", "installments"),
+    ],
+)
+def test_a_british_spelling_meets_the_american_one(british: str, american: str) -> None:
+    assert text.american(british) == american
+    assert text.stem(british) == text.stem(american)
+
+
+@pytest.mark.parametrize("word", ["four", "your", "hours", "flour", "detour", "genre", "advise"])
+def test_words_that_only_look_british_are_left_alone(word: str) -> None:
+    assert text.american(word) == word
+
+
+def test_a_chinese_option_glossed_in_american_for_a_british_request() -> None:
+    rooms = object_schema(
+        {
+            "branch": {
+                "type": "string",
+                "enum": ["总馆", "河畔分馆", "港湾分馆"],
+                "description": "分馆",
+            }
+        },
+        ["branch"],
+    )
+    assert extracted("book a study room at harbour branch tomorrow", rooms) == {
+        "branch": "港湾分馆"
+    }
+
+
+def test_not_yet_in_either_word() -> None:
+    refund = object_schema(
+        {"reason": {"type": "string", "enum": ["未充上电", "中途断电", "重复扣费", "其他"]}},
+        ["reason"],
+    )
+    assert extracted("CS-7781234 没充上电但扣了38.5元，申请退款", refund) == {"reason": "未充上电"}
+    assert extracted("充电中途断电了", refund) == {"reason": "中途断电"}
+
+
+def test_a_plate_the_items_pattern_refuses_is_not_listed() -> None:
+    found = extracted("fleet FL-0874: plates ab12 cde and ab13 cde, mon-fri only", FLEET)
+    assert "vehiclePlates" not in found

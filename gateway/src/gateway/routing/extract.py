@@ -1627,8 +1627,9 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         found = _medicine_list(query, taken)[:limit]  # "interactions: a, b, c", 华法林和阿司匹林
     elif items.get("type", "string") == "string" and _PLATE_WORDS.search(name):
         # "车牌粤B6T2Q8", "plates 7KJM221 and 8ABC123"; "YT70 KLM" as YT70KLM where the
-        # items' pattern allows no space
-        found = [_as_items_want(p, items) for p in _plates(query, taken)][:limit]
+        # items' pattern allows no space (and none it refuses: "ab12" of "ab12 cde")
+        plates = [_as_items_want(p, items) for p in _plates(query, taken)]
+        found = [p for p in plates if _fits_pattern(p, items)][:limit]
     elif _constrains(items) and items.get("type", "string") == "string":
         while len(found) < limit:
             value = _constrained(query, items, [*map(str, taken), *found])
@@ -2790,6 +2791,16 @@ def _written_option(query: str, lowered: str, options: list[Any], by_length: lis
         for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
             text = spelled(option).lower()
             if _written(lowered, text) or (text != str(option) and _names(spaced, text)):
+                return option
+    for option in by_length:  # 没充上电 for 未充上电: the two words of "not yet" swap
+        text = str(option)
+        if has_han(text) and ("未" in text or "没" in text):
+            swapped = {
+                text.replace("未", "没"),
+                text.replace("未", "没有"),
+                text.replace("没", "未"),
+            }
+            if any(alt != text and alt in query for alt in swapped):
                 return option
     return None
 

@@ -34,7 +34,65 @@ _STEMMER = snowballstemmer.stemmer("english")
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    return str(_STEMMER.stemWord(word))
+    """The word's Snowball stem, spelled as American English spells it: "harbour" and
+    "harbor", "catalogue" and "catalog", "centre" and "center" meet (a tool's words and
+    the dictionary's English glosses are often the one, a request the other)."""
+    return str(_STEMMER.stemWord(american(word)))
+
+
+# British spellings that differ in their ending: -our (not "four", "flour", "detour"),
+# -re of a measure or a place, -ogue, -ence of a noun whose verb ends in -ense, -ise of a
+# verb whose American form ends in -ize.
+_BRITISH = re.compile(
+    r"^(?:(?P<our>[a-z]{2,}?o)u(?P<our_end>r(?:s|ed|ing|ite|ites|hood|hoods|able|er|ers)?)"
+    r"|(?P<re>cent|theat|met|kilomet|centimet|millimet|lit|millilit|fib|calib|spect|somb"
+    r"|lust|meag|sab)re(?P<re_end>s|d)?"
+    r"|(?P<ogue>catal|dial|anal|monol|epil|prol)ogue(?P<ogue_end>s|d)?"
+    r"|(?P<ence>lic|def|off|pret)ence(?P<ence_end>s|d)?"
+    r"|(?P<ise>organ|author|recogn|real|priorit|custom|personal|final|minim|maxim|optim"
+    r"|categor|summar|apolog|standard|normal|util|initial|visual|memor|synchron|serial"
+    r"|stabil|sanit|steril|special|local|emphas|digit|familiar|harmon|modern|central"
+    r"|decentral|capital)is(?P<ise_end>e|es|ed|ing|ation|ations|er|ers)"
+    r")$"
+)
+_NOT_BRITISH = frozenset(
+    (
+        *("flour", "flours", "detour", "detours", "devour", "devours", "devoured"),
+        *("contour", "contours", "amour", "scour", "scoured", "velour", "paramour"),
+        "troubadour",
+    )
+)
+_BRITISH_WORDS = {
+    "tyre": "tire", "tyres": "tires", "grey": "gray", "jewellery": "jewelry",
+    "programme": "program", "programmes": "programs", "cheque": "check",
+    "cheques": "checks", "aluminium": "aluminum", "mould": "mold", "plough": "plow",
+    "pyjamas": "pajamas", "kerb": "curb", "storey": "story", "draught": "draft",
+    "enrol": "enroll", "enrolment": "enrollment", "fulfil": "fulfill",
+    "fulfilment": "fulfillment", "instalment": "installment", "instalments": "installments",
+}  # fmt: skip
+
+
+def american(word: str) -> str:
+    """``word`` (lower case) as American English spells it, where British English
+    spells it otherwise by its ending (``_BRITISH``) or whole (``_BRITISH_WORDS``)."""
+    whole = _BRITISH_WORDS.get(word)
+    if whole is not None:
+        return whole
+    if word in _NOT_BRITISH:
+        return word
+    match = _BRITISH.match(word)
+    if match is None:
+        return word
+    parts = match.groupdict()
+    if parts["our"]:
+        return parts["our"] + parts["our_end"]
+    if parts["re"]:
+        return parts["re"] + "er" + (parts["re_end"] or "").replace("d", "ed")
+    if parts["ogue"]:
+        return parts["ogue"] + "og" + (parts["ogue_end"] or "").replace("d", "ed")
+    if parts["ence"]:
+        return parts["ence"] + "ense" + (parts["ence_end"] or "")
+    return parts["ise"] + "iz" + parts["ise_end"]
 
 
 _WORD_SEPARATORS = re.compile(r"[_\-\s]+")
