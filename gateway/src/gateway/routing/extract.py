@@ -94,13 +94,12 @@ _NUMBER = re.compile(
     r"(?<![A-Za-z0-9_.])-?(?:\d{1,3}(?:,\d{3})++(?![\d,]\d)|\d++)(?:\.\d++)?+"
     r"(?![\d.]*\.\d|[A-Za-z_]+\d)"
 )
-# A magnitude written right after a number: "10万" is 100000, "$5k" 5000 ("5 km" is no
+# A magnitude written right after a number: "10万" is 100000, "$5k" 5000, "1.2M" (a
+# capital only, and no space: "5m" may be metres), "2 million", "3bn" ("5 km" is no
 # thousand, nor "5千克" a thousand kilograms).
-# A magnitude written after a number: "5k", "1.2M" (a capital: "5m" may be metres),
-# "2 million", "3bn", 10万, 3千.
 _MAGNITUDE = re.compile(
-    r"((?-i:M)|k|bn)(?![A-Za-z])|\s?(?:(k)(?![A-Za-z])|(万|亿)|(千)(?![克米瓦])"
-    r"|(million|billion|thousand|mn|bn)(?![A-Za-z]))",
+    r"((?-i:M))(?![A-Za-z])"
+    r"|\s?(?:(k|bn|mn|million|billion|thousand)(?![A-Za-z])|(万|亿)|(千)(?![克米瓦]))",
     re.IGNORECASE,
 )
 # Yuan and its tenths or hundredths after it: 12块5, 8元5角, 3块50.
@@ -4315,10 +4314,8 @@ def _goods(query: str, taken: Collection[object]) -> str | None:
     """What a request asks a shop for (``_GOODS_ASKED``), a quantity's words left out;
     None when it names nothing or only what another parameter holds."""
     held = {str(t) for t in taken}
-    pattern = _CJK_GOODS_ASKED if has_han(query) else None
-    for finder in (pattern, _GOODS_ASKED, _GOODS_IN_STOCK):
-        if finder is None:
-            continue
+    finders = [_CJK_GOODS_ASKED] if has_han(query) else []
+    for finder in [*finders, _GOODS_ASKED, _GOODS_IN_STOCK]:
         for match in finder.finditer(query):
             word = next((g for g in match.groups() if g), "")
             word = re.sub(r"^(?:些|点|个|盒|瓶|支|包)", "", word).strip()
