@@ -400,3 +400,7 @@ def test_not_yet_in_either_word() -> None:
 def test_a_plate_the_items_pattern_refuses_is_not_listed() -> None:
     found = extracted("fleet FL-0874: plates ab12 cde and ab13 cde, mon-fri only", FLEET)
     assert "vehiclePlates" not in found
+
+
+def test_a_codes_letters_are_no_hurried_tomorrow() -> None:
+    assert temporal.resolve("check TMR-20391 tmrw", MONDAY) == "check TMR-20391 2026-12-08"

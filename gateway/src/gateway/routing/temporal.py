@@ -424,8 +424,8 @@ _RELATIVE_DAYS = {
     "the day after tomorrow": 2, "the day before yesterday": -2, "today": 0, "tonight": 0,
     "tomorrow": 1, "yesterday": -1, "后天": 2, "前天": -2, "今天": 0, "今日": 0, "明天": 1,
     "明日": 1, "昨天": -1, "昨日": -1, "last night": -1,
-    # as people type them in a hurry
-    "tommorow": 1, "tomorow": 1, "tommorrow": 1, "tmrw": 1, "tmr": 1, "2moro": 1, "yday": -1,
+    # as people type them in a hurry (not "tmr", which is also a code's letters: TMR-20391)
+    "tommorow": 1, "tomorow": 1, "tommorrow": 1, "tmrw": 1, "2moro": 1,
 }  # fmt: skip
 # 今晚, 明早: a day and a part of it, read as the day and 晚上 / 早上 ("明晚8点" is 20:00).
 _ZH_DAY_PART = re.compile(r"([今明昨])([早晚晨])上?")
