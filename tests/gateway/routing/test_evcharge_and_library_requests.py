@@ -404,3 +404,94 @@ def test_a_plate_the_items_pattern_refuses_is_not_listed() -> None:
 
 def test_a_codes_letters_are_no_hurried_tomorrow() -> None:
     assert temporal.resolve("check TMR-20391 tmrw", MONDAY) == "check TMR-20391 2026-12-08"
+
+
+CARD_SERVICE = object_schema(
+    {
+        "requestType": {
+            "type": "string",
+            "enum": ["report_lost", "replace", "renew", "update_address", "update_contact"],
+        },
+        "newAddress": {
+            "type": "object",
+            "description": "For update_address",
+            "properties": {
+                "street": {"type": "string"},
+                "city": {"type": "string"},
+                "postcode": {"type": "string", "pattern": "^[0-9]{5}$"},
+            },
+            "required": ["street", "city", "postcode"],
+        },
+        "email": {"type": "string", "format": "email"},
+    },
+    ["requestType"],
+)
+TRANSCRIPT = object_schema(
+    {
+        "delivery": {"type": "string", "enum": ["email", "mail", "pickup"]},
+        "mailing_address": {"type": "string", "description": "邮寄地址，交付方式为 mail 时填写"},
+    },
+    ["delivery"],
+)
+FINE_PAYMENT = object_schema(
+    {
+        "action": {"type": "string", "enum": ["pay", "waive"]},
+        "payment_method": {
+            "type": "string",
+            "enum": ["card", "paypal", "gift_voucher"],
+            "description": "Only for action=pay",
+        },
+        "waive_reason": {"type": "string", "description": "Staff note (action=waive)"},
+    },
+    ["action"],
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "schema", "option"),
+    [
+        (
+            "搬家了，新地址 12 Maple Road, Port Alder 90210",
+            CARD_SERVICE,
+            ("requestType", "update_address"),
+        ),
+        ("成绩单寄到 上海市徐汇区漕溪北路88号", TRANSCRIPT, ("delivery", "mail")),
+        ("put 15 bucks toward my fines using a gift voucher", FINE_PAYMENT, ("action", "pay")),
+    ],
+)
+def test_an_option_a_given_value_is_described_as_for(
+    query: str, schema: dict[str, Any], option: tuple[str, str]
+) -> None:
+    name, value = option
+    assert extracted(query, schema)[name] == value
+
+
+def test_no_option_where_the_values_given_point_nowhere_alone() -> None:
+    assert "requestType" not in extracted("my email is now maria.g@example.org", CARD_SERVICE)
+    switch = object_schema(
+        {
+            "preferred_channel": {"type": "string", "enum": ["email", "post"]},
+            "paperless": {"type": "boolean", "description": "true = bills by email only"},
+        },
+        ["preferred_channel"],
+    )
+    assert "preferred_channel" not in extracted("go paperless please", switch)
+
+
+def test_a_value_that_may_be_left_out_for_an_option_implies_nothing() -> None:
+    repayment = object_schema(
+        {
+            "repayment_type": {"type": "string", "enum": ["按期还款", "提前部分还款", "提前结清"]},
+            "amount": {"type": "number", "description": "还款金额。提前结清时可不填，由系统计算。"},
+        },
+        ["repayment_type"],
+    )
+    assert extracted("帮我转账给 Zhang Min 800元", repayment) == {"amount": 800}
+    invoice = object_schema(
+        {
+            "action": {"type": "string", "enum": ["pay", "dispute"]},
+            "amount": {"type": "number", "description": "Not needed for pay: the balance"},
+        },
+        ["action"],
+    )
+    assert extracted("£40 of it is wrong", invoice) == {"amount": 40}

@@ -926,6 +926,57 @@ def _title_named(query: str, name: str, spec: dict[str, Any], held: Iterable[obj
     return None
 
 
+def _implied_options(
+    arguments: dict[str, Any], props: dict[str, dict[str, Any]], required: Sequence[str]
+) -> None:
+    """A required option no word of the request named, when a value the request did give
+    is described as for that option alone: ``newAddress`` "For update_address" gives
+    ``requestType`` update_address, ``new_date`` "reschedule only" gives ``action``
+    reschedule, "邮寄地址，交付方式为 mail 时填写" gives ``delivery`` mail. Nothing when the
+    values given point to two options, or a switch's description names one ("true =
+    bills by email only" says what the switch does, not which channel is asked for)."""
+    given = [
+        str(props.get(name, {}).get("description") or "")
+        for name, value in arguments.items()
+        if not isinstance(value, bool)
+    ]
+    for name in required:
+        options = (props.get(name) or {}).get("enum")
+        if name in arguments or not isinstance(options, list):
+            continue
+        implied = {
+            option
+            for option in options
+            if isinstance(option, str) and len(option) >= 2
+            for description in given
+            if _described_for(option, description)
+        }
+        if len(implied) == 1:
+            arguments[name] = implied.pop()
+
+
+def _described_for(option: str, description: str) -> bool:
+    """Whether ``description`` says its parameter is for ``option`` alone: "reschedule
+    only", "only for action=pay", "For update_address", "(action=waive)", "required to
+    link", "交付方式为 mail 时填写", "仅 decision 为 reduce 时填写"; not "omit for a
+    payoff", "not needed for pickup" or "提前结清时可不填" (left empty for it)."""
+    o = re.escape(option)
+    found = _cached(
+        rf"(?<![\w]){o}\s+only\b|\bonly\s+(?:for|when|if)\b[^.;,]{{0,30}}?(?<![\w]){o}(?![\w])"
+        rf"|\bfor\s+{o}(?![\w])|=\s*{o}(?![\w])|\brequired\s+to\s+{o}(?![\w])"
+        rf"|(?<![\w]){o}\s*时\s*(?:才|需要?|必须)?\s*(?:填写|填|必填|提供)",
+        re.IGNORECASE,
+    ).search(description)
+    if found is None:
+        return False
+    clause = re.split(r"[.;,，。；]", description[: found.start()])[-1]
+    return _NOT_FOR.search(clause) is None
+
+
+# Words that turn "for X" around: "omit for", "not needed for", "unless".
+_NOT_FOR = re.compile(r"\b(?:not|omit|omitted|unless|except|without|never)\b|n't|不|无需|免", re.I)
+
+
 def _worded(query: str, name: str, description: str = "") -> str | None:
     """A required free-text value the request words itself: a title or description
     (``_headline``; ``problem_description`` is a description), a message (``_said``), a
@@ -1102,6 +1153,7 @@ class ArgumentExtractor:
                 others = [str(v) for other, v in result.arguments.items() if other != name]
                 result.arguments[name] = _search_terms(query, others) or value
                 break
+        _implied_options(result.arguments, props, required)
         self._complete(
             result, query, props, [n for n in required if n not in unread], previous, remembered,
             elliptical,
