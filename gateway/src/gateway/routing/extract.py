@@ -1679,8 +1679,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     elif items.get("type", "string") == "string" and _PLATE_WORDS.search(name):
         # "车牌粤B6T2Q8", "plates 7KJM221 and 8ABC123"; "YT70 KLM" as YT70KLM where the
         # items' pattern allows no space (and none it refuses: "ab12" of "ab12 cde")
-        plates = [_as_items_want(p, items) for p in _plates(query, taken)]
-        found = [p for p in plates if _fits_pattern(p, items)][:limit]
+        plates = (_as_items_want(p, items) for p in _plates(query, taken))
+        found = [p for p in plates if p is not None][:limit]
     elif _constrains(items) and items.get("type", "string") == "string":
         while len(found) < limit:
             value = _constrained(query, items, [*map(str, taken), *found])
@@ -1793,15 +1793,19 @@ def _plates(query: str, taken: Collection[object]) -> list[str]:
     return sorted(found[:_MAX_ITEMS], key=query.find)
 
 
-def _as_items_want(value: str, items: dict[str, Any]) -> str:
-    """``value`` without its spaces and dots and in capitals when only that form fits the
-    items' pattern ("YT70 KLM", "粤B·D12345" for ``^[A-Z0-9\u4e00-\u9fff]{5,10}$``)."""
+def _as_items_want(value: str, items: dict[str, Any]) -> str | None:
+    """``value`` as written, or without its spaces and dots and in capitals when only that
+    form fits the items' pattern ("YT70 KLM", "粤B·D12345" for
+    ``^[A-Z0-9\u4e00-\u9fff]{5,10}$``); None when neither fits."""
     if _fits_pattern(value, items):
         return value
     packed = re.sub(r"[\s·.-]", "", value).upper()
-    return packed if _fits_pattern(packed, items) else value
+    return packed if _fits_pattern(packed, items) else None
 
 
+# A Latin plate: letters and digits both, a second group after a space in capitals as UK
+# plates write it ("KX21ABC", "YT70 KLM").
+_LATIN_PLATE = r"(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{2,8}(?:[ -](?-i:[A-Z0-9]{2,4}))?"
 # A Chinese licence plate: its province's character, the city's letter, five or six more
 # ("粤B12345", "京N5B821", "沪A·7K392").
 _PROVINCE_PLATE = (
@@ -1809,8 +1813,7 @@ _PROVINCE_PLATE = (
 )
 # A plate listed after another: ", KX21ABD", "and ab13 cde", "、粤B12345".
 _PLATE_LISTED = re.compile(
-    r"\s*(?:,|&|、|和|及|\band\b)\s*((?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{2,8}"
-    rf"(?:[ -](?-i:[A-Z0-9]{{2,4}}))?|{_PROVINCE_PLATE})(?![A-Za-z0-9])",
+    rf"\s*(?:,|&|、|和|及|\band\b)\s*({_LATIN_PLATE}|{_PROVINCE_PLATE})(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
 
@@ -4626,8 +4629,7 @@ _LABELLED_PLATE = re.compile(
 # digits both: "vehicle 12" is no plate).
 _VEHICLE_PLATE = re.compile(
     r"\b(?:vehicles?|vans?|trucks?|lorry|lorries|cars?|motorbike|bus)\s+(?:plates?\s+)?"
-    r"((?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{2,8}(?:[ -](?-i:[A-Z0-9]{2,4}))?)"
-    r"(?![A-Za-z0-9])",
+    rf"({_LATIN_PLATE})(?![A-Za-z0-9])",
     re.IGNORECASE,
 )
 
