@@ -64,6 +64,7 @@ from gateway.routing.extract import (
     ArgumentExtractor,
     examples_of,
     is_id_name,
+    item_spec,
     names_a_party,
     shape_of,
 )
@@ -211,12 +212,17 @@ def identifier_parameters(schema: dict[str, Any]) -> list[str]:
     properties = schema.get("properties") or {}
     keyed = []
     for name in schema.get("required") or []:
-        spec = properties.get(name)
+        spec = item_spec(properties.get(name))
         if not isinstance(spec, dict) or spec.get("type", "string") != "string":
             continue
         if spec.get("pattern") or examples_of(spec):
             keyed.append(name)
     return keyed
+
+
+def _each(value: Any) -> list[str]:
+    """An argument's values as text: a list's items each (``["SC-5019"]``), else the one."""
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
 def carries_identifiers(extractor: ArgumentExtractor, query: str, schema: dict[str, Any]) -> bool:
@@ -290,9 +296,30 @@ def identifier_values(extractor: ArgumentExtractor, query: str, schema: dict[str
     arguments = extractor.extract(query, schema).arguments
     properties = schema.get("properties") or {}
     return {
-        str(arguments[name])
+        value
         for name in keyed
-        if name in arguments and _shaped(str(arguments[name]), properties[name])
+        for value in _each(arguments.get(name, []))
+        if _shaped(value, item_spec(properties[name]))
+    }
+
+
+def shaped_values(extractor: ArgumentExtractor, query: str, schema: dict[str, Any]) -> set[str]:
+    """The values the request alone gives the tool's parameters of a declared ``pattern``
+    (or a list of them), required or not, each of its shape."""
+    properties = schema.get("properties") or {}
+    shaped = {
+        name: item_spec(spec)
+        for name, spec in properties.items()
+        if isinstance(item_spec(spec), dict) and item_spec(spec).get("pattern")
+    }
+    if not shaped:
+        return set()
+    arguments = extractor.extract(query, schema).arguments
+    return {
+        value
+        for name, spec in shaped.items()
+        for value in _each(arguments.get(name, []))
+        if _shaped(value, spec)
     }
 
 
@@ -377,4 +404,4 @@ def takes_none_of(
     if not identifiers:
         return False
     arguments = extractor.extract(query, schema).arguments
-    return identifiers.isdisjoint(str(v) for v in arguments.values())
+    return identifiers.isdisjoint(v for value in arguments.values() for v in _each(value))

@@ -84,7 +84,7 @@ from gateway.routing import (
 )
 from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han
 from gateway.routing.gloss import segment as segment_words
-from gateway.routing.text import STOPWORDS, stem
+from gateway.routing.text import STOPWORDS, split_identifier, stem
 from reach_common.references import names_an_identifier, refers_back
 
 # "6cm" and "数量100" count, "SKU2024001" does not (CJK characters are \w to ``re``).
@@ -935,24 +935,49 @@ def _implied_options(
     reschedule, "邮寄地址，交付方式为 mail 时填写" gives ``delivery`` mail. Nothing when the
     values given point to two options, or a switch's description names one ("true =
     bills by email only" says what the switch does, not which channel is asked for)."""
-    given = [
-        str(props.get(name, {}).get("description") or "")
-        for name, value in arguments.items()
-        if not isinstance(value, bool)
-    ]
+    values = [name for name, value in arguments.items() if not isinstance(value, bool)]
+    given = [str(props.get(name, {}).get("description") or "") for name in values]
     for name in required:
         options = (props.get(name) or {}).get("enum")
         if name in arguments or not isinstance(options, list):
             continue
-        implied = {
-            option
-            for option in options
-            if isinstance(option, str) and len(option) >= 2
-            for description in given
-            if _described_for(option, description)
-        }
+        named = [o for o in options if isinstance(o, str) and len(o) >= 2]
+        implied = {o for o in named for d in given if _described_for(o, d)}
+        if not implied:
+            implied = {o for o in named if _option_of_values(o, values, props)}
         if len(implied) == 1:
             arguments[name] = implied.pop()
+
+
+# What an option's words name, for the values that belong to it: "update_contact" is the
+# option of an email or a phone number, "update_address" of a new address.
+_OPTION_VERBS = frozenset(("update", "change", "set", "edit", "new", "add", "modify", "by"))
+_CONTACT_NAMES = frozenset(("email", "mail", "phone", "mobile", "tel", "telephone", "cell"))
+
+
+def _option_of_values(option: str, values: Sequence[str], props: dict[str, Any]) -> bool:
+    """Whether ``option`` names what a given value is, all its words but a verb
+    ("update_address" of ``newAddress``, "update_contact" of ``email``), and no other
+    given value is left out of it: a request giving an address and an email asks for
+    neither option alone."""
+    words = _option_words(option) - _OPTION_VERBS
+    if not words:
+        return False
+    hits = 0
+    for value in values:
+        spec = props.get(value) or {}
+        kinds = _option_words(value)
+        if kinds & _CONTACT_NAMES or spec.get("format") == "email":
+            kinds.add("contact")
+        if words <= kinds:  # every word of the option ("fixed_amount" is not min_order_amount's)
+            hits += 1
+        elif spec.get("type") in ("object", "array") or kinds & (_CONTACT_NAMES | {"address"}):
+            return False  # a value of another kind of change is given too
+    return hits > 0
+
+
+def _option_words(name: str) -> set[str]:
+    return {w for w in split_identifier(name).lower().split() if len(w) > 2} - STOPWORDS
 
 
 def _described_for(option: str, description: str) -> bool:
@@ -1108,9 +1133,10 @@ class ArgumentExtractor:
                 if isinstance(value, list)
                 for v in value
             }
-            if not _constrains(spec):
+            if not _constrains(item_spec(spec)):
                 # A guess (no pattern) leaves alone the tokens another parameter's own
-                # pattern takes: "dep-104233" is deploy_id's, not the service's.
+                # pattern takes: "dep-104233" is deploy_id's, not the service's. (A list of
+                # a pattern is no guess: "unlock EB-1101 and EB-1102" lists EB-1102.)
                 claims = _claims(query, props) if claims is None else claims
                 taken |= {t for other, tokens in claims.items() if other != name for t in tokens}
             if _time_parameter(name, spec):  # read where "tomorrow" and "下午两点" stand
@@ -1690,6 +1716,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         shape = _PREFIX_DIGITS.fullmatch(str(items.get("pattern", "")))
         if not found and shape is not None:  # "rx 4471023 and rx 4471031"
             found = [v for v in _prefix_typed(query, shape) if v not in taken][:limit]
+            if not found:  # "orders 885001 885002 885007" of ``^SO-[0-9]{6}$``
+                found = [v for v in _bare_listed(query, shape) if v not in taken][:limit]
     elif items.get("type", "string") == "string" and rooms.takes_rooms(name, spec):
         found = rooms.room_values(query)[:limit]  # "clean the kitchen and the hallway"
     elif items.get("type", "string") == "string" and _IDENTIFIER_LIST.search(name):
@@ -1791,6 +1819,12 @@ def _plates(query: str, taken: Collection[object]) -> list[str]:
                 found.append(more.group(1))
             end = more.start(1)
     return sorted(found[:_MAX_ITEMS], key=query.find)
+
+
+def item_spec(spec: Any) -> Any:
+    """A list's item spec (``vehicleIds``: items with a pattern), or the spec itself."""
+    items = spec.get("items") if isinstance(spec, dict) and spec.get("type") == "array" else None
+    return items if isinstance(items, dict) else spec
 
 
 def _as_items_want(value: str, items: dict[str, Any]) -> str | None:
@@ -2160,16 +2194,24 @@ def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]
     identifier-looking tokens it accepts; worked out once per query, for at most
     ``_MAX_CLAIMS`` patterns."""
     specific = itertools.chain(
-        ((n, p) for n, p in _patterns(props).items() if _specific(p)), _example_shapes(props)
+        ((n, p, True) for n, p in _patterns(props).items() if _specific(p)),
+        ((n, p, False) for n, p in _example_shapes(props)),
     )
     patterns = list(itertools.islice(specific, _MAX_CLAIMS))
     if not patterns:
         return {}
     tokens = {text for _, text in _id_tokens(query) if _is_identifier(text)}
     claims: dict[str, set[str]] = {}
-    for name, pattern in patterns:
+    for name, pattern, declared in patterns:
         program = compile_pattern(pattern)
-        claims.setdefault(name, set()).update(t for t in tokens if search(program, t))
+        claimed = {t for t in tokens if search(program, t)}
+        if declared and not claimed:
+            # a declared pattern none of whose codes is written as it wants them claims
+            # one typed without its separator (tnt30118 for ^[A-Z]{3}-[0-9]{5}$); beside
+            # TSH-10422, RMA60331 is a return's number (an example's loose shape would
+            # claim too much)
+            claimed = {t for t in tokens if _LETTERS_DIGITS.fullmatch(t) and _separated(t, pattern)}
+        claims.setdefault(name, set()).update(claimed)
     return claims
 
 
@@ -2461,6 +2503,8 @@ def _changed_to(
 def _side(query: str, on_calendar: Callable[[], str], value: str) -> str | None:
     """Which end of a pair the request's words make ``value`` (a date is read where the
     request has it in ISO form)."""
+    if value not in query and value.lower() in query.lower():  # "out of c-11-1-a"
+        return roles.side(query.lower(), value.lower())
     text = query if value in query else on_calendar()
     return roles.side(text, value)
 
@@ -2555,7 +2599,11 @@ def _constrained(
         whole = _pattern_value(query, _unanchored(pattern), taken, anchored=anchored)
         if whole is not None:
             return whole
-        return _assembled(query, pattern, taken) or _grouped_digits(query, pattern, taken)
+        return (
+            _assembled(query, pattern, taken)
+            or _grouped_digits(query, pattern, taken)
+            or _separated(query, pattern, taken)
+        )
     if "enum" in spec:
         return _enum_option(query, spec, around)
     found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))
@@ -3538,6 +3586,8 @@ def _folded_matches(query: str, program: Any, anchored: bool) -> Iterator[str]:
 _ALTERNATIVES = re.compile(r"\((?:\?:)?([A-Za-z]{2,}(?:\|[A-Za-z]{2,})+)\)")
 _LONE_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 _JOINS = ("-", "_", " ", "", "/", ".")
+# A word glued to digits, as an id's prefix is: "sc-5019", "eb1101".
+_GLUED_DIGITS = re.compile(r"(?<![a-z0-9])[a-z]{1,8}[-_]?\d+")
 
 
 def _assembled(query: str, pattern: str, taken: Collection[object] = ()) -> str | None:
@@ -3552,8 +3602,11 @@ def _assembled(query: str, pattern: str, taken: Collection[object] = ()) -> str 
         return None
     lowered = query.lower()
     senses = every_sense(query) + " " + gloss(query) if has_han(query) and gloss_ready() else ""
+    # (a word written only as an id's prefix is no season: "SC-5019 until 2026-12-09" of
+    # ``^(EB|PB|SC)-[0-9]{4}$`` names no SC-2026)
+    lone = _GLUED_DIGITS.sub(" ", lowered)
     written = [
-        w for w in sorted(words) if _names(lowered, w.lower()) or _names(senses.lower(), w.lower())
+        w for w in sorted(words) if _names(lone, w.lower()) or _names(senses.lower(), w.lower())
     ]
     if len(written) != 1:
         return None
@@ -3567,6 +3620,32 @@ def _assembled(query: str, pattern: str, taken: Collection[object] = ()) -> str 
             match = search(program, value)
             if match is not None and match.group(0) == value and value not in taken:
                 return value
+    return None
+
+
+# Letters and digits typed together in lower case ("tnt30118"), or apart in capitals
+# ("TNT 30118"). Together in capitals is a code written as its own system writes it
+# (RMA60331 is a return's number, not an SKU RMA-60331).
+_LETTERS_DIGITS = re.compile(
+    r"(?<![A-Za-z0-9_-])(?:([a-z]{1,8})|([A-Z]{1,8})\s)(\d{2,12})(?![A-Za-z0-9_-])"
+)
+_SEPARATORS = ("-", "_", "/", ".", " ")
+
+
+def _separated(query: str, pattern: str, taken: Collection[object] = ()) -> str | None:
+    """An identifier typed without the separator its pattern puts between its letters and
+    its digits: "tnt30118" or "TNT 30118" for ``^[A-Z]{3}-[0-9]{5}$`` is TNT-30118."""
+    try:
+        program = compile_pattern(pattern)
+    except PatternError:
+        return None
+    for match in itertools.islice(_LETTERS_DIGITS.finditer(query), _MAX_MATCHES):
+        letters, digits = match[1] or match[2], match[3]
+        for join in _SEPARATORS:
+            for value in (f"{letters.upper()}{join}{digits}", f"{letters.lower()}{join}{digits}"):
+                whole = search(program, value)
+                if whole is not None and whole.group(0) == value and value not in taken:
+                    return value
     return None
 
 
@@ -3652,7 +3731,18 @@ def _numbers_within(query: str, text: str) -> Iterator[int]:
 
 
 # A pattern that is a fixed prefix and a count of digits: ^DL-\d{5}$, ^SKU[0-9]{7}$.
-_PREFIX_DIGITS = re.compile(r"\^?([A-Za-z]{1,8})([-_/]?)(?:\\d|\[0-9\])\{(\d{1,2})\}\$?")
+# Or one of a few prefixes: ^(EB|PB|SC)-[0-9]{4}$.
+_PREFIX_DIGITS = re.compile(
+    r"\^?([A-Za-z]{1,8}|\((?:\?:)?[A-Za-z]{1,8}(?:\|[A-Za-z]{1,8}){1,7}\))([-_/]?)"
+    r"(?:\\d|\[0-9\])\{(\d{1,2})\}\$?"
+)
+
+
+def _prefixes(shape: re.Match[str]) -> list[str]:
+    """The prefix of a ``_PREFIX_DIGITS`` pattern, or each of its alternatives."""
+    return shape[1].strip("()").removeprefix("?:").split("|")
+
+
 _YEAR = re.compile(r"(?:19|20)\d\d")
 # A number this long, the only one of its length, is the identifier without its prefix
 # whatever word stands before it ("booking 72819304", "the number is 44190268" of
@@ -3679,10 +3769,16 @@ def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[obj
     shape = _PREFIX_DIGITS.fullmatch(str(spec["pattern"]))
     if shape is None:
         return None
-    prefix, separator, count = shape[1], shape[2], int(shape[3])
-    joined = set(_prefix_typed(query, shape))
-    if len(joined) == 1 and not joined & {str(t) for t in taken}:
-        return joined.pop()  # "anm005412", "ANM 005412" for ``^ANM-[0-9]{6}$``
+    prefixes, separator, count = _prefixes(shape), shape[2], int(shape[3])
+    # "anm005412", "ANM 005412" for ``^ANM-[0-9]{6}$``: the first typed so that no other
+    # parameter holds, as the first match of a pattern is
+    held = {str(t) for t in taken}
+    joined = [v for v in _prefix_typed(query, shape) if v not in held]
+    if joined:
+        return joined[0]
+    if len(prefixes) > 1:
+        return None  # a bare number could take any of them
+    prefix = prefixes[0]
     named = {w for w in _mentions(name, spec) if w not in _ID_NAMES} | {prefix.lower()}
     description = str(spec.get("description") or "")
     found, bare = set(), set()
@@ -3710,13 +3806,29 @@ def _prefix_typed(query: str, shape: re.Match[str]) -> list[str]:
     prefix in any case and any separator ("rx 4471023", "anm005412"), put in the
     pattern's form, in the order written. None for a prefix in mixed case: only a case
     that is all one is typed so."""
-    prefix, separator, count = shape[1], shape[2], int(shape[3])
-    if not (prefix.isupper() or prefix.islower()):
+    separator, count = shape[2], int(shape[3])
+    prefixes = {p.lower(): p for p in _prefixes(shape) if p.isupper() or p.islower()}
+    if not prefixes:
         return []
+    either = "|".join(map(re.escape, prefixes))
     glued = _cached(
-        rf"(?<![A-Za-z0-9]){re.escape(prefix)}[-_ ]?(\d{{{count}}})(?![A-Za-z0-9])", re.IGNORECASE
+        rf"(?<![A-Za-z0-9])({either})[-_ ]?(\d{{{count}}})(?![A-Za-z0-9])", re.IGNORECASE
     )
-    return list(dict.fromkeys(f"{prefix}{separator}{m[1]}" for m in glued.finditer(query)))
+    typed = (f"{prefixes[m[1].lower()]}{separator}{m[2]}" for m in glued.finditer(query))
+    return list(dict.fromkeys(typed))
+
+
+def _bare_listed(query: str, shape: re.Match[str]) -> list[str]:
+    """For a list of a prefix-and-digits pattern of one prefix and six digits or more:
+    the numbers of exactly that many digits the request writes (not days written as
+    eight digits), the prefix put back. Shorter numbers are counts and prices as often."""
+    prefixes, separator, count = _prefixes(shape), shape[2], int(shape[3])
+    if len(prefixes) != 1 or count < _LONG_ENOUGH:
+        return []
+    numbers = (n.group(0) for n in itertools.islice(_numbers(query), _MAX_MATCHES))
+    bare = (d for d in numbers if len(d) == count and d.isdigit())
+    listed = (d for d in bare if not _A_DAY_WRITTEN.fullmatch(d))
+    return list(dict.fromkeys(f"{prefixes[0]}{separator}{d}" for d in listed))
 
 
 def _named_before(query: str, number: re.Match[str], named: Collection[str]) -> bool:

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gateway.routing import vocabulary
+from gateway.routing.gloss import dictionary, gloss_ready, segment
 from gateway.routing.text import (
     STOPWORDS,
     cjk_share,
@@ -145,7 +146,7 @@ _WRITE_VERBS = frozenset(
         *("abort", "refund", "book", "schedule", "reserve", "pay", "mark", "restock"),
         *("replenish", "reschedule", "postpone", "rebook", "extend", "withdraw", "drop"),
         *("enroll", "enrol", "remind", "notify", "waive", "appeal", "dispute", "charge"),
-        *("kick", "offboard", "deactivate", "log", "reply"),
+        *("kick", "offboard", "deactivate", "log", "reply", "buy"),
         *("refer", "merge", "flag", "reopen", "resend", "reissue", "upgrade", "downgrade"),
         *("unenroll", "unenrol", "release", "split", "fix", "rate", "end"),
         *("record", "declare", "reduce", "lower", "write"),
@@ -168,16 +169,23 @@ _CJK_PLEASE = (
     r"^(?:那(?:就|再|你)?\s{0,4})?(?:请|麻烦|(?:可以|能|能不能|能否|可不可以)?帮我|帮忙|给我)?"
 )
 # (Not 退款 or 支付: "退款单…查下进度" names a refund to look up.)
+# When, before a Chinese order: "后天早上7点半预约一下…", "月底那天上午十点帮我…".
+_CJK_WHEN = (
+    r"(?:(?:大?后天|今天|明天|今晚|明早|明晚|(?:这|下下?)?(?:周|星期|礼拜)[一二三四五六日天]"
+    r"|月[底初](?:那天)?|\d{1,2}月\d{1,2}[日号]|\d{1,2}[日号]|早上|上午|中午|下午|晚上|傍晚|凌晨"
+    r"|[0-9一二三四五六七八九十两]{1,3}[点:：](?:半|一刻|[0-9]{1,2}分?)?)\s{0,2}){1,6}[，,]?\s{0,2}"
+)
 _CJK_WRITE = re.compile(
     # "SO20261125001 取消…" (an id of bounded length: a long run is not re-read per digit)
     # (ASCII: a Chinese character is \w too, and "APT-67012那个预约…" names no 预约 order)
     # (and for whom: "给 CAND-41007 发起背调")
-    _CJK_PLEASE
+    f"^(?:{_CJK_WHEN})?"
+    + _CJK_PLEASE[1:]
     + r"(?:(?:给|为|替)\s{0,2})?(?:[A-Za-z][A-Za-z0-9_-]{0,40}\d[A-Za-z0-9_-]{0,40}\s*)?"
     r"(申请|提交|报销|报修|提个?工单|开个?工单|建个?单|审批|辞退"
     # (预约 before a modal or another verb is the appointment: "预约能不能往后挪一周")
     r"|关闭|升级|预订|预约(?!号|单|编号|记录|信息|是|的|[了过](?:吗|没)|能|可以|可不可以|要|改|挪|往"
-    r"|推|取消|时间)|约(?:一下|一个|个)"
+    r"|推|取消|时间)|约(?:一下|一个|个)|订(?:一下|一个|个)"
     r"|发起|下单|重置|作废|撤销|取消|删除"
     r"|选课|加选|选一下|报名|报(?:个|一个)(?!价)|报失|报案(?!号)|续借|续期|退课|退选|改期|改约"
     r"|提醒|通知|发(?:个|条|一条)?(?:提醒|通知|短信|消息)|回复|补签|请假|申诉|缴费|交费)"
@@ -460,6 +468,9 @@ class OwnWords:
     acting: frozenset[str] = frozenset()
     # the stems of what its description says it does not do (``text.disclaimed_text``)
     disclaimed: frozenset[str] = frozenset()
+    # a tool described in Chinese: the stems of its Chinese name's English gloss (车辆问题上报
+    # "vehicle question report"), empty until the dictionary is read
+    glossed: frozenset[str] = frozenset()
 
 
 def disowns(words: OwnWords, verb: str) -> bool:
@@ -487,7 +498,27 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     in_chinese = cjk_share(str(manifest.get("description") or "")) > 0.5
     disclaimed = disclaimed_text(str(manifest.get("description") or ""))
     disowned = frozenset(stem(w.lower()) for w in _WORD.findall(disclaimed))
-    return OwnWords(text, stems, in_chinese, cjk_share(text), acting, disowned)
+    name = str(manifest.get("name") or "")
+    glossed = _glossed(name) if in_chinese and gloss_ready() else frozenset()
+    return OwnWords(text, stems, in_chinese, cjk_share(text), acting, disowned, glossed)
+
+
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]{2,40}")
+
+
+def _glossed(name: str) -> frozenset[str]:
+    """The stems of the English senses of a Chinese name's words of two characters or
+    more (车辆问题上报: vehicle, question, report). A single character's sense is left out:
+    损 of 车损报告 "decrease" would make a damage report a changer."""
+    words = dictionary()
+    senses = [
+        words.get(piece, "")
+        for run in _HAN_RUN.findall(name)
+        for piece in segment(run, words)
+        if len(piece) >= 2
+    ]
+    found = (w.lower() for sense in senses for w in _WORD.findall(sense))
+    return frozenset(stem(w) for w in found if len(w) > 2 and w not in STOPWORDS)
 
 
 # Parameters whose options are what the tool does ("action": ["lock", "wipe"]).
@@ -528,13 +559,35 @@ def does(words: OwnWords, verb: str, *, strict: bool = False, reader: bool = Fal
     English verb with no Chinese synonym, of a tool described in Chinese, or the reverse)
     the tool is taken at its word, unless ``strict``."""
     english, chinese = vocabulary.synonyms(verb)
-    if not (words.acting if reader else words.stems).isdisjoint(stem(v) for v in english):
+    # "End a charging session" ends one, though "end" is read as cancel
+    said = english | vocabulary.said_alike(verb) if english and not reader else english
+    own = words.acting if reader else words.stems
+    if not chinese:  # a verb of no class: a Chinese name's gloss says it too (购买骑行卡
+        own = own | words.glossed  # buys); a class's verbs have their Chinese words (换班
+        # "shift change" is no update)
+    if not own.isdisjoint(stem(v) for v in said):
         return True
-    if any(w in words.text for w in chinese):
+    if any(_acts_in_chinese(words.text, w, reader=reader) for w in chinese):
         return True
     if strict:
         return False
     return (not chinese and words.in_chinese) or (not english and not words.in_chinese)
+
+
+# A Chinese verb after these is a state, as a past participle is in English: a charger's
+# status "已被预约" (reserved), an order "已取消" (cancelled), "待审核" (awaiting review).
+_CJK_STATE_BEFORE = re.compile(r"(?:已经?被?|被|未|待|尚未)$")
+
+
+def _acts_in_chinese(text: str, verb: str, *, reader: bool) -> bool:
+    """Whether ``text`` uses the Chinese ``verb``; for a ``reader``, somewhere other than as
+    a state it reports (after 已, 被, 未, 待: ``_CJK_STATE_BEFORE``)."""
+    start = text.find(verb)
+    while start >= 0:
+        if not reader or _CJK_STATE_BEFORE.search(text, max(0, start - 3), start) is None:
+            return True
+        start = text.find(verb, start + 1)
+    return False
 
 
 def writes(manifest: Mapping[str, Any], reads_only: bool) -> bool:

@@ -44,12 +44,12 @@ _NAME_TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # new value whichever end it is), nor 到/至 (改到: changed to) alone.
 _END_BEFORE = re.compile(
     r"\b(?:until|till|til|through|thru|check(?:ing)?[- ]?out|leaving|return(?:ing|s)?"
-    r"|drop(?:ping)?[- ]?off|back\s+on|end(?:s|ing)?|expir(?:es|ing|y))\b"
+    r"|drop(?:ping)?[- ]?off|back\s+on|end(?:s|ing)?|expir(?:es|ing|y)|into|onto)\b"
     r"|还车|归还|还回|退房|离店|截止|截至|结束|到期|返程|回程",
     re.IGNORECASE,
 )
 _START_BEFORE = re.compile(
-    r"\b(?:from|since|starting|start(?:s|ing)?|begin(?:s|ning)?|pick(?:ing)?[- ]?up"
+    r"\b(?:from|out\s+of|since|starting|start(?:s|ing)?|begin(?:s|ning)?|pick(?:ing)?[- ]?up"
     r"|collect(?:ing|ion)?|check(?:ing)?[- ]?in|arriv(?:e|es|ing|al)|depart(?:s|ing|ure)?)\b"
     r"|取车|提车|入住|开始|出发|去程|起始|生效",
     re.IGNORECASE,

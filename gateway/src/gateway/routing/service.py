@@ -57,6 +57,7 @@ from gateway.routing.cache import (
     scope_of,
 )
 from gateway.routing.choose import (
+    FIT_MARGIN,
     FOREIGN_ID_PENALTY,
     carries_a_lookup_key,
     carries_identifiers,
@@ -65,6 +66,7 @@ from gateway.routing.choose import (
     identifier_parameters,
     identifier_values,
     named_identifier_values,
+    shaped_values,
     takes_none_of,
 )
 from gateway.routing.context import Known, PastCall, previous_arguments
@@ -205,9 +207,10 @@ class Router:
                 intent.OwnWords,
                 frozenset[str],
                 frozenset[str] | None,
+                bool,  # whether the gloss dictionary was read
             ],
         ] = {}
-        self._naming: dict[tuple[int, str, bool], frozenset[str]] = {}  # _named_writer's memo
+        self._naming: dict[tuple[int, str, bool, bool], frozenset[str]] = {}  # _named_writer's
         self._converters: tuple[int, frozenset[str]] | None = None  # _converter's memo
         self._kinds: tuple[int, bool] | None = None  # _mixed's memo
         # _attribute_words' memo: the manifest, its words, its text, whether glossed
@@ -637,6 +640,35 @@ class Router:
             return True
         return takes_a_name(self._schema(spec)) and bool(person_names(query))
 
+    def _fits_fullest(
+        self, query: str, candidates: list[Candidate], fits: Callable[[str], bool]
+    ) -> Callable[[str], bool]:
+        """``fits``, less a tool that leaves unused identifiers another fitting candidate
+        near it (``FIT_MARGIN``) takes with all of its own, by their parameters' patterns:
+        "shift 24 KIM-00893 A-14-4-D -> A-14-1-D" holds a returns log's SKU, but a stock
+        move takes the SKU and both bins."""
+        top = candidates[0].score if candidates else 0.0
+        near = [c.tool_id for c in candidates if c.score >= top - FIT_MARGIN]
+        found: dict[str, tuple[bool, frozenset[str]]] = {}
+
+        def taken(tool_id: str) -> tuple[bool, frozenset[str]]:
+            if tool_id not in found:
+                values: frozenset[str] = frozenset()
+                if fitting := fits(tool_id):
+                    schema = self._schema(self.registry.tools[tool_id].spec)
+                    values = frozenset(shaped_values(self.extractor, query, schema))
+                found[tool_id] = (fitting, values)
+            return found[tool_id]
+
+        def fullest(tool_id: str) -> bool:
+            fitting, mine = taken(tool_id)
+            if not fitting or not mine:
+                return fitting
+            others = (taken(other) for other in near if other != tool_id)
+            return not any(fits_too and theirs > mine for fits_too, theirs in others)
+
+        return fullest
+
     def _fits_the_last_call(self, query: str, tool_id: str, known: Known) -> bool:
         """Whether a request that refers back and names no identifier ("ok cancel it",
         "please just cancel it") gets every identifier the tool needs from the session's
@@ -949,7 +981,7 @@ class Router:
     def _doers(self, verb: str, *, acting: bool) -> frozenset[str]:
         """The registered tools whose own words name ``verb``'s action class (strictly);
         with ``acting``, a reader's only in a form other than a past participle."""
-        key = (self.registry.revision, verb, acting)
+        key = (self.registry.revision, verb, acting, gloss_ready())
         named = self._naming.get(key)
         if named is None:
             if len(self._naming) > 256:
@@ -1024,8 +1056,9 @@ class Router:
         endpoint does (``intent.writes``), and its words for ``intent.does``; memoised per
         manifest (a changed tool is a new one)."""
         key = id(manifest)
-        found = self._offered.get(key)
-        if found is None or found[0] is not manifest:
+        found, ready = self._offered.get(key), gloss_ready()
+        # (read again once the dictionary is: a Chinese name's gloss is part of its words)
+        if found is None or found[0] is not manifest or found[6] != ready:
             if len(self._offered) > 4096:
                 self._offered.clear()
             offered = vocabulary.offered_actions(manifest)
@@ -1033,7 +1066,8 @@ class Router:
             words = intent.own_words(manifest)
             refused = vocabulary.disclaimed_actions(manifest)
             named = vocabulary.named_actions(manifest) if offered is None else None
-            found = self._offered[key] = (manifest, offered, writer, words, refused, named)
+            found = (manifest, offered, writer, words, refused, named, ready)
+            self._offered[key] = found
         return found[1], found[2], found[3]
 
     def _schema(self, spec: ToolSpec) -> dict[str, Any]:
@@ -1101,8 +1135,12 @@ class Router:
         choice = choose(
             candidates,
             threshold=self.settings.threshold,
-            fits=lambda tool_id: (
-                self._fits(query, tool_id) or self._fits_the_last_call(query, tool_id, previous)
+            fits=self._fits_fullest(
+                query,
+                candidates,
+                lambda tool_id: (
+                    self._fits(query, tool_id) or self._fits_the_last_call(query, tool_id, previous)
+                ),
             ),
             last_tool=last_tool,
             continues=lambda tool_id: gives_new_values(

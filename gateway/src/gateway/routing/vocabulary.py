@@ -192,7 +192,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     ),
     "book": (
         frozenset({"book", "schedule", "reserve"}),
-        ("预订", "预约", "挂号", "约一下", "约个", "约一个"),
+        ("预订", "预约", "挂号", "约一下", "约个", "约一个", "订个", "订一个", "订一下"),
     ),
     # (extending a lease, a loan or a subscription renews it: "extend my lease a year")
     "renew": (
@@ -294,6 +294,7 @@ _SETS_UP = re.compile(r"\bsets?(?=\s+(?:up|an?)\b)", re.IGNORECASE)
 _PHRASAL = (
     (re.compile(r"\b(?:fire|shoot)\s+off\b", re.IGNORECASE), "send"),
     (re.compile(r"\bwrite\s+back\b", re.IGNORECASE), "reply"),
+    (re.compile(r"\bkick\s+off\b", re.IGNORECASE), "start"),  # not "kick the server"
     (
         re.compile(r"\bsign\s+(?:(?:me|us|him|her|them|my\s+\w+)\s+)?up\b", re.IGNORECASE),
         "enroll",
@@ -330,6 +331,15 @@ _ORDER_SYNONYMS = {
     "lower": "decrease",
     "reduce": "decrease",
 }
+
+
+def said_alike(verb: str) -> frozenset[str]:
+    """``verb`` and the orders read as the same class ("terminate": terminate and end):
+    words a writer that uses them does, though they are in no class's own words."""
+    meant = _ORDER_SYNONYMS.get(verb)
+    if meant is None:
+        return frozenset({verb})
+    return frozenset({verb, *(w for w, c in _ORDER_SYNONYMS.items() if c == meant)})
 
 
 def requested_actions(text: str) -> frozenset[str]:
