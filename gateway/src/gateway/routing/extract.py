@@ -3610,17 +3610,15 @@ def _assembled(query: str, pattern: str, taken: Collection[object] = ()) -> str 
     ]
     if len(written) != 1:
         return None
-    try:
-        program = compile_pattern(pattern)
-    except PatternError:
-        return None
     word, year = written[0], years[0]
-    for join in _JOINS:
-        for value in (f"{year}{join}{word}", f"{word}{join}{year}"):
-            match = search(program, value)
-            if match is not None and match.group(0) == value and value not in taken:
-                return value
-    return None
+    joined = (v for join in _JOINS for v in (f"{year}{join}{word}", f"{word}{join}{year}"))
+    return _first_whole(joined, pattern, taken)
+
+
+def _first_whole(values: Iterable[str], pattern: str, taken: Collection[object]) -> str | None:
+    """The first of ``values`` the pattern takes whole that is not in ``taken``."""
+    spec = {"pattern": pattern}
+    return next((v for v in values if v not in taken and _fits_pattern(v, spec)), None)
 
 
 # Letters and digits typed together in lower case ("tnt30118"), or apart in capitals
@@ -3635,17 +3633,16 @@ _SEPARATORS = ("-", "_", "/", ".", " ")
 def _separated(query: str, pattern: str, taken: Collection[object] = ()) -> str | None:
     """An identifier typed without the separator its pattern puts between its letters and
     its digits: "tnt30118" or "TNT 30118" for ``^[A-Z]{3}-[0-9]{5}$`` is TNT-30118."""
-    try:
-        program = compile_pattern(pattern)
-    except PatternError:
-        return None
     for match in itertools.islice(_LETTERS_DIGITS.finditer(query), _MAX_MATCHES):
         letters, digits = match[1] or match[2], match[3]
-        for join in _SEPARATORS:
-            for value in (f"{letters.upper()}{join}{digits}", f"{letters.lower()}{join}{digits}"):
-                whole = search(program, value)
-                if whole is not None and whole.group(0) == value and value not in taken:
-                    return value
+        forms = (
+            f"{case}{join}{digits}"
+            for join in _SEPARATORS
+            for case in (letters.upper(), letters.lower())
+        )
+        found = _first_whole(forms, pattern, taken)
+        if found is not None:
+            return found
     return None
 
 
