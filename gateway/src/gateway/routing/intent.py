@@ -168,13 +168,13 @@ _CJK_PLEASE = (
     # before a Chinese order, after a follow-up's 那 ("那帮我约一个下午的", "那就取消吧")
     r"^(?:那(?:就|再|你)?\s{0,4})?(?:请|麻烦|(?:可以|能|能不能|能否|可不可以)?帮我|帮忙|给我)?"
 )
-# (Not 退款 or 支付: "退款单…查下进度" names a refund to look up.)
 # When, before a Chinese order: "后天早上7点半预约一下…", "月底那天上午十点帮我…".
 _CJK_WHEN = (
     r"(?:(?:大?后天|今天|明天|今晚|明早|明晚|(?:这|下下?)?(?:周|星期|礼拜)[一二三四五六日天]"
     r"|月[底初](?:那天)?|\d{1,2}月\d{1,2}[日号]|\d{1,2}[日号]|早上|上午|中午|下午|晚上|傍晚|凌晨"
     r"|[0-9一二三四五六七八九十两]{1,3}[点:：](?:半|一刻|[0-9]{1,2}分?)?)\s{0,2}){1,6}[，,]?\s{0,2}"
 )
+# (Not 退款 or 支付: "退款单…查下进度" names a refund to look up.)
 _CJK_WRITE = re.compile(
     # "SO20261125001 取消…" (an id of bounded length: a long run is not re-read per digit)
     # (ASCII: a Chinese character is \w too, and "APT-67012那个预约…" names no 预约 order)
@@ -562,9 +562,10 @@ def does(words: OwnWords, verb: str, *, strict: bool = False, reader: bool = Fal
     # "End a charging session" ends one, though "end" is read as cancel
     said = english | vocabulary.said_alike(verb) if english and not reader else english
     own = words.acting if reader else words.stems
-    if not chinese:  # a verb of no class: a Chinese name's gloss says it too (购买骑行卡
-        own = own | words.glossed  # buys); a class's verbs have their Chinese words (换班
-        # "shift change" is no update)
+    # A verb of no class is said by a Chinese name's gloss too (购买骑行卡 buys); a class's
+    # verbs go by the class's Chinese words (换班 "shift change" is no update).
+    if not chinese:
+        own = own | words.glossed
     if not own.isdisjoint(stem(v) for v in said):
         return True
     if any(_acts_in_chinese(words.text, w, reader=reader) for w in chinese):
