@@ -176,3 +176,31 @@ def test_an_option_is_implied_only_by_all_its_words() -> None:
     )
     # "amount" of min_order_amount says nothing of the discount's type
     assert "discount_type" not in extracted("code VIP10, min order 30", coupon)
+
+
+SIGNUP = manifest(
+    "event_signup",
+    "POST",
+    "Sign someone up for a community event (workshops, breakfasts, talks), with guests.",
+    {"event_code": {"type": "string"}},
+    name="Community event sign-up",
+)
+PLAN = manifest(
+    "membership_change",
+    "POST",
+    "会员套餐的升级、降级、暂停或退订。退订在当前计费周期结束时生效。",
+    {"action": {"type": "string", "enum": ["升级", "降级", "暂停", "退订"]}},
+    name="会员套餐变更",
+)
+
+
+def test_a_tools_phrasal_verb_is_read_as_one() -> None:
+    # (the coworking set: "报名周五的圣诞派对" of a tool that signs people up)
+    assert intent.does(intent.own_words(SIGNUP), "报名", strict=True)
+    assert intent.does(intent.own_words(SIGNUP), "enroll", strict=True)
+
+
+def test_cancelling_a_membership_unsubscribes() -> None:
+    assert "退订" in vocabulary.synonyms("cancel")[1]
+    assert intent.does(intent.own_words(PLAN), "cancel", strict=True)
+    assert "退订" not in vocabulary.synonyms("delete")[1]

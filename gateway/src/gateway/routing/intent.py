@@ -487,7 +487,11 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     words = [str(manifest.get(key) or "") for key in ("tool_id", "name")] + [description]
     words += [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
     text = "\n".join(words)
+    # and each phrasal verb in one word, as a request's is read ("Sign someone up" enrols
+    # and still signs: "sign S20230972 up for STAT-2300" is read as "sign")
+    plain = vocabulary.plain_verbs(text)
     found = [w.lower() for w in _WORD.findall(split_identifier(text))]
+    found += [w.lower() for w in _WORD.findall(split_identifier(plain))] if plain != text else []
     named = [w.lower() for w in _WORD.findall(split_identifier("\n".join(words[:2])))]
     acts = _act_options(manifest)  # a ``change`` of ["add", "remove"]: it adds and removes
     stems = frozenset(stem(w) for w in found + acts) | _verbs_of_nouns(named)

@@ -296,7 +296,10 @@ _PHRASAL = (
     (re.compile(r"\bwrite\s+back\b", re.IGNORECASE), "reply"),
     (re.compile(r"\bkick\s+off\b", re.IGNORECASE), "start"),  # not "kick the server"
     (
-        re.compile(r"\bsign\s+(?:(?:me|us|him|her|them|my\s+\w+)\s+)?up\b", re.IGNORECASE),
+        re.compile(
+            r"\bsign\s+(?:(?:me|us|him|her|them|someone|somebody|people|my\s+\w+)\s+)?up\b",
+            re.IGNORECASE,
+        ),
         "enroll",
     ),
 )
@@ -307,6 +310,9 @@ _PHRASAL = (
 # in those classes' words: a tool's "drop-off" offers none of them. Dropping a value to
 # another ("drop its price to 19.99") lowers it, an action of no class.
 _DROP_ALSO = ("cancel", "delete")
+# Cancelling a membership or a subscription unsubscribes from it: a tool that says 退订
+# does "cancel my membership".
+_CANCEL_ALSO = ("unsubscribe",)
 _DROPS_TO = re.compile(r"\bdrop(?=\s+(?:[\w']+\s+){0,3}?to\s+[$£€¥]?\d)", re.IGNORECASE)
 
 
@@ -375,7 +381,8 @@ def synonyms(verb: str) -> tuple[frozenset[str], tuple[str, ...]]:
     none; of every class it is in ("withdraw": cancel and withdraw; "drop": those and
     delete). An order's synonym ("end") gives its class ("cancel")."""
     verb = _ORDER_SYNONYMS.get(verb, verb)
-    also = _DROP_ALSO if verb == "drop" else ()
+    cancels = verb in _ACTIONS["cancel"][0] or verb in _ACTIONS["cancel"][1]
+    also = _DROP_ALSO if verb == "drop" else _CANCEL_ALSO if cancels else ()
     classes = [
         (e, c) for name, (e, c) in _ACTIONS.items() if verb in e or verb in c or name in also
     ]
