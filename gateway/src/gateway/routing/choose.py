@@ -290,36 +290,35 @@ def gives_new_values(
 def identifier_values(extractor: ArgumentExtractor, query: str, schema: dict[str, Any]) -> set[str]:
     """The values of the tool's identifier parameters (``identifier_parameters``) that
     the request alone holds."""
-    keyed = identifier_parameters(schema)
-    if not keyed:
-        return set()
-    arguments = extractor.extract(query, schema).arguments
-    properties = schema.get("properties") or {}
-    return {
-        value
-        for name in keyed
-        for value in _each(arguments.get(name, []))
-        if _shaped(value, item_spec(properties[name]))
-    }
+    return _values_of_their_shape(extractor, query, schema, identifier_parameters(schema))
 
 
 def shaped_values(extractor: ArgumentExtractor, query: str, schema: dict[str, Any]) -> set[str]:
     """The values the request alone gives the tool's parameters of a declared ``pattern``
     (or a list of them), required or not, each of its shape."""
     properties = schema.get("properties") or {}
-    shaped = {
-        name: item_spec(spec)
+    patterned = [
+        name
         for name, spec in properties.items()
         if isinstance(item_spec(spec), dict) and item_spec(spec).get("pattern")
-    }
-    if not shaped:
+    ]
+    return _values_of_their_shape(extractor, query, schema, patterned)
+
+
+def _values_of_their_shape(
+    extractor: ArgumentExtractor, query: str, schema: dict[str, Any], names: list[str]
+) -> set[str]:
+    """The values the request alone gives ``names`` (each item of a list), each of its
+    parameter's shape (``_shaped``); nothing is extracted when ``names`` is empty."""
+    if not names:
         return set()
     arguments = extractor.extract(query, schema).arguments
+    properties = schema.get("properties") or {}
     return {
         value
-        for name, spec in shaped.items()
+        for name in names
         for value in _each(arguments.get(name, []))
-        if _shaped(value, spec)
+        if _shaped(value, item_spec(properties[name]))
     }
 
 
