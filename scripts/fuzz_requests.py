@@ -19,13 +19,15 @@ import json
 import random
 import sys
 import time
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import bench_shipped
 import httpx
 import typer
 
+_T = TypeVar("_T")
 LONGEST = 4000  # /run's user_query limit
 PIECES = [
     "a", "1", "1 ", "1.", "1/", "1-", "1:", "-1", "_", "a-", "a.", "a1", "A1 ", "SKU1",
@@ -58,21 +60,48 @@ def requests_for(manifests: Path, seed: int) -> list[str]:
     return built
 
 
-def fuzz(manifests: Path, seed: int) -> list[tuple[float, int, str]]:
-    """(milliseconds, status, request) for each request, slowest first."""
+Timed = tuple[float, float, int, str]  # milliseconds, longest loop stall (ms), status, text
+
+
+def fuzz(manifests: Path, seed: int) -> list[Timed]:
+    """(milliseconds, longest loop stall, status, request) for each request, slowest first."""
     return sorted(timed_run(requests_for(manifests, seed), manifests), reverse=True)
 
 
-def timed_run(texts: list[str], manifests: Path) -> list[tuple[float, int, str]]:
-    """(milliseconds, status, request) for each of ``texts`` sent to a gateway in process
-    serving the folder ``manifests``, in the order sent."""
-    timed: list[tuple[float, int, str]] = []
+async def longest_stall(work: Awaitable[_T]) -> tuple[_T, float]:
+    """``work``'s result, and the longest the event loop went without turning meanwhile
+    (ms): a ticker asks to run every millisecond, so a free loop shows 1-2 ms."""
+    gaps = [0.0]
+    done = asyncio.Event()
+
+    async def tick() -> None:
+        last = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.001)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    ticker = asyncio.create_task(tick())
+    try:
+        result = await work
+    finally:
+        done.set()
+        await ticker
+    return result, max(gaps) * 1000
+
+
+def timed_run(texts: list[str], manifests: Path) -> list[Timed]:
+    """(milliseconds, longest loop stall, status, request) for each of ``texts`` sent to a
+    gateway in process serving the folder ``manifests``, in the order sent."""
+    timed: list[Timed] = []
     send = bench_shipped.send
 
     async def timed_send(client: httpx.AsyncClient, request: dict[str, Any], *args: Any) -> Any:
         started = time.perf_counter()
-        outcome, data = await send(client, request, *args)
-        timed.append(((time.perf_counter() - started) * 1000, outcome.status, request["query"]))
+        (outcome, data), stall = await longest_stall(send(client, request, *args))
+        spent = (time.perf_counter() - started) * 1000
+        timed.append((spent, stall, outcome.status, request["query"]))
         return outcome, data
 
     bench_shipped.send = timed_send  # type: ignore[assignment]
@@ -95,15 +124,18 @@ def main(
         if not folder.is_dir():
             raise typer.BadParameter(f"{folder} is not a folder")
         results = fuzz(folder, seed)
-        errors = [r for r in results if r[1] >= 500]
+        errors = [r for r in results if r[2] >= 500]
         failed += len(errors)
         median = sorted(r[0] for r in results)[len(results) // 2]
+        stalls = sorted(r[1] for r in results)
         print(
             f"{folder}: {len(results)} requests, median {median:.0f} ms, "
-            f"slowest {results[0][0]:.0f} ms, answers of 500 or more: {len(errors)}"
+            f"slowest {results[0][0]:.0f} ms, answers of 500 or more: {len(errors)}; "
+            f"longest event-loop stall: median {stalls[len(stalls) // 2]:.0f} ms, "
+            f"worst {stalls[-1]:.0f} ms"
         )
-        for ms, status, text in results[:SLOWEST] + errors:
-            print(f"  {ms:7.0f} ms  {status}  {text[:40]!r}")
+        for ms, stall, status, text in results[:SLOWEST] + errors:
+            print(f"  {ms:7.0f} ms  (loop stalled {stall:4.0f} ms)  {status}  {text[:40]!r}")
     raise typer.Exit(1 if failed else 0)
 
 

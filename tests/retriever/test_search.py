@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import httpx
 import pytest
 
+from reach_common.embeddings import Embedder
+from retriever.search.service import OFF_LOOP_CHARS
 from tests.conftest import assert_error
 
 DOCS = {
@@ -171,3 +174,30 @@ async def test_search_on_an_empty_index_finds_nothing(client: httpx.AsyncClient)
         response = await retrieve(client, query="anything", mode=mode)
         assert response.status_code == 200
         assert response.json()["chunks"] == []
+
+
+async def test_a_long_query_is_embedded_off_the_event_loop(
+    corpus: httpx.AsyncClient, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A short query's model run stays on the loop (cheaper than a thread hop); a long
+    one (~0.2 s at the model's 256 tokens) runs in a worker thread, so it never holds
+    the loop (tests/security/test_19_long_requests_are_read_off_the_event_loop.py)."""
+    threads: list[str] = []
+    embed = embedder.embed
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return embed(*args, **kwargs)
+
+    monkeypatch.setattr(embedder, "embed", recorded)
+    loop_thread = threading.current_thread().name
+    short = "why do cats purr"
+    long = short + "? I would like to know, as the family cat has started to do it often." * 40
+    assert len(short) <= OFF_LOOP_CHARS < len(long) <= 4_000
+    for query, on_loop in ((short, True), (long, False)):
+        threads.clear()
+        response = await retrieve(corpus, query=query, mode="vector")
+        assert response.status_code == 200, response.text
+        assert response.json()["chunks"][0]["source"] == "pets/cats.md"
+        assert threads, "the query was not embedded"
+        assert (set(threads) == {loop_thread}) is on_loop, threads

@@ -26,6 +26,7 @@ from gateway.executor.errors import InvalidArguments
 from gateway.mcp.convert import call_result, text_result
 from gateway.mcp.surface import McpCall
 from gateway.registry.cache import RegistryCache
+from gateway.routing.errors import RouterBusy
 from gateway.routing.index import Candidate
 from gateway.routing.service import Router
 from gateway.run.schemas import RunRequest, RunUserContext
@@ -136,7 +137,10 @@ class RoutedTools:
                 await self._run.admit(call.caller, call.client_ip)
             except ReachError as exc:  # rate limited (or Redis down with limits closed)
                 return text_result(error_body(exc), is_error=True)
-            return text_result(await self.find(call, task, k))
+            try:
+                return text_result(await self.find(call, task, k))
+            except RouterBusy as exc:  # too many long requests waiting to be read
+                return text_result(error_body(exc), is_error=True)
         if name == "call_tool":
             tool_id, tool_arguments = arguments.get("tool_id"), arguments.get("arguments", {})
             if not isinstance(tool_id, str) or not isinstance(tool_arguments, dict):

@@ -7,6 +7,9 @@ the tool it got to, its arguments, the candidates with their scores), so
 - ``RoutedArgumentsInvalid`` (422, ``invalid_arguments``, an
   ``executor.errors.InvalidArguments``): a tool fits, but the arguments read
   from the request are missing or do not fit its schema.
+
+``RouterBusy`` (503, ``router_busy``, with ``Retry-After``) is no decision: too many
+long requests are waiting to be read (``service.OFF_LOOP_WAITING``); try again shortly.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from gateway.executor.errors import InvalidArguments
-from reach_common.errors import NotFound, ReachError
+from reach_common.errors import NotFound, ReachError, ServiceUnavailable
 
 if TYPE_CHECKING:
     from gateway.routing.service import RouteDecision
@@ -34,3 +37,15 @@ class NoMatchingTool(RouteFailed, NotFound):
 
 class RoutedArgumentsInvalid(RouteFailed, InvalidArguments):
     pass
+
+
+class RouterBusy(ServiceUnavailable):
+    reason = "router_busy"
+
+    def __init__(self, waiting: int, longer_than: int, retry_after_s: int = 1) -> None:
+        super().__init__(
+            f"{waiting} long requests (over {longer_than} characters) are already waiting "
+            f"to be read; try again in {retry_after_s} s, or send a shorter request.",
+            headers={"Retry-After": str(retry_after_s)},
+            retry_after_s=retry_after_s,
+        )

@@ -31,11 +31,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
+import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import structlog
@@ -70,7 +73,7 @@ from gateway.routing.choose import (
     takes_none_of,
 )
 from gateway.routing.context import Known, PastCall, previous_arguments
-from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed
+from gateway.routing.errors import NoMatchingTool, RoutedArgumentsInvalid, RouteFailed, RouterBusy
 from gateway.routing.extract import (
     ArgumentExtractor,
     Extraction,
@@ -91,10 +94,33 @@ from reach_common.references import IDENTIFIER, refers_back
 from reach_common.storable import unstorable_at
 
 log = structlog.get_logger(__name__)
+_T = TypeVar("_T")
+
+
+class _Runner(Protocol):
+    """How a route's reading runs: on the event loop (``_inline``) or off it
+    (``Router._off_loop``)."""
+
+    def __call__(self, work: Callable[..., _T], /, *args: Any) -> Awaitable[_T]: ...
+
+
+async def _inline(work: Callable[..., _T], *args: Any) -> _T:
+    return work(*args)
+
+
 # Query vectors kept per replica: a repeated request (a cache hit, a retry) skips the model.
 _RECENT_VECTORS = 4096
 # ...of texts up to this many characters: the cache then holds at most 16 M characters.
 _RECENT_TEXT_CHARS = 4096
+# A request longer than this is read off the event loop, one such request at a time.
+# Reading a request costs about 0.1 ms a character (its model run, its values for each
+# candidate's parameters): 4,000 characters held the loop 0.4-0.8 s, every other call
+# of the gateway waiting (tests/security/test_31_long_requests_keep_the_loop_free.py).
+# Shorter ones stay on the loop, where they cost no thread hop.
+OFF_LOOP_CHARS = 500
+# Long requests admitted at once (being read or waiting): past them a long request is
+# refused at once (503 router_busy, Retry-After) instead of queueing without bound.
+OFF_LOOP_WAITING = 8
 # What follows a colon is a payload ("内容如下：SKU2024001 单价 99 元"), not its subject.
 _PAYLOAD = re.compile(r"[:：]")
 # Words with digits (identifiers, amounts, dates) say nothing of a request's language.
@@ -192,6 +218,12 @@ class Router:
         self._vectors = VectorCache(embedder)
         self._stored = StoredVectors(sessionmaker, self._vectors) if sessionmaker else None
         self._recent_vectors: OrderedDict[str, Vector] = OrderedDict()
+        self._recent_lock = threading.Lock()  # the loop and the reader both embed
+        # Long requests are read here (OFF_LOOP_CHARS), one at a time; the index is not
+        # changed while one is read (``_reading``, taken by ``_update`` too).
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="route-reader")
+        self._reading = asyncio.Lock()
+        self._long_requests = 0  # admitted by _read_off_loop, being read or waiting
         self._index: ToolIndex | None = None
         self._building: asyncio.Lock = asyncio.Lock()
         self._visible: dict[tuple[int, bool, frozenset[str], frozenset[str]], frozenset[str]] = {}
@@ -237,6 +269,7 @@ class Router:
             self._rebuild.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._rebuild
+        self._reader.shutdown(wait=False, cancel_futures=True)
 
     async def _rebuild_until_current(self) -> None:
         while self._stale:
@@ -289,7 +322,8 @@ class Router:
         if self._stored is not None:
             await self._stored.fill(await asyncio.to_thread(index_texts, upserts))
         prepared = await asyncio.to_thread(index.prepare, upserts)
-        index.apply(prepared, removed, revision)
+        async with self._reading:  # not while a long request is read from it
+            index.apply(prepared, removed, revision)
         log.info(
             "routing_index_updated", revision=revision, tools=len(index), changed=len(upserts),
             removed=len(removed),
@@ -362,24 +396,79 @@ class Router:
     ) -> RouteDecision:
         index = await self.index()
         allowed = self._allowed(caller, namespaces, within)
-        scope, has_examples = self._scope(index, allowed)
         previous = Known(
             previous_arguments(list(recent)), tuple(remembered), recent[0] if recent else None
         )
+        if len(query) <= OFF_LOOP_CHARS:
+            return await self._decide(query, index, allowed, recent, previous, _inline)
+        async with self._read_off_loop():
+            return await self._decide(query, index, allowed, recent, previous, self._off_loop)
 
+    async def _decide(
+        self,
+        query: str,
+        index: ToolIndex,
+        allowed: frozenset[str],
+        recent: Sequence[PastCall],
+        previous: Known,
+        run: _Runner,
+    ) -> RouteDecision:
+        """The route of ``query`` among ``allowed``: its reading (model runs, scores,
+        values) done by ``run``, on the loop or off it (``OFF_LOOP_CHARS``)."""
+        scope, has_examples = self._scope(index, allowed)
         # Found by what it asks for (a payload after a colon aside); filled from all of it.
-        text = instruction(query)
+        text = await run(instruction, query)
         # The shape's vector costs a second model run: embedded when the tools' examples
         # or an LLM re-rank (whose calls a semantic hit saves) can use it (see _embed).
         needs_shape = has_examples or self.provider is not None
         cached, cached_vectors = await self.cache.probe(scope, text, similar=needs_shape)
-        vector, shape_vector = self._embed(text, needs_shape)
+        vector, shape_vector = await run(self._embed, text, needs_shape)
         if cached is None and cached_vectors > 0 and shape_vector is not None:
             cached = await self.cache.get_similar(scope, shape_vector, cached_vectors)
         record_route_cache(cached is not None)
+        english = await self._english(text, index, allowed, run)
         # The coarse stage runs on every request: a cache hit is checked against it.
+        named, candidates = await run(
+            self._coarse, text, vector, shape_vector, index, allowed, recent, english
+        )
+        note = ""
+        if cached is not None:
+            served, note = await self._serve_cached(
+                scope, query, cached, allowed, candidates, previous, run
+            )
+            if served is not None:
+                return served
+        try:
+            if self.provider is not None:
+                decision = await self._fine_llm(query, candidates, recent)
+            else:
+                last_tool = recent[0].tool_id if recent else None
+                reading = (english[0], index.english_only) if english else None
+                decision = await run(
+                    self._fine_offline, query, candidates, previous, last_tool, named, reading
+                )
+        except RouteFailed as exc:
+            exc.decision.why = "; ".join(filter(None, (note, exc.decision.why)))
+            raise
+        decision.why = "; ".join(filter(None, (note, decision.why)))
+        if decision.tool_id:
+            await self._remember(scope, text, shape_vector, decision)
+        return decision
+
+    def _coarse(
+        self,
+        text: str,
+        vector: Vector,
+        shape_vector: Vector | None,
+        index: ToolIndex,
+        allowed: frozenset[str],
+        recent: Sequence[PastCall],
+        english: tuple[str, Vector] | None,
+    ) -> tuple[frozenset[str], list[Candidate]]:
+        """The coarse stage's candidates, and the writers the request names (an order's
+        verb across languages, a converter two currencies name, a plain order's writer
+        near the top)."""
         named = self._named_writer(text, allowed) | self._converter(text, allowed)
-        english = await self._english(text, index, allowed)
         candidates = index.search(
             text, vector, allowed=allowed, k=self.settings.top_k, shape_vector=shape_vector,
             include=named | _followed(text, recent), english=english,
@@ -390,29 +479,25 @@ class Router:
             for c in candidates
         ):
             named |= {plain}
-        note = ""
-        if cached is not None:
-            served, note = await self._serve_cached(
-                scope, query, cached, allowed, candidates, previous
-            )
-            if served is not None:
-                return served
+        return named, candidates
+
+    @contextlib.asynccontextmanager
+    async def _read_off_loop(self) -> AsyncIterator[None]:
+        """A long request's turn in the reader: one at a time, the index unchanged
+        meanwhile; refused (RouterBusy) when ``OFF_LOOP_WAITING`` are admitted already."""
+        if self._long_requests >= OFF_LOOP_WAITING:
+            raise RouterBusy(self._long_requests, OFF_LOOP_CHARS)
+        self._long_requests += 1
         try:
-            if self.provider is not None:
-                decision = await self._fine_llm(query, candidates, recent)
-            else:
-                last_tool = recent[0].tool_id if recent else None
-                reading = (english[0], index.english_only) if english else None
-                decision = self._fine_offline(
-                    query, candidates, previous, last_tool, named, reading
-                )
-        except RouteFailed as exc:
-            exc.decision.why = "; ".join(filter(None, (note, exc.decision.why)))
-            raise
-        decision.why = "; ".join(filter(None, (note, decision.why)))
-        if decision.tool_id:
-            await self._remember(scope, text, shape_vector, decision)
-        return decision
+            async with self._reading:
+                yield
+        finally:
+            self._long_requests -= 1
+
+    async def _off_loop(self, work: Callable[..., _T], *args: Any) -> _T:
+        """``work(*args)`` in the reader thread, the event loop free meanwhile."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._reader, functools.partial(work, *args))
 
     def _allowed(
         self, caller: Caller, namespaces: Collection[str] | None, within: frozenset[str] | None
@@ -449,16 +534,25 @@ class Router:
         for ``query``, with the same text handling and vectors as :meth:`route`. Only
         candidates with some evidence: one whose every score is zero has not scored."""
         index = await self.index()
-        text = instruction(query)
-        vector, shape_vector = self._embed(text)
-        english = await self._english(text, index, allowed)
-        candidates = index.search(
-            text, vector, allowed=allowed, k=k, shape_vector=shape_vector, english=english
+        if len(query) <= OFF_LOOP_CHARS:
+            return await self._rank(query, index, allowed, k, _inline)
+        async with self._read_off_loop():
+            return await self._rank(query, index, allowed, k, self._off_loop)
+
+    async def _rank(
+        self, query: str, index: ToolIndex, allowed: frozenset[str], k: int, run: _Runner
+    ) -> list[Candidate]:
+        text = await run(instruction, query)
+        vector, shape_vector = await run(self._embed, text)
+        english = await self._english(text, index, allowed, run)
+        search = functools.partial(
+            index.search, allowed=allowed, k=k, shape_vector=shape_vector, english=english
         )
+        candidates = await run(search, text, vector)
         return [c for c in candidates if c.score > 0 or c.confidence > 0 or c.lexical > 0]
 
     async def _english(
-        self, text: str, index: ToolIndex, allowed: frozenset[str]
+        self, text: str, index: ToolIndex, allowed: frozenset[str], run: _Runner
     ) -> tuple[str, Vector] | None:
         """A mostly Chinese request read in English words (``gloss``) and its vector: a
         second model run, for Chinese requests only, and only when a tool the caller may
@@ -471,6 +565,9 @@ class Router:
             await asyncio.to_thread(dictionary)
         if not index.reads_english_only(allowed):
             return None
+        return await run(self._glossed, text)
+
+    def _glossed(self, text: str) -> tuple[str, Vector]:
         english = gloss(text)
         return english, self._embed(english, needs_shape=False)[0]
 
@@ -506,17 +603,19 @@ class Router:
         """Each of ``texts``' vectors: the ones embedded lately from memory, the rest in
         one model run, kept for next time."""
         recent = self._recent_vectors
-        vectors = {t: recent[t] for t in texts if t in recent}
+        with self._recent_lock:
+            vectors = {t: recent[t] for t in texts if t in recent}
         missing = list(dict.fromkeys(t for t in texts if t not in vectors))
         if missing:
             vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
-        for text in texts:
-            if len(text) > _RECENT_TEXT_CHARS:
-                continue  # a long text is rarely repeated and would pin its size in memory
-            recent[text] = vectors[text]
-            recent.move_to_end(text)
-            if len(recent) > _RECENT_VECTORS:
-                recent.popitem(last=False)
+        with self._recent_lock:
+            for text in texts:
+                if len(text) > _RECENT_TEXT_CHARS:
+                    continue  # a long text is rarely repeated; it would pin its size in memory
+                recent[text] = vectors[text]
+                recent.move_to_end(text)
+                if len(recent) > _RECENT_VECTORS:
+                    recent.popitem(last=False)
         return vectors
 
     async def _serve_cached(
@@ -527,6 +626,7 @@ class Router:
         allowed: frozenset[str],
         candidates: list[Candidate],
         previous: Known,
+        run: _Runner,
     ) -> tuple[RouteDecision | None, str]:
         """The decision for a cache hit, or None and why it is not served. A hit only
         saves the choice: the cached tool must still be a candidate of the coarse stage
@@ -554,6 +654,20 @@ class Router:
                 reason = f"candidate #{rank}, and offline a hit only confirms the top one"
             log.info("route_cache_dropped", tool_id=cached.tool_id, reason=reason)
             return None, f"{label} dropped: {reason}"
+        return await run(self._served, label, query, cached, candidates, previous, rank, current)
+
+    def _served(
+        self,
+        label: str,
+        query: str,
+        cached: CachedRoute,
+        candidates: list[Candidate],
+        previous: Known,
+        rank: int,
+        current: Candidate,
+    ) -> tuple[RouteDecision | None, str]:
+        """A cache hit whose tool is still the top candidate: its decision with this
+        query's arguments, or None and why it is not used."""
         text = instruction(query)
         lost = self._unoffered(text, candidates)(current.tool_id)
         if current.confidence - lost < self.settings.threshold:

@@ -15,7 +15,7 @@ from gateway.auth.service import AuthService, rate_key
 from gateway.invoke.service import CallOptions, InvokeOutcome, InvokeService, failure_envelope
 from gateway.ratelimit.service import RateLimiter
 from gateway.routing.context import SessionContext
-from gateway.routing.errors import RouteFailed
+from gateway.routing.errors import RouteFailed, RouterBusy
 from gateway.routing.service import RouteDecision, Router
 from gateway.run.schemas import RunRequest
 from reach_common.auth.caller import Caller
@@ -79,6 +79,9 @@ class RunService:
             body = failure_envelope(
                 tried.tool_id, tried.arguments, exc, _ms(started), route=tried.as_route()
             )
+            return InvokeOutcome(exc.status_code, body, dict(exc.headers), caller)
+        except RouterBusy as exc:  # no decision: too many long requests waiting
+            body = failure_envelope(None, {}, exc, _ms(started))
             return InvokeOutcome(exc.status_code, body, dict(exc.headers), caller)
         route = decision.as_route()
         assert decision.tool_id is not None

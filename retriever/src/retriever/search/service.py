@@ -68,6 +68,12 @@ class Hit:
     ranks: dict[str, int | None]
 
 
+# Query text longer than this (characters, rephrasings included) is embedded in a worker
+# thread, so the model run (a few ms for a short query, ~0.2 s at its 256-token cap)
+# never holds the event loop long (tests/security/test_19_long_requests_are_read_off_*).
+OFF_LOOP_CHARS = 500
+
+
 @dataclass(frozen=True)
 class SearchResult:
     hits: list[Hit]
@@ -181,9 +187,15 @@ class Searcher:
         # Let the BM25 statement go out, then embed on this thread while Postgres
         # works: a query is a few milliseconds of onnxruntime, and on a busy machine
         # waking a worker thread for it cost more (p50 11 vs 14 ms hybrid, SciFact).
+        # A long one (up to 256 tokens: ~0.2 s) is embedded off the event loop.
         try:
             await asyncio.sleep(0)
-            vectors = self._vectors(plan.vectors) if use_vector else []
+            if not use_vector:
+                vectors = []
+            elif sum(len(t) for q in plan.vectors for t in q.texts) > OFF_LOOP_CHARS:
+                vectors = await asyncio.to_thread(self._vectors, plan.vectors)
+            else:
+                vectors = self._vectors(plan.vectors)
             vector_lists = list(
                 await asyncio.gather(*(self._vector(v, vector_count, source_ids) for v in vectors))
             )
