@@ -115,8 +115,8 @@ _RECENT_TEXT_CHARS = 4096
 # A request longer than this is read off the event loop, one such request at a time.
 # Reading a request costs about 0.1 ms a character (its model run, its values for each
 # candidate's parameters): 4,000 characters held the loop 0.4-0.8 s, every other call
-# of the gateway waiting (tests/security/test_31_long_requests_keep_the_loop_free.py).
-# Shorter ones stay on the loop, where they cost no thread hop.
+# of the gateway waiting (docs/security.md, finding 21). Shorter ones stay on the loop,
+# where they cost no thread hop.
 OFF_LOOP_CHARS = 500
 # Long requests admitted at once (being read or waiting): past them a long request is
 # refused at once (503 router_busy, Retry-After) instead of queueing without bound.
