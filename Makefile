@@ -14,7 +14,7 @@ SOURCES := services/common/src services/shop/src gateway/src agent/src retriever
 BYTECODE = $(PY) -m compileall -q -j 0 $(SOURCES)
 
 .DEFAULT_GOAL := help
-.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-shortlist bench-metrics bench-outputs bench-mcp bench-registry bench-gateway-start faults fuzz fuzz-requests fuzz-wide soak images clean
+.PHONY: help install run test lint typecheck manifest-schema db-upgrade lock bench-embedder bench-retriever bench-gateway bench-routing bench-shipped bench-agent bench-shortlist bench-metrics bench-outputs bench-mcp bench-registry bench-gateway-start faults fuzz fuzz-requests fuzz-arguments fuzz-wide soak images clean
 
 help: ## List the targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F ':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -45,6 +45,9 @@ fuzz: $(STAMP) ## Schemathesis against the four services' OpenAPI (the long run;
 
 fuzz-requests: $(STAMP) ## The longest /run requests, built to be costly, against every catalogue in the repo
 	$(PY) scripts/fuzz_requests.py manifests $(wildcard tests/data/*/manifests)
+
+fuzz-arguments: $(STAMP) ## Tool calls with ~1 MB of arguments: each call's time and how long the event loop stalled
+	$(PY) scripts/fuzz_arguments.py
 
 fuzz-wide: $(STAMP) ## /run against tools with enums of 40,000 and 80,000 options and 10,000 parameters
 	$(PY) scripts/fuzz_wide_tools.py

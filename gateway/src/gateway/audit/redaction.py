@@ -10,12 +10,14 @@ levels; anything deeper (arguments the gateway refuses anyway: they may nest
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
 REDACTED = "[REDACTED]"
 TOO_DEEP = "[TOO DEEP]"
 MAX_DEPTH = 100  # more than invoke.validation.MAX_DEPTH: valid arguments are never cut
+_NO_SCHEMA: dict[str, Any] = {}
 _SECRET_NAME = re.compile(
     r"pass(word|wd|phrase)?|secret|token|api[_-]?key|apikey|authori[sz]ation|credential|"
     r"private[_-]?key|cookie|session[_-]?id|otp|pin$",
@@ -29,21 +31,35 @@ def _sensitive(schema: dict[str, Any]) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=4096)
+def _secret_name(name: str) -> bool:
+    """Whether a key names a secret: keys repeat across an array's objects, so each is
+    matched once."""
+    return _SECRET_NAME.search(name) is not None
+
+
 def redact(value: Any, schema: dict[str, Any] | None = None, *, _depth: int = 0) -> Any:
     schema = schema if isinstance(schema, dict) else {}
     if isinstance(value, (dict, list)) and _depth >= MAX_DEPTH:
         return TOO_DEEP
     if isinstance(value, dict):
         properties = schema.get("properties", {})
+        if not isinstance(properties, dict):
+            properties = {}
         out = {}
         for name, item in value.items():
-            sub = properties.get(name, {}) if isinstance(properties, dict) else {}
-            if _SECRET_NAME.search(str(name)) or (isinstance(sub, dict) and _sensitive(sub)):
+            sub = properties.get(name, _NO_SCHEMA)
+            if _secret_name(str(name)) or (isinstance(sub, dict) and _sensitive(sub)):
                 out[name] = REDACTED
-            else:
+            elif isinstance(item, (dict, list)):
                 out[name] = redact(item, sub, _depth=_depth + 1)
+            else:  # a scalar under a name that is no secret: as it is
+                out[name] = item
         return out
     if isinstance(value, list):
         items = schema.get("items", {})
-        return [redact(item, items, _depth=_depth + 1) for item in value]
+        return [
+            redact(item, items, _depth=_depth + 1) if isinstance(item, (dict, list)) else item
+            for item in value
+        ]
     return value

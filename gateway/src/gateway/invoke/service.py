@@ -9,6 +9,7 @@ background.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Iterator, Mapping
@@ -32,7 +33,7 @@ from gateway.executor.http import CallStats, acting_for
 from gateway.executor.service import Executor
 from gateway.executor.tasks import TaskStore
 from gateway.invoke.outputs import CheckedOutput, OutputGuard
-from gateway.invoke.validation import check_arguments, preview_arguments
+from gateway.invoke.validation import check_arguments, preview_arguments, sizeable
 from gateway.metrics import record_tool_call
 from gateway.ratelimit.service import RateLimiter
 from gateway.registry.cache import RegisteredTool, RegistryCache
@@ -116,7 +117,13 @@ class InvokeService:
         started = time.perf_counter()
         tool = self._registry.get(tool_id)
         spec = tool.spec if tool is not None else None
-        shown_arguments = redact(arguments, spec.input_schema if spec else None)
+        schema = spec.input_schema if spec else None
+        # A call of thousands of values is redacted and checked off the event loop.
+        large = sizeable(arguments)
+        if large:
+            shown_arguments = await asyncio.to_thread(redact, arguments, schema)
+        else:
+            shown_arguments = redact(arguments, schema)
         stats = CallStats()
         try:
             # Refusals are answers, not crashes: no traceback recorded on the spans.
@@ -124,7 +131,7 @@ class InvokeService:
                 if caller is None:
                     caller = await self._auth.resolve(headers, user_context)
                 spec = self._authorise(tool_id, spec, caller, span)
-            await self._admit(spec, arguments, caller, client_ip)
+            await self._admit(spec, arguments, caller, client_ip, large=large)
             if options.callback_url is not None:
                 await self._callbacks.check_url(options.callback_url)
             if options.approval_id is not None or (
@@ -246,11 +253,21 @@ class InvokeService:
         return spec
 
     async def _admit(
-        self, spec: ToolSpec, arguments: dict[str, Any], caller: Caller, client_ip: str | None
+        self,
+        spec: ToolSpec,
+        arguments: dict[str, Any],
+        caller: Caller,
+        client_ip: str | None,
+        *,
+        large: bool = False,
     ) -> None:
-        """Arguments valid and within the rate limits (counted once)."""
+        """Arguments valid (checked off the event loop when ``large``) and within the rate
+        limits (counted once)."""
         with _leaf(self._tracer, "gateway.validate"):
-            check_arguments(spec, arguments)
+            if large:
+                await asyncio.to_thread(check_arguments, spec, arguments)
+            else:
+                check_arguments(spec, arguments)
         with _leaf(self._tracer, "gateway.rate_limit"):
             key = rate_key(caller, client_ip)
             await self._limiter.hit(self._limiter.limits_for(spec.tool_id, spec.rate_limit, key))

@@ -128,6 +128,34 @@ def _unacceptable(arguments: Any, limit: int) -> tuple[str, str] | None:
     return None
 
 
+# Arguments holding more values than this (keys, items; text counted by its length too)
+# are redacted and checked in a worker thread: a megabyte of them costs the walks
+# several hundred ms, which on the event loop held every other call of the gateway
+# (docs/security.md, finding 22).
+OFF_LOOP_VALUES = 2_000
+_TEXT_PER_VALUE = 1_024  # characters of text that cost the walks about what one value does
+
+
+def sizeable(arguments: Any, values: int = OFF_LOOP_VALUES) -> bool:
+    """Whether ``arguments`` hold more than ``values`` values. Stops as soon as they do,
+    so a huge call costs this about ``values`` steps, and a small one its own size."""
+    budget = values
+    stack = [arguments]
+    while stack:
+        value = stack.pop()
+        budget -= 1
+        if isinstance(value, dict):
+            budget -= len(value)
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str):
+            budget -= len(value) // _TEXT_PER_VALUE
+        if budget < 0:
+            return True
+    return False
+
+
 def _safe_text(text: str, limit: int) -> str:
     """``text`` clipped, with NUL and lone surrogates shown as U+FFFD."""
     text = clip(text, limit)
@@ -160,8 +188,10 @@ def _problem(error: ValidationError) -> str:
     """jsonschema's message, with the offending value shown as a preview, then clipped."""
     message = error.message
     instance = error.instance
-    if isinstance(instance, (str, dict, list)) and len(repr(instance)) > PREVIEW_CHARS:
-        message = message.replace(repr(instance), preview(instance))
+    if isinstance(instance, (str, dict, list)):
+        shown = repr(instance)  # once: a megabyte's repr holds the interpreter ~50 ms
+        if len(shown) > PREVIEW_CHARS:
+            message = message.replace(shown, preview(instance))
     return clip(message, PROBLEM_CHARS)
 
 

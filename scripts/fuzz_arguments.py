@@ -1,0 +1,90 @@
+"""Send the gateway tool calls with about a megabyte of arguments, and time its event loop.
+
+A gateway in process (throwaway embedded Postgres and Redis, the shipped manifests),
+then ``POST /tools/{id}/invoke`` with arguments of each shape below, just under the
+1 MiB body limit, to two tools; each call three times. Prints, per shape and tool, the
+call's time and the longest the event loop went without turning meanwhile (a ticker on
+the loop, see ``fuzz_requests.longest_stall``): the arguments' redaction and checks run
+off the loop when they are large (docs/security.md, finding 22), so other calls are
+served meanwhile. The body is encoded before it is timed (the client shares the loop).
+
+    python scripts/fuzz_arguments.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from asgi_lifespan import LifespanManager
+from fuzz_requests import longest_stall
+
+from gateway.app import create_app
+from gateway.settings import Settings
+from reach_common.embedded import temporary_backends
+
+MANIFESTS = Path(__file__).resolve().parents[1] / "manifests"
+HEADERS = {"content-type": "application/json"}
+CALLER = {"user_id": "fuzz", "roles": ["admin"]}  # claimed: the gateway runs permissive
+SHAPES: dict[str, Any] = {
+    "120,000 numbers": list(range(120_000)),
+    "an object of 60,000 keys": {f"k{i}": i for i in range(60_000)},
+    "20,000 lists of 10": [[1] * 10 for _ in range(20_000)],
+    "20,000 small objects": [{"sku": "SKU2024001", "qty": i} for i in range(20_000)],
+}
+TOOLS = (("inventory_query", "sku"), ("sales_query", "sku"))
+ROUNDS = 3
+
+
+async def main() -> None:
+    with temporary_backends() as (database_url, redis_url):
+        settings = Settings(
+            database_url=database_url,
+            redis_url=redis_url,
+            log_level="WARNING",
+            route_rate_limit=None,
+            caller_rate_limit=None,
+            auth_mode="permissive",
+            tool_auto_discovery=True,
+            manifests_dir=str(MANIFESTS),
+            gc_freeze=False,
+        )
+        async with LifespanManager(create_app(settings), startup_timeout=120) as manager:
+            transport = httpx.ASGITransport(app=manager.app)
+            async with httpx.AsyncClient(
+                transport=transport, base_url="http://localhost", timeout=60
+            ) as client:
+                for shape, value in SHAPES.items():
+                    for tool_id, parameter in TOOLS:
+                        body_text = json.dumps(
+                            {"arguments": {parameter: value}, "user_context": CALLER}
+                        )
+                        body = body_text.encode()
+                        took, stalls, status = [], [], 0
+                        for _ in range(ROUNDS):
+                            started = time.perf_counter()
+                            response, stall = await longest_stall(
+                                client.post(
+                                    f"/tools/{tool_id}/invoke", content=body, headers=HEADERS
+                                )
+                            )
+                            took.append((time.perf_counter() - started) * 1000)
+                            stalls.append(stall)
+                            status = response.status_code
+                        print(
+                            f"{shape:<26} {tool_id:<16} {len(body) / 1e6:4.2f} MB  "
+                            f"answer {status}  call {statistics.median(took):4.0f} ms  "
+                            f"loop stalled {statistics.median(stalls):4.0f} ms "
+                            f"(medians of {ROUNDS})"
+                        )
+
+
+if __name__ == "__main__":
+    sys.setrecursionlimit(10000)
+    asyncio.run(main())

@@ -1,0 +1,135 @@
+"""A call with a megabyte of arguments cannot hold the gateway's event loop.
+
+Every call's arguments are redacted (for the audit log and the answer) and checked (no
+NUL, no NaN, no nesting past 64 levels, then the tool's schema) before the tool runs.
+Both walk every value: a body of 60,000 keys or 240,000 list items (under the 1 MiB
+body limit) cost them 160-480 ms, all on the event loop, every other call of the
+gateway waiting. Arguments of more than ``OFF_LOOP_VALUES`` values are now redacted
+and checked in a worker thread; smaller ones stay on the loop (no thread hop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from gateway.invoke import service
+from gateway.invoke.validation import OFF_LOOP_VALUES, sizeable
+from tests.conftest import app_client, assert_error
+from tests.gateway.conftest import ADMIN, GatewayFactory, python_tool
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "rows": {"type": "array", "items": {"type": "object"}},
+        "note": {"type": "string"},
+    },
+}
+LARGE = {f"k{i}": i for i in range(60_000)}  # about 1 MB of JSON
+
+
+def test_sizeable_counts_values_and_stops_once_past_the_bound() -> None:
+    assert not sizeable({"sku": "SKU2024001", "quantity": 2})
+    assert not sizeable({"rows": [{"sku": "A", "qty": 1}] * 300})  # 901 values
+    assert sizeable({"rows": [{"sku": "A", "qty": 1}] * 1_000})
+    assert sizeable(list(range(OFF_LOOP_VALUES + 1)))
+    assert not sizeable({"text": "word " * 100_000})  # one long text: cheap to check
+    assert sizeable({"texts": ["word " * 1_000] * 500})
+    deep: Any = 1
+    for _ in range(OFF_LOOP_VALUES + 10):
+        deep = [deep]
+    assert sizeable(deep)
+
+
+@pytest.fixture
+def threads_checking(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The threads that redacted and checked a call's arguments."""
+    seen: list[str] = []
+    redact, check = service.redact, service.check_arguments
+
+    def redact_recorded(*args: Any, **kwargs: Any) -> Any:
+        seen.append(threading.current_thread().name)
+        return redact(*args, **kwargs)
+
+    def check_recorded(*args: Any, **kwargs: Any) -> Any:
+        seen.append(threading.current_thread().name)
+        return check(*args, **kwargs)
+
+    monkeypatch.setattr(service, "redact", redact_recorded)
+    monkeypatch.setattr(service, "check_arguments", check_recorded)
+    return seen
+
+
+async def test_large_arguments_are_checked_off_the_loop_and_small_ones_on_it(
+    make_gateway: GatewayFactory, threads_checking: list[str]
+) -> None:
+    async with app_client(make_gateway()) as client:
+        registered = await client.post(
+            "/tools/register", json=python_tool("rows", "echo", input_schema=SCHEMA), headers=ADMIN
+        )
+        assert registered.status_code == 201, registered.text
+        loop_thread = threading.current_thread().name
+        rows = [{"sku": f"SKU{i}", "qty": i} for i in range(1_000)]
+        cases = [
+            ({"rows": rows[:10]}, 200, True),
+            ({"rows": rows}, 200, False),  # valid and large: runs, echoed whole
+            ({"rows": rows, "note": LARGE}, 422, False),  # invalid and large: a small 422
+        ]
+        for arguments, status, on_loop in cases:
+            threads_checking.clear()
+            response = await client.post("/tools/rows/invoke", json={"arguments": arguments})
+            assert response.status_code == status, response.text
+            assert len(threads_checking) == 2, threads_checking  # redacted, then checked
+            assert (set(threads_checking) == {loop_thread}) is on_loop, threads_checking
+        assert_error(response, 422, "invalid_arguments")
+        assert len(response.content) < 4096
+
+
+async def test_the_loop_answers_other_calls_while_large_arguments_are_checked(
+    make_gateway: GatewayFactory,
+) -> None:
+    """While a megabyte of arguments is redacted and checked, the event loop keeps
+    turning (a ticker's longest wait is a small part of the call) and a health check
+    sent meanwhile is answered first."""
+    body = json.dumps({"arguments": {"rows": [], "note": LARGE}}).encode()
+    assert len(body) < 1_048_576  # under the body limit
+    async with app_client(make_gateway()) as client:
+        await client.post(
+            "/tools/register", json=python_tool("rows", "echo", input_schema=SCHEMA), headers=ADMIN
+        )
+        gaps: list[float] = []
+        done = asyncio.Event()
+
+        async def tick() -> None:
+            last = time.perf_counter()
+            while not done.is_set():
+                await asyncio.sleep(0.001)
+                now = time.perf_counter()
+                gaps.append(now - last)
+                last = now
+
+        ticker = asyncio.create_task(tick())
+        started = time.perf_counter()
+        call = asyncio.create_task(
+            client.post(
+                "/tools/rows/invoke",
+                content=body,
+                headers={"content-type": "application/json"},
+            )
+        )
+        await asyncio.sleep(0.05)  # the body read and parsed: the walks under way
+        health = await client.get("/healthz")
+        health_at = time.perf_counter() - started
+        response = await call
+        took = time.perf_counter() - started
+        done.set()
+        await ticker
+    assert_error(response, 422, "invalid_arguments")
+    assert health.status_code == 200
+    assert health_at < took * 0.75, f"health answered at {health_at:.3f} s of {took:.3f} s"
+    assert max(gaps) < took / 2, f"the loop waited {max(gaps):.3f} s of a {took:.3f} s call"
