@@ -319,9 +319,19 @@ _CLOCK_AFTER = re.compile(r"\s?(?:[ap]\.?m\b|o'?clock\b|[点點](?!\d))", re.IGN
 def _numbers(query: str) -> Iterator[re.Match[str]]:
     """The numbers of the query that stand as numbers: not the digits of an identifier
     ("INV-2026-00042"), a date ("2026-12-05") or a time ("10:30", "6pm", 6点); "6cm"
-    still counts.
-    Each is checked within ``_LONGEST_TOKEN`` characters of it: a run of "1:1:1:…" costs
-    its length, not its square."""
+    still counts. Found once per request (``_numbers_of``): a dozen rules ask for them,
+    for each parameter of each candidate tool."""
+    return iter(_numbers_of(query))
+
+
+@functools.lru_cache(maxsize=8)  # the request being read (and a few before it)
+def _numbers_of(query: str) -> tuple[re.Match[str], ...]:
+    return tuple(_find_numbers(query))
+
+
+def _find_numbers(query: str) -> Iterator[re.Match[str]]:
+    """``_numbers``' search. Each is checked within ``_LONGEST_TOKEN`` characters of it:
+    a run of "1:1:1:…" costs its length, not its square."""
     dates = [m.span() for m in _WRITTEN_DATE.finditer(query)] if _MONTHS.search(query) else []
     if "+" in query:  # and the pieces of "+1 512 555 0147" are no counts either
         dates = sorted(dates + [m.span() for m in _INTERNATIONAL_PHONE.finditer(query)])
@@ -3459,8 +3469,13 @@ def _gloss_at(lowered: str, gloss_text: str) -> int:
     return found.start() if found else -1
 
 
-def _bigrams(text: str) -> set[str]:
-    return {a + b for a, b in itertools.pairwise(text) if has_han(a) and has_han(b)}
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]{2,}")  # gloss.has_han's, two or more
+
+
+@functools.lru_cache(maxsize=1024)  # options' words, and the request, are read again and again
+def _bigrams(text: str) -> frozenset[str]:
+    """The pairs of Chinese characters ``text`` writes side by side."""
+    return frozenset(run[i : i + 2] for run in _HAN_RUN.findall(text) for i in range(len(run) - 1))
 
 
 def _sharing_pairs(query: str, paired: dict[Any, tuple[str, ...]]) -> Any:
@@ -4688,10 +4703,20 @@ def _placed(query: str, name: str, before: re.Pattern[str] = _AT_PLACE) -> bool:
     return _PLACE_AFTER.match(query, start + len(name)) is not None
 
 
+@functools.lru_cache(maxsize=8)  # the request being read: asked for each parameter
+def _calendar_tokens(query: str) -> tuple[str, ...]:
+    return tuple(m.group(0) for m in _CALENDAR_TOKEN.finditer(query))
+
+
+@functools.lru_cache(maxsize=8)
+def _called(query: str) -> re.Match[str] | None:
+    return _CALLED.search(query)
+
+
 def _called_or_quoted(query: str, name: str, spec: dict[str, Any], quoted: list[str]) -> str | None:
     """What the request calls a file or a name ("called draft-v1", "save this as faq-x:"),
     else a quoted string, else an example of the description the request repeats."""
-    called = _CALLED.search(query)
+    called = _called(query)
     if called is not None and (_is_file_parameter(name, spec) or "name" in name):
         return called.group(1).strip(" .,，。")
     saved_as = _SAVED_AS.search(query) if _is_file_parameter(name, spec) else None
@@ -4929,6 +4954,7 @@ def _grouped_code(token: str) -> bool:
     return bool(_GROUPED_CODE.fullmatch(token)) and not _A_DATE.fullmatch(token)
 
 
+@functools.lru_cache(maxsize=4096)  # a request's tokens, asked about for each parameter
 def _is_identifier(value: str) -> bool:
     if not 2 < len(value) <= 64 or _ID_TOKEN.fullmatch(value) is None:
         return False
@@ -5092,6 +5118,17 @@ _MAX_RUN = 128  # an identifier is at most 64 characters (``_is_identifier``)
 
 
 def _id_tokens(query: str) -> Iterator[tuple[int, str]]:
+    """``_ID_TOKEN``'s matches with their starts, found once per request (the rules
+    that look for identifiers ask for them for each parameter of each candidate)."""
+    return iter(_id_tokens_of(query))
+
+
+@functools.lru_cache(maxsize=8)  # the request being read (and a few before it)
+def _id_tokens_of(query: str) -> tuple[tuple[int, str], ...]:
+    return tuple(_find_id_tokens(query))
+
+
+def _find_id_tokens(query: str) -> Iterator[tuple[int, str]]:
     """``_ID_TOKEN``'s matches, found within each run of token characters (backtracking
     inside a run of any length, "a_.a_.a_." ..., would cost its square), but not in an
     email address's name or domain."""
@@ -5136,7 +5173,7 @@ def _identifier(
         return None
     examples = examples_of(spec)
     if not any(map(temporal.is_calendar_value, examples)):  # a day is no policy number
-        taken = {*taken, *(m.group(0) for m in _CALENDAR_TOKEN.finditer(query))}
+        taken = {*taken, *_calendar_tokens(query)}
     if not examples:  # a branch that is a place ("网点名称或所在街道") is no git branch,
         # nor a topic of up to 300 characters ("客户想咨询的内容") a message queue's
         machine = not places.takes_a_place(name.lower(), spec) and not _prose(spec)
@@ -5299,6 +5336,7 @@ def _record_words(name: str) -> tuple[str, ...]:
     return tuple(part for part in _name_parts(name) if part not in _ID_NAMES)
 
 
+@functools.lru_cache(maxsize=1024)  # asked for each parameter of each candidate
 def _begins_a_token(query: str, name: str) -> bool:
     """Whether an identifier of the query (with a digit) starts with ``name``, a word of
     three letters or more."""

@@ -23,6 +23,7 @@ reading a long request stays linear.
 from __future__ import annotations
 
 import calendar
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -808,6 +809,7 @@ def _one_year(original: str, text: str) -> str:
     return _MONTH_RANGE.sub(within, text)
 
 
+@functools.lru_cache(maxsize=16)  # read once per request, not once per candidate tool
 def resolve(text: str, today: date) -> str:
     """``text`` with its calendar expressions rewritten as ISO months and days, each set
     apart by single spaces (so "明天上午" reads "2026-12-02 上午")."""
