@@ -102,6 +102,7 @@ async def test_the_loop_answers_other_calls_while_a_long_request_is_read(
     sent meanwhile is answered before the long request is."""
     async with app_client(shipped(make_gateway, shop_url)) as client:
         await run(client, ASK)  # the index built and the model warm
+        await run(client, LONG)  # and the reader thread started (its first read is slower)
         gaps: list[float] = []
         done = asyncio.Event()
 

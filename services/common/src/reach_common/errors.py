@@ -119,6 +119,7 @@ it lives in another module)::
     ├── NoMatchingTool (NotFound)           404 no_matching_tool
     └── RoutedArgumentsInvalid (InvalidArguments)
                                             422 invalid_arguments
+    RouterBusy (ServiceUnavailable)         503 router_busy         long requests queued
 
     agent.sessions.errors
     SessionNotFound (NotFound)              404 session_not_found
