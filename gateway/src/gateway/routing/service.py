@@ -223,7 +223,7 @@ class Router:
         # changed while one is read (``_reading``, taken by ``_update`` too).
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="route-reader")
         self._reading = asyncio.Lock()
-        self._long_requests = 0  # admitted by _read_off_loop, being read or waiting
+        self._long_requests = 0  # admitted by _reader_for, being read or waiting
         self._index: ToolIndex | None = None
         self._building: asyncio.Lock = asyncio.Lock()
         self._visible: dict[tuple[int, bool, frozenset[str], frozenset[str]], frozenset[str]] = {}
@@ -399,10 +399,8 @@ class Router:
         previous = Known(
             previous_arguments(list(recent)), tuple(remembered), recent[0] if recent else None
         )
-        if len(query) <= OFF_LOOP_CHARS:
-            return await self._decide(query, index, allowed, recent, previous, _inline)
-        async with self._read_off_loop():
-            return await self._decide(query, index, allowed, recent, previous, self._off_loop)
+        async with self._reader_for(query) as run:
+            return await self._decide(query, index, allowed, recent, previous, run)
 
     async def _decide(
         self,
@@ -482,15 +480,19 @@ class Router:
         return named, candidates
 
     @contextlib.asynccontextmanager
-    async def _read_off_loop(self) -> AsyncIterator[None]:
-        """A long request's turn in the reader: one at a time, the index unchanged
-        meanwhile; refused (RouterBusy) when ``OFF_LOOP_WAITING`` are admitted already."""
+    async def _reader_for(self, query: str) -> AsyncIterator[_Runner]:
+        """How ``query`` is read: on the loop when it is short (``OFF_LOOP_CHARS``), else
+        in the reader thread once it is its turn (one at a time, the index unchanged
+        meanwhile); refused (RouterBusy) when ``OFF_LOOP_WAITING`` are admitted already."""
+        if len(query) <= OFF_LOOP_CHARS:
+            yield _inline
+            return
         if self._long_requests >= OFF_LOOP_WAITING:
             raise RouterBusy(self._long_requests, OFF_LOOP_CHARS)
         self._long_requests += 1
         try:
             async with self._reading:
-                yield
+                yield self._off_loop
         finally:
             self._long_requests -= 1
 
@@ -534,10 +536,8 @@ class Router:
         for ``query``, with the same text handling and vectors as :meth:`route`. Only
         candidates with some evidence: one whose every score is zero has not scored."""
         index = await self.index()
-        if len(query) <= OFF_LOOP_CHARS:
-            return await self._rank(query, index, allowed, k, _inline)
-        async with self._read_off_loop():
-            return await self._rank(query, index, allowed, k, self._off_loop)
+        async with self._reader_for(query) as run:
+            return await self._rank(query, index, allowed, k, run)
 
     async def _rank(
         self, query: str, index: ToolIndex, allowed: frozenset[str], k: int, run: _Runner

@@ -70,7 +70,7 @@ class Hit:
 
 # Query text longer than this (characters, rephrasings included) is embedded in a worker
 # thread, so the model run (a few ms for a short query, ~0.2 s at its 256-token cap)
-# never holds the event loop long (tests/security/test_19_long_requests_are_read_off_*).
+# never holds the event loop long (docs/security.md, finding 21).
 OFF_LOOP_CHARS = 500
 
 
