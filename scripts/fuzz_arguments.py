@@ -53,7 +53,6 @@ async def main() -> None:
             auth_mode="permissive",
             tool_auto_discovery=True,
             manifests_dir=str(MANIFESTS),
-            gc_freeze=False,
         )
         async with LifespanManager(create_app(settings), startup_timeout=120) as manager:
             transport = httpx.ASGITransport(app=manager.app)

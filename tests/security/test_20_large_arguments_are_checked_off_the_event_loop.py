@@ -18,6 +18,7 @@ import pytest
 
 from gateway.invoke import service
 from gateway.invoke.validation import OFF_LOOP_VALUES, sizeable
+from gateway.registry.patterns import schema_validator
 from tests.conftest import app_client, assert_error
 from tests.gateway.conftest import ADMIN, GatewayFactory, python_tool
 from tests.security.loop_probe import probed
@@ -108,3 +109,14 @@ async def test_the_loop_answers_other_calls_while_large_arguments_are_checked(
     assert_error(probe.response, 422, "invalid_arguments")
     assert probe.health_at < probe.took * 0.75, probe
     assert probe.longest_wait < probe.took / 2, probe
+
+
+def test_a_type_error_shows_a_large_value_cut_short_and_a_small_one_whole() -> None:
+    """jsonschema wrote the whole wrong value into a type error: for a megabyte of
+    nested lists one ``repr`` of ~30 ms that holds the interpreter lock."""
+    validator = schema_validator({"type": "object", "properties": {"sku": {"type": "string"}}})
+    [small] = validator.iter_errors({"sku": [[1, 2], {"a": "b"}]})
+    assert small.message == "[[1, 2], {'a': 'b'}] is not of type 'string'"
+    [large] = validator.iter_errors({"sku": [[1] * 10 for _ in range(20_000)]})
+    assert large.message.endswith("...] is not of type 'string'")
+    assert len(large.message) < 1_000

@@ -23,6 +23,7 @@ from jsonschema.exceptions import ValidationError
 
 from gateway.catalog.spec import ToolSpec
 from gateway.executor.errors import InvalidArguments
+from gateway.registry.patterns import SHOWN_WHOLE_ITEMS
 
 PREVIEW_CHARS = 80
 PROBLEM_CHARS = 300
@@ -188,8 +189,12 @@ def _problem(error: ValidationError) -> str:
     """jsonschema's message, with the offending value shown as a preview, then clipped."""
     message = error.message
     instance = error.instance
-    if isinstance(instance, (str, dict, list)):
-        shown = repr(instance)  # once: a megabyte's repr holds the interpreter ~50 ms
+    # A larger object or array is not looked for (its full repr is what costs): a type
+    # error shows it cut short already (registry.patterns), and the message is clipped.
+    if isinstance(instance, str) or (
+        isinstance(instance, (dict, list)) and len(instance) <= SHOWN_WHOLE_ITEMS
+    ):
+        shown = repr(instance)  # once: a megabyte's repr holds the interpreter ~30 ms
         if len(shown) > PREVIEW_CHARS:
             message = message.replace(shown, preview(instance))
     return clip(message, PROBLEM_CHARS)

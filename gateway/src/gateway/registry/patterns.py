@@ -22,6 +22,7 @@ The dialect is ECMA-262 as JSON Schema asks, within what RE2 supports:
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -260,6 +261,32 @@ def _additional_properties(
             )
 
 
+# A wrong value shown in a type error: as ``repr`` shows it, unless it is an object or an
+# array of more than SHOWN_WHOLE_ITEMS items, which is cut short (a megabyte of nested
+# lists took jsonschema's full ``repr`` ~30 ms, in one call that holds the interpreter
+# lock; docs/security.md, finding 22).
+SHOWN_WHOLE_ITEMS = 100
+_SHOWN = reprlib.Repr()
+_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxtuple, _SHOWN.maxdict = 4, 10, 10, 10
+_SHOWN.maxstring, _SHOWN.maxlong, _SHOWN.maxother = 200, 200, 200
+
+
+def _shown(instance: Any) -> str:
+    if isinstance(instance, (dict, list)) and len(instance) > SHOWN_WHOLE_ITEMS:
+        return _SHOWN.repr(instance)
+    return repr(instance)
+
+
+def _type(
+    validator: Any, types: Any, instance: Any, schema: dict[str, Any]
+) -> Iterator[ValidationError]:
+    """jsonschema's ``type``, with a large wrong value cut short (``_shown``)."""
+    types = [types] if isinstance(types, str) else types
+    if not any(validator.is_type(instance, each) for each in types):
+        names = ", ".join(repr(each) for each in types)
+        yield ValidationError(f"{_shown(instance)} is not of type {names}")
+
+
 def _regex_format(instance: object) -> bool:
     if not isinstance(instance, str):
         return True
@@ -282,6 +309,7 @@ SchemaValidator = extend(  # type: ignore[no-untyped-call]
         "pattern": _pattern,
         "patternProperties": _pattern_properties,
         "additionalProperties": _additional_properties,
+        "type": _type,
     },
 )
 
