@@ -11,6 +11,7 @@ import pytest
 from reach_common.embeddings import Embedder
 from retriever.search.service import OFF_LOOP_CHARS
 from tests.conftest import assert_error
+from tests.security.loop_probe import record_threads
 
 DOCS = {
     "pets/cats.md": "# Cats\n\nCats purr when content and sleep most of the day. "
@@ -183,13 +184,7 @@ async def test_a_long_query_is_embedded_off_the_event_loop(
     one (~0.2 s at the model's 256 tokens) runs in a worker thread, so it never holds
     the loop (tests/security/test_19_long_requests_are_read_off_the_event_loop.py)."""
     threads: list[str] = []
-    embed = embedder.embed
-
-    def recorded(*args: Any, **kwargs: Any) -> Any:
-        threads.append(threading.current_thread().name)
-        return embed(*args, **kwargs)
-
-    monkeypatch.setattr(embedder, "embed", recorded)
+    record_threads(monkeypatch, threads, embedder, "embed")
     loop_thread = threading.current_thread().name
     short = "why do cats purr"
     long = short + "? I would like to know, as the family cat has started to do it often." * 40

@@ -1,14 +1,32 @@
-"""A call timed beside the event loop it runs on: how long the loop went without turning
-meanwhile, and when a health check sent during the call was answered."""
+"""Where work runs: the threads that ran a function (``record_threads``), and a call
+timed beside the event loop it runs on: how long the loop went without turning
+meanwhile, and when a health check sent during the call was answered (``probed``)."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
+import pytest
+
+
+def record_threads(
+    monkeypatch: pytest.MonkeyPatch, seen: list[str], owner: object, name: str
+) -> None:
+    """Replace ``owner.name`` (a function of a module or class, or an object's method) by
+    one that appends the name of the thread it runs in to ``seen``, then runs it."""
+    original = getattr(owner, name)
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        seen.append(threading.current_thread().name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, recorded)
 
 
 @dataclass(frozen=True)

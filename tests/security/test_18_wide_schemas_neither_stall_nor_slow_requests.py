@@ -24,6 +24,7 @@ from gateway.routing import bounds
 from gateway.routing.extract import ArgumentExtractor
 from tests.conftest import app_client
 from tests.gateway.conftest import ADMIN, GatewayFactory
+from tests.security.loop_probe import record_threads
 from tests.security.test_16_router_reads_requests_in_linear_time import ratio
 
 EXTRACTOR = ArgumentExtractor()
@@ -101,13 +102,7 @@ async def test_manifests_are_compiled_off_the_event_loop(
     """Registering (one, or a batch) and the view taking the change: each compile runs in
     a worker thread, never on the event loop's."""
     threads: list[str] = []
-    compile_manifest = service.compile_manifest
-
-    def recorded(*args: Any, **kwargs: Any) -> Any:
-        threads.append(threading.current_thread().name)
-        return compile_manifest(*args, **kwargs)
-
-    monkeypatch.setattr(service, "compile_manifest", recorded)
+    record_threads(monkeypatch, threads, service, "compile_manifest")
     tool = {
         "tool_id": "wide_tool",
         "name": "Wide tool",

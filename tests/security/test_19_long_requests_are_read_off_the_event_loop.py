@@ -24,7 +24,7 @@ from gateway.routing.service import OFF_LOOP_CHARS, OFF_LOOP_WAITING
 from reach_common.embeddings import Embedder
 from tests.conftest import app_client
 from tests.gateway.conftest import GatewayFactory
-from tests.security.loop_probe import probed
+from tests.security.loop_probe import probed, record_threads
 
 MANIFESTS = Path(__file__).resolve().parents[2] / "manifests"
 ASK = "How many units of SKU2024003 are left in stock?"
@@ -40,18 +40,8 @@ USER = {"user_id": "reader", "roles": ["user"]}
 def threads_reading(monkeypatch: pytest.MonkeyPatch, embedder: Embedder) -> list[str]:
     """The names of the threads that ran the router's argument reading and model runs."""
     seen: list[str] = []
-    extract, embed = ArgumentExtractor.extract, embedder.embed
-
-    def extract_recorded(self: ArgumentExtractor, *args: Any, **kwargs: Any) -> Any:
-        seen.append(threading.current_thread().name)
-        return extract(self, *args, **kwargs)
-
-    def embed_recorded(*args: Any, **kwargs: Any) -> Any:
-        seen.append(threading.current_thread().name)
-        return embed(*args, **kwargs)
-
-    monkeypatch.setattr(ArgumentExtractor, "extract", extract_recorded)
-    monkeypatch.setattr(embedder, "embed", embed_recorded)
+    record_threads(monkeypatch, seen, ArgumentExtractor, "extract")
+    record_threads(monkeypatch, seen, embedder, "embed")
     return seen
 
 

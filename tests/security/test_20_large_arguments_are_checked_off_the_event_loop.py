@@ -21,7 +21,7 @@ from gateway.invoke.validation import OFF_LOOP_VALUES, sizeable
 from gateway.registry.patterns import schema_validator
 from tests.conftest import app_client, assert_error
 from tests.gateway.conftest import ADMIN, GatewayFactory, python_tool
-from tests.security.loop_probe import probed
+from tests.security.loop_probe import probed, record_threads
 
 SCHEMA = {
     "type": "object",
@@ -50,18 +50,8 @@ def test_sizeable_counts_values_and_stops_once_past_the_bound() -> None:
 def threads_checking(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The threads that redacted and checked a call's arguments."""
     seen: list[str] = []
-    redact, check = service.redact, service.check_arguments
-
-    def redact_recorded(*args: Any, **kwargs: Any) -> Any:
-        seen.append(threading.current_thread().name)
-        return redact(*args, **kwargs)
-
-    def check_recorded(*args: Any, **kwargs: Any) -> Any:
-        seen.append(threading.current_thread().name)
-        return check(*args, **kwargs)
-
-    monkeypatch.setattr(service, "redact", redact_recorded)
-    monkeypatch.setattr(service, "check_arguments", check_recorded)
+    record_threads(monkeypatch, seen, service, "redact")
+    record_threads(monkeypatch, seen, service, "check_arguments")
     return seen
 
 
