@@ -17,8 +17,8 @@ import asyncio
 import importlib.util
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -170,10 +170,26 @@ async def app_client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """An httpx client calling ``app`` in process, with its lifespan running. Start-up may
     embed every shipped tool's texts (about 2.5 s on an idle 2-core machine, the first
     time in a process): the library's 5 s default failed on a loaded one."""
-    async with LifespanManager(app, startup_timeout=STARTUP_TIMEOUT_S) as manager:
-        transport = httpx.ASGITransport(app=manager.app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
-            yield client
+    async with app_clients(app, ["127.0.0.1"]) as (client,):
+        yield client
+
+
+@asynccontextmanager
+async def app_clients(
+    app: FastAPI, addresses: Sequence[str]
+) -> AsyncIterator[list[httpx.AsyncClient]]:
+    """One httpx client of ``app`` per client address (what an unverified caller's rate
+    limits and shares are keyed by), one lifespan for them all: see ``app_client``."""
+    async with (
+        LifespanManager(app, startup_timeout=STARTUP_TIMEOUT_S) as manager,
+        AsyncExitStack() as stack,
+    ):
+        clients = []
+        for address in addresses:
+            transport = httpx.ASGITransport(app=manager.app, client=(address, 123))
+            client = httpx.AsyncClient(transport=transport, base_url="http://localhost")
+            clients.append(await stack.enter_async_context(client))
+        yield clients
 
 
 AppClientFactory = Callable[[FastAPI], Any]

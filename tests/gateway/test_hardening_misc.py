@@ -151,8 +151,8 @@ async def test_the_router_keeps_no_vector_of_a_long_text(make_gateway: GatewayFa
     async with running(gateway):
         router = gateway.state.runtime.router
         allowed = frozenset({"add_numbers"})
-        await router.rank("add the numbers 2 and 3", allowed, 3)
-        await router.rank("add numbers " * 5000, allowed, 3)
+        await router.rank("add the numbers 2 and 3", allowed, 3, owner="test")
+        await router.rank("add numbers " * 5000, allowed, 3, owner="test")
         held = list(router._recent_vectors)
     assert held, "a short query's vector is kept"
     assert max(len(text) for text in held) <= 4096

@@ -20,9 +20,9 @@ import httpx
 import pytest
 
 from gateway.routing.extract import ArgumentExtractor
-from gateway.routing.service import OFF_LOOP_CHARS, OFF_LOOP_WAITING
+from gateway.routing.service import OFF_LOOP_CHARS, OFF_LOOP_PER_CALLER, OFF_LOOP_WAITING
 from reach_common.embeddings import Embedder
-from tests.conftest import app_client
+from tests.conftest import app_client, app_clients
 from tests.gateway.conftest import GatewayFactory
 from tests.security.loop_probe import probed, record_threads
 
@@ -52,6 +52,15 @@ def shipped(make_gateway: GatewayFactory, shop_url: str) -> Any:
 async def run(client: httpx.AsyncClient, query: str) -> httpx.Response:
     body = {"user_query": query, "dry_run": True, "user_context": USER}
     return await client.post("/run", json=body)
+
+
+async def admitted(router: Any, count: int) -> None:
+    """Wait until ``count`` long requests are admitted (routing starts after admission)."""
+    for _ in range(1_000):
+        if router._long_requests == count:
+            return
+        await asyncio.sleep(0.005)
+    assert router._long_requests == count
 
 
 async def test_a_long_request_is_read_off_the_loop_and_a_short_one_on_it(
@@ -106,18 +115,15 @@ async def test_long_requests_past_the_waiting_bound_are_refused_at_once(
     one more is refused straight away (503 router_busy, Retry-After), not queued without
     bound; short requests are not held up; the waiting ones are then all answered."""
     app = shipped(make_gateway, shop_url)
-    async with app_client(app) as client:
+    addresses = [f"10.0.0.{n}" for n in range(OFF_LOOP_WAITING + 1)]
+    async with app_clients(app, addresses) as (client, *others):
         router = app.state.runtime.router
         await run(client, ASK)  # the index built
         async with router._reading:  # the reader busy with a long request
             waiting = [
-                asyncio.create_task(run(client, LONG + f" ({n})")) for n in range(OFF_LOOP_WAITING)
+                asyncio.create_task(run(other, LONG + f" ({n})")) for n, other in enumerate(others)
             ]
-            for _ in range(1_000):  # each admitted (routing starts after its admission)
-                if router._long_requests == OFF_LOOP_WAITING:
-                    break
-                await asyncio.sleep(0.005)
-            assert router._long_requests == OFF_LOOP_WAITING
+            await admitted(router, OFF_LOOP_WAITING)
             refused = await run(client, LONG + " (one more)")
             short = await run(client, ASK)
             ranked = await client.get("/tools/list", params={"q": LONG + " (ranked)"})
@@ -134,3 +140,39 @@ async def test_long_requests_past_the_waiting_bound_are_refused_at_once(
     assert [r.status_code for r in answered] == [200] * OFF_LOOP_WAITING
     assert {r.json()["tool_id"] for r in answered} == {"inventory_query"}
     assert router._long_requests == 0
+
+
+async def test_one_caller_cannot_hold_every_place_for_long_requests(
+    make_gateway: GatewayFactory, shop_url: str
+) -> None:
+    """One caller sending long requests without pause gets ``OFF_LOOP_PER_CALLER`` places;
+    its next is refused (router_busy) while another caller's long request is still
+    admitted and answered: the places are shared, not taken by whoever sends fastest."""
+    app = shipped(make_gateway, shop_url)
+    async with app_clients(app, ["10.0.0.1", "10.0.0.2"]) as (greedy, other):
+        router = app.state.runtime.router
+        await run(greedy, ASK)
+        async with router._reading:
+            held = [
+                asyncio.create_task(run(greedy, LONG + f" ({n})"))
+                for n in range(OFF_LOOP_PER_CALLER)
+            ]
+            await admitted(router, OFF_LOOP_PER_CALLER)
+            refused = await run(greedy, LONG + " (one more)")
+            ranked = await greedy.get("/tools/list", params={"q": LONG + " (ranked)"})
+            theirs = asyncio.create_task(run(other, LONG + " (another caller)"))
+            await admitted(router, OFF_LOOP_PER_CALLER + 1)
+        answered = await asyncio.gather(*held, theirs)
+        again = await run(greedy, LONG + " (once its own are read)")
+    assert OFF_LOOP_PER_CALLER < OFF_LOOP_WAITING
+    body = refused.json()
+    assert refused.status_code == 503, body
+    assert body["reason"] == "router_busy", body
+    assert "of yours" in body["message"], body
+    assert refused.headers["Retry-After"] == "1"
+    assert ranked.status_code == 503
+    assert ranked.json()["reason"] == "router_busy"
+    assert [r.status_code for r in answered] == [200] * (OFF_LOOP_PER_CALLER + 1)
+    assert again.status_code == 200, again.text
+    assert router._long_requests == 0
+    assert not router._long_by_owner

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Header, Path, Query, Response
 
 from gateway.api.deps import CallerDep, ClientAddressDep, RuntimeDep
-from gateway.auth.service import can_use
+from gateway.auth.service import can_use, rate_key
 from gateway.registry.errors import ToolNotFound
 from gateway.registry.schemas import ToolChanged, ToolList, ToolRead, ToolSummary
 from gateway.runtime import GatewayRuntime
@@ -147,7 +147,8 @@ async def list_tools(
     """
     if q is not None:
         await runtime.run.admit(caller, client_address)  # ranking embeds q: ROUTE_RATE_LIMIT
-        return await _ranked(runtime, caller, namespace, q, limit or RANKED)
+        owner = rate_key(caller, client_address)
+        return await _ranked(runtime, caller, owner, namespace, q, limit or RANKED)
     if limit is not None:
         problem = "caps a ranked listing: give the request to rank by as `q` too"
         raise Unprocessable(
@@ -170,13 +171,19 @@ async def list_tools(
 
 
 async def _ranked(
-    runtime: GatewayRuntime, caller: Caller, namespace: str | None, q: str, limit: int
+    runtime: GatewayRuntime,
+    caller: Caller,
+    owner: str,
+    namespace: str | None,
+    q: str,
+    limit: int,
 ) -> ToolList:
     """The caller's tools ranked for ``q``: permission is decided before ranking, so
     nothing the caller may not use is ever ranked."""
     registry = runtime.registry
     allowed = runtime.router.visible(caller, [namespace] if namespace is not None else None)
-    candidates = await runtime.router.rank(q, allowed, limit) if allowed and q.strip() else []
+    ranked = allowed and q.strip()
+    candidates = await runtime.router.rank(q, allowed, limit, owner=owner) if ranked else []
     tools = [ToolSummary.of(tool) for c in candidates if (tool := registry.get(c.tool_id))]
     return ToolList(revision=registry.revision, tools=tools)
 

@@ -22,6 +22,7 @@ from mcp.shared.exceptions import MCPError
 from opentelemetry import trace
 from pydantic import ValidationError
 
+from gateway.auth.service import rate_key
 from gateway.executor.errors import InvalidArguments
 from gateway.mcp.convert import call_result, text_result
 from gateway.mcp.surface import McpCall
@@ -168,9 +169,9 @@ class RoutedTools:
         ) as span:
             span.set_attribute("route.hint", "find_tools")
             allowed = self.allowed(call)
-            candidates = (
-                await self._router.rank(task, allowed, k) if allowed and task.strip() else []
-            )
+            owner = rate_key(call.caller, call.client_ip)
+            ranked = allowed and task.strip()
+            candidates = await self._router.rank(task, allowed, k, owner=owner) if ranked else []
             if candidates:
                 why = f"top {len(candidates)} of {len(allowed)} tools this caller may use"
             elif allowed:

@@ -9,7 +9,8 @@ the tool it got to, its arguments, the candidates with their scores), so
   from the request are missing or do not fit its schema.
 
 ``RouterBusy`` (503, ``router_busy``, with ``Retry-After``) is no decision: too many
-long requests are waiting to be read (``service.OFF_LOOP_WAITING``); try again shortly.
+long requests are waiting to be read (``service.OFF_LOOP_WAITING``), or too many of this
+caller's (``service.OFF_LOOP_PER_CALLER``); try again shortly.
 """
 
 from __future__ import annotations
@@ -42,10 +43,13 @@ class RoutedArgumentsInvalid(RouteFailed, InvalidArguments):
 class RouterBusy(ServiceUnavailable):
     reason = "router_busy"
 
-    def __init__(self, waiting: int, longer_than: int, retry_after_s: int = 1) -> None:
+    def __init__(
+        self, waiting: int, longer_than: int, retry_after_s: int = 1, *, yours: bool = False
+    ) -> None:
+        whose = "of yours " if yours else ""
         super().__init__(
-            f"{waiting} long requests (over {longer_than} characters) are already waiting "
-            f"to be read; try again in {retry_after_s} s, or send a shorter request.",
+            f"{waiting} long requests {whose}(over {longer_than} characters) are already "
+            f"waiting to be read; try again in {retry_after_s} s, or send a shorter request.",
             headers={"Retry-After": str(retry_after_s)},
             retry_after_s=retry_after_s,
         )

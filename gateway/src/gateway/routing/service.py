@@ -34,7 +34,7 @@ import contextlib
 import functools
 import re
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -121,6 +121,9 @@ OFF_LOOP_CHARS = 500
 # Long requests admitted at once (being read or waiting): past them a long request is
 # refused at once (503 router_busy, Retry-After) instead of queueing without bound.
 OFF_LOOP_WAITING = 8
+# ...and of those, at most this many from one caller (``auth.service.rate_key``), so one
+# caller sending long requests without pause cannot hold every place (finding 23).
+OFF_LOOP_PER_CALLER = 2
 # What follows a colon is a payload ("内容如下：SKU2024001 单价 99 元"), not its subject.
 _PAYLOAD = re.compile(r"[:：]")
 # Words with digits (identifiers, amounts, dates) say nothing of a request's language.
@@ -224,6 +227,7 @@ class Router:
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="route-reader")
         self._reading = asyncio.Lock()
         self._long_requests = 0  # admitted by _reader_for, being read or waiting
+        self._long_by_owner: Counter[str] = Counter()  # the same, per caller
         self._index: ToolIndex | None = None
         self._building: asyncio.Lock = asyncio.Lock()
         self._visible: dict[tuple[int, bool, frozenset[str], frozenset[str]], frozenset[str]] = {}
@@ -365,17 +369,21 @@ class Router:
         recent: Sequence[PastCall] = (),
         remembered: Sequence[str] = (),
         within: frozenset[str] | None = None,
+        owner: str,
     ) -> RouteDecision:
         """The tool for ``query`` and its arguments, among the tools ``caller`` may use (in
         ``namespaces``, and only ``within`` these ids when given: a curated surface).
-        Raises :class:`NoMatchingTool` or :class:`RoutedArgumentsInvalid`, each with the
-        decision so far."""
+        ``owner`` is whose share of the long-request places it takes (the caller's rate
+        key). Raises :class:`NoMatchingTool` or :class:`RoutedArgumentsInvalid`, each with
+        the decision so far, or :class:`RouterBusy`."""
         # A failed route is an answer (404/422), not a crash: no traceback on the span.
         with self.tracer.start_as_current_span(
             "gateway.route", record_exception=False, set_status_on_exception=False
         ) as span:
             try:
-                decision = await self._route(query, caller, namespaces, recent, remembered, within)
+                decision = await self._route(
+                    query, caller, namespaces, recent, remembered, within, owner
+                )
             except RouteFailed as exc:
                 _describe(span, exc.decision)
                 span.set_attribute("route.failure", exc.reason)
@@ -391,15 +399,16 @@ class Router:
         caller: Caller,
         namespaces: Collection[str] | None,
         recent: Sequence[PastCall],
-        remembered: Sequence[str] = (),
-        within: frozenset[str] | None = None,
+        remembered: Sequence[str],
+        within: frozenset[str] | None,
+        owner: str,
     ) -> RouteDecision:
         index = await self.index()
         allowed = self._allowed(caller, namespaces, within)
         previous = Known(
             previous_arguments(list(recent)), tuple(remembered), recent[0] if recent else None
         )
-        async with self._reader_for(query) as run:
+        async with self._reader_for(query, owner) as run:
             return await self._decide(query, index, allowed, recent, previous, run)
 
     async def _decide(
@@ -480,21 +489,28 @@ class Router:
         return named, candidates
 
     @contextlib.asynccontextmanager
-    async def _reader_for(self, query: str) -> AsyncIterator[_Runner]:
+    async def _reader_for(self, query: str, owner: str) -> AsyncIterator[_Runner]:
         """How ``query`` is read: on the loop when it is short (``OFF_LOOP_CHARS``), else
         in the reader thread once it is its turn (one at a time, the index unchanged
-        meanwhile); refused (RouterBusy) when ``OFF_LOOP_WAITING`` are admitted already."""
+        meanwhile); refused (RouterBusy) when ``OFF_LOOP_WAITING`` are admitted already,
+        or ``OFF_LOOP_PER_CALLER`` of ``owner``'s."""
         if len(query) <= OFF_LOOP_CHARS:
             yield _inline
             return
         if self._long_requests >= OFF_LOOP_WAITING:
             raise RouterBusy(self._long_requests, OFF_LOOP_CHARS)
+        if self._long_by_owner[owner] >= OFF_LOOP_PER_CALLER:
+            raise RouterBusy(self._long_by_owner[owner], OFF_LOOP_CHARS, yours=True)
         self._long_requests += 1
+        self._long_by_owner[owner] += 1
         try:
             async with self._reading:
                 yield self._off_loop
         finally:
             self._long_requests -= 1
+            self._long_by_owner[owner] -= 1
+            if not self._long_by_owner[owner]:
+                del self._long_by_owner[owner]
 
     async def _off_loop(self, work: Callable[..., _T], *args: Any) -> _T:
         """``work(*args)`` in the reader thread, the event loop free meanwhile."""
@@ -531,12 +547,15 @@ class Router:
             found = self._scopes[key] = (scope_of(index.revision, allowed), examples)
         return found
 
-    async def rank(self, query: str, allowed: frozenset[str], k: int) -> list[Candidate]:
+    async def rank(
+        self, query: str, allowed: frozenset[str], k: int, *, owner: str
+    ) -> list[Candidate]:
         """The coarse stage alone (no cache, no fine choice): the top ``k`` of ``allowed``
-        for ``query``, with the same text handling and vectors as :meth:`route`. Only
-        candidates with some evidence: one whose every score is zero has not scored."""
+        for ``query``, with the same text handling and vectors as :meth:`route` (``owner``
+        as there). Only candidates with some evidence: one whose every score is zero has
+        not scored."""
         index = await self.index()
-        async with self._reader_for(query) as run:
+        async with self._reader_for(query, owner) as run:
             return await self._rank(query, index, allowed, k, run)
 
     async def _rank(

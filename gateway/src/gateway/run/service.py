@@ -73,6 +73,7 @@ class RunService:
                 recent=recent,
                 remembered=request.memories,
                 within=within,
+                owner=rate_key(caller, client_ip),
             )
         except RouteFailed as exc:
             tried = exc.decision
