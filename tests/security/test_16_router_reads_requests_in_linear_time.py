@@ -57,6 +57,18 @@ SCHEMA = {
         "from_rx_number": {"type": "string"},
         "instance": {"type": "string", "description": "e.g. i-0abc123def4567890"},
         "kind": {"type": "string", "enum": ["reserved_instance", "savings_plan"]},
+        "from_station": {"type": "string", "description": "Departure station"},  # 从a到b
+        "to_station": {"type": "string", "description": "Arrival station"},
+        "domain": {"type": "string", "description": "域名"},  # x.com
+        "family_account": {"type": "string", "description": "Family account number."},
+        "amount": {"type": "number"},  # "twelve hundred and fifty dollars"
+        "tlds": {"type": "array", "items": {"type": "string", "pattern": "^[a-z]{2,24}$"}},
+        "dates": {
+            "type": "array",
+            "items": {"type": "string", "pattern": "^\\d{4}-\\d{2}-\\d{2}$"},
+        },
+        "travel_card": {"type": "string", "pattern": "^TC\\d{8}$"},  # TC 1045 8820
+        "auto_renew": {"type": "string", "enum": ["开启", "关闭"]},
         "thresholds": {"type": "array", "items": {"type": "integer"}, "description": "percent"},
         "anomaly_id": {"type": "string", "pattern": "^ANM-[0-9]{6}$"},
         "changeNote": {"type": "string"},
@@ -112,6 +124,9 @@ PIECES += ["a: b, c", ": a and b ", "他汀", "吃双胍和", "lisinopril with "
 PIECES += ["any a ", "有没有a", "抬头写", "1号枪", "附近", "near Leeds station ", "978-7-"]
 PIECES += ["vehicle AB12 CDE and ", "粤B12345、", "rx 1234567 and ", "1 Elm St Apt 4B, Austin TX "]
 PIECES += ["1.2M ", "12块5", "next Monday ", ", can you start ", "《a》"]
+PIECES += ["a.b ", "x.com ", "a hundred ", "twenty dollars ", "acct 1 ", "账户 1", "从a到b"]
+PIECES += ["A to B ", ".net ", "TC 1 2 ", "12月1日、", "Dec 1, 2 and ", "1 and 2 December "]
+PIECES += ["same for ", "关掉", "autorenew ", "dollars "]
 
 
 def read(text: str) -> None:

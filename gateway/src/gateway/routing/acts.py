@@ -52,9 +52,11 @@ _ASKS: dict[str, re.Pattern[str]] = {
         r"(?:the\s+)?(?:base|dock|charger)|回去?充电|回充|回座|回基站|去充电",
         "resume": r"\bresume|\bcontinue|\bcarry\s+on|继续|恢复",
         "on": r"\b(?:turn|switch|put|flick)(?:ed)?\s+(?:\w+\s+){0,3}?on\b|\bcome\s+on\b|\bon\s+at\b"
+        r"|(?<!dis)(?<!de)\b(?:enable|activate)|启用|开通"
         + _AFTER_A_THING.format("on")
         + r"|打开|开启|(?<![打公离展召解])开(?=[^始会心发放通展除关门锁票具户单]{1,4})",
         "off": r"\b(?:turn|switch|shut)(?:ed)?\s+(?:\w+\s+){0,3}?off\b|\bgo\s+off\b|\boff\s+at\b"
+        r"|\b(?:disable|deactivate)|\bstop\s+(?:auto|automatic)|停用|禁用|别再|不要再|不再"
         + _AFTER_A_THING.format("off")
         + r"|关掉|关闭|关上|关了|(?<![相有])关(?=[^于系心注门]{1,4})",
         "open": r"\bopen\b|打开|开启",
@@ -73,6 +75,14 @@ _ASKS: dict[str, re.Pattern[str]] = {
     }.items()
 }
 _ASKED_WORDS = {stem(key): key for key in _ASKS}
+# Option words that name a switch's two sides in other words: ``开启`` / ``关闭``,
+# ``enabled`` / ``disabled`` (a toggle's enum, read as ``on`` / ``off``).
+_ASKED_WORDS.update(
+    dict.fromkeys(("开启", "打开", "启用", "开通", "enable", "enabled", "activate"), "on")
+)
+_ASKED_WORDS.update(
+    dict.fromkeys(("关闭", "关掉", "停用", "禁用", "disable", "disabled", "deactivate"), "off")
+)
 # (compiled once: ``re``'s own cache of 512 patterns is shared with every manifest's)
 _ENDING = re.compile(r"(?:ed|ing)$")
 

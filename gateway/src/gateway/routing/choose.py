@@ -67,6 +67,7 @@ from gateway.routing.extract import (
     item_spec,
     names_a_party,
     shape_of,
+    takes_a_domain,
 )
 from gateway.routing.index import Candidate
 from gateway.routing.intent import READ_REQUEST_PENALTY
@@ -268,7 +269,8 @@ def typed_parameters(schema: dict[str, Any]) -> list[str]:
         numeric = spec.get("type") in ("integer", "number")
         shaped = any(spec.get(key) for key in ("enum", "format", "pattern"))
         text = spec.get("type", "string") == "string"
-        if numeric or shaped or (text and (examples_of(spec) or names_a_party(name))):
+        domain = text and takes_a_domain(name, spec)  # "renew X.com", "same for X.net"
+        if numeric or shaped or domain or (text and (examples_of(spec) or names_a_party(name))):
             typed.append(name)
     return typed
 

@@ -1128,6 +1128,7 @@ class ArgumentExtractor:
         around = _around(props)
         self._period(result, query, props, paired, on_calendar, used_numbers)
         self._address(result, query, props, used_numbers)
+        _journey(result.arguments, query, props, paired)
         lasting = _how_long(query, props, paired)
         if lasting is not None:  # "for 2 days" is how long, no count of anything
             used_numbers.update(n.start() for n in _NUMBER.finditer(query, lasting[1], lasting[2]))
@@ -1302,6 +1303,7 @@ class ArgumentExtractor:
         if not flat:
             return None
         inner = self.extract(query, {**spec, "properties": flat})
+        _numeric_range(inner, query, flat)  # "zones 2-4", 一区到二区
         # (not a text that is most of the request: a headline's is the request itself)
         held = [str(value) for value in taken if len(str(value)) * 2 <= len(query)]
         read = {
@@ -1375,6 +1377,10 @@ class ArgumentExtractor:
             asked = acts.option_asked(query, spec["enum"], _writes(query))
             if asked is not None:  # "let me in" unlocks, 撤防 disarms, 开暖气 is heat_on
                 return asked
+        if kind == "string" and "enum" not in spec and takes_a_domain(name, spec):
+            domain = _domain_name(query, spec, taken)
+            if domain is not None:  # "renew NorthPeakLabs.com", "给 lanting-art.cn 设置"
+                return domain
         if "pattern" in spec or "enum" in spec or spec.get("format") in _FORMATS:
             # The other parameters' words are the tool's, no option's (号码 of a number).
             value = _constrained(query, spec, taken, around or "")
@@ -1717,6 +1723,12 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         # items' pattern allows no space (and none it refuses: "ab12" of "ab12 cde")
         plates = (_as_items_want(p, items) for p in _plates(query, taken))
         found = [p for p in plates if p is not None][:limit]
+    elif _constrains(items) and items.get("type", "string") == "string" and _loose(items):
+        # a pattern every plain word matches ("^[a-z]{2,24}$" of extensions to try) tells
+        # no item from the words around it: only values written with a leading dot count
+        # (".net and .shop"), none of a domain name
+        dotted = (m.group(1) for m in _DOT_LED.finditer(query))
+        found = [v for v in dict.fromkeys(dotted) if _fits_pattern(v, items)][:limit]
     elif _constrains(items) and items.get("type", "string") == "string":
         while len(found) < limit:
             value = _constrained(query, items, [*map(str, taken), *found])
@@ -1835,6 +1847,15 @@ def item_spec(spec: Any) -> Any:
     """A list's item spec (``vehicleIds``: items with a pattern), or the spec itself."""
     items = spec.get("items") if isinstance(spec, dict) and spec.get("type") == "array" else None
     return items if isinstance(items, dict) else spec
+
+
+_PLAIN_WORDS = ("the", "for", "and", "please")
+_DOT_LED = re.compile(r"(?<![\w.])\.([a-z0-9-]{2,24})\b(?!\.)", re.IGNORECASE)
+
+
+def _loose(items: dict[str, Any]) -> bool:
+    """Whether the items' pattern takes plain words as they are ("the", "for")."""
+    return "pattern" in items and all(_fits_pattern(w, items) for w in _PLAIN_WORDS)
 
 
 def _as_items_want(value: str, items: dict[str, Any]) -> str | None:
@@ -2172,9 +2193,133 @@ def _guessed_word(value: object, spec: dict[str, Any]) -> bool:
     return not _specific(pattern)
 
 
+# A journey's two ends, for a pair of free-text places (``from_station`` / ``to_station``,
+# ``origin`` / ``destination``): "从观塘到中环", "沙田到机场", "从 Central 去 Harbour Gate",
+# "North Point to Airport", "from Central to Harbour Gate".
+_JOURNEY_ENDS = re.compile(
+    r"station|stop|origin|destination|city|airport|port|place|location|depart|arriv"
+    r"|站|城市|地点|出发|目的|到达",
+    re.IGNORECASE,
+)
+_LATIN_PLACE = r"[A-Z][A-Za-z'-]*(?:\s[A-Z][A-Za-z'-]*){0,3}"
+_CJK_PLACE = r"(?:(?![从到去至])[\u4e00-\u9fff]){2,8}?"
+_CJK_JOURNEY = re.compile(
+    rf"(?:从\s?|(?<=[，。,:：；;\s])|^)({_CJK_PLACE}|{_LATIN_PLACE})\s?(?:到|去|至|→)\s?"
+    rf"({_CJK_PLACE}|{_LATIN_PLACE})"
+    r"(?=$|[\s，。,.!?！？；;、（(]|的|了|晚|延|误|需|要|坐|乘|换|出发|上车|下车|那|这|时|，)"
+)
+_EN_JOURNEY = re.compile(
+    rf"(?<![A-Za-z'-])({_LATIN_PLACE})\s+(?:to|->|→)\s+({_LATIN_PLACE})(?![A-Za-z'-])"
+)
+
+
+def _journey(
+    arguments: dict[str, Any],
+    query: str,
+    props: dict[str, dict[str, Any]],
+    paired: list[tuple[str, str]],
+) -> None:
+    """Both ends of a journey, for a start/end pair of free-text places that the request
+    writes as one ("X to Y", 从X到Y); each end stays as written."""
+    for start, end in paired:
+        specs = (props.get(start) or {}, props.get(end) or {})
+        if start in arguments or end in arguments:
+            continue
+        if not all(_plain_string(spec) and "pattern" not in spec for spec in specs):
+            continue
+        described = " ".join(str(spec.get("description") or "")[:200] for spec in specs)
+        if _JOURNEY_ENDS.search(f"{start} {end} {described}") is None:
+            continue
+        found = [*(_CJK_JOURNEY.finditer(query) if has_han(query) else ())]
+        for match in [*found, *_EN_JOURNEY.finditer(query)]:
+            ends = (match.group(1).strip(), match.group(2).strip())
+            if not any(e in _NOT_PLACES or _CALENDAR_WORD.search(e) for e in ends):
+                arguments[start], arguments[end] = ends  # not "Monday to Friday"
+                break
+
+
+_NOT_PLACES = frozenset(("I", "We", "You", "My", "Our", "The", "Me", "Please"))
+_CALENDAR_WORD = re.compile(
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    r"|[周月日号]|星期|今天|明天|后天|昨天|上午|下午|晚上|早上|点",
+    re.IGNORECASE,
+)
+
+
+# A range of two numbers: "zones 2-4", "1 to 3", "2区到5区", 一区到二区; not a clock's
+# ("10-12am", 9点到11点), a date's ("12-07") or a part of a longer number.
+_NUMERAL = r"(\d{1,6}|[一二两三四五六七八九十]{1,3})"
+_NUMBER_RANGE = re.compile(
+    rf"(?<![\d.:/-]){_NUMERAL}\s?(?:区|号|级|层)?\s?(?:-|–|—|~|\bto\b|\bthrough\b|\bthru\b|到|至)"
+    rf"\s?{_NUMERAL}(?![\d.:/-])(?!\s?(?:am|pm|a\.m|p\.m|点|时|:|h\b|hours?\b|月|日|号|min))",
+    re.IGNORECASE,
+)
+
+
+def _numeric_range(inner: Extraction, query: str, props: dict[str, dict[str, Any]]) -> None:
+    """For an object whose properties are a start/end pair of numbers (``zones: {from,
+    to}``) that the request did not both give: the first range it writes that their
+    bounds allow, low to high."""
+    for start, end in roles.pairs(props):
+        specs = (props[start], props[end])
+        if not all(spec.get("type") in ("integer", "number") for spec in specs):
+            continue
+        if start in inner.arguments and end in inner.arguments:
+            continue
+        for match in itertools.islice(_NUMBER_RANGE.finditer(query), _MAX_MATCHES):
+            low, high = (_numeral(match[1]), _numeral(match[2]))
+            if low is None or high is None or low > high:
+                continue
+            if _within(float(low), specs[0]) and _within(float(high), specs[1]):
+                inner.arguments[start], inner.arguments[end] = low, high
+                inner.missing = [n for n in inner.missing if n not in (start, end)]
+                break
+
+
+def _numeral(text: str) -> int | None:
+    return int(text) if text.isdigit() else temporal.cn_number(text)
+
+
 def _plain_string(spec: dict[str, Any]) -> bool:
     """A string parameter with no options and no format (a pattern may check it)."""
     return spec.get("type", "string") == "string" and "enum" not in spec and "format" not in spec
+
+
+# A domain name's parameter ("domain", "zone", "hostname", "fqdn", 域名) and a domain name
+# as written: labels joined by dots, ending in letters; not part of an email address, a
+# longer dotted run ("v1.2.3") or a file's name ("faq.md").
+_DOMAIN_PARAMETER = re.compile(
+    r"(?:^|_|\b)(?:domain|zone|hostname|fqdn)(?:s|_?name)?(?:$|_|\b)|domain\s+name|域名",
+    re.IGNORECASE,
+)
+_DOMAIN_NAME = re.compile(
+    r"(?<![\w@.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?![\w@-]|\.[a-z0-9])",
+    re.IGNORECASE,
+)
+_FILE_ENDINGS = frozenset((
+    "md", "txt", "pdf", "doc", "docx", "csv", "json", "xml", "jpg", "jpeg", "png", "gif",
+    "zip", "xls", "xlsx", "ppt", "pptx", "html", "htm", "py", "js", "yaml", "yml", "log",
+))  # fmt: skip
+
+
+def takes_a_domain(name: str, spec: dict[str, Any]) -> bool:
+    """Whether the parameter holds a domain name: by its name, else by its description."""
+    if _DOMAIN_PARAMETER.search(name.replace("_", " ")) or _DOMAIN_PARAMETER.search(name):
+        return True
+    return _DOMAIN_PARAMETER.search(str(spec.get("description") or "")[:200]) is not None
+
+
+def _domain_name(query: str, spec: dict[str, Any], taken: Collection[object]) -> str | None:
+    """The first domain name the request writes, in lower case (as DNS compares them), that
+    no other parameter holds and the parameter's pattern (if any) takes."""
+    held = {str(value).lower() for value in taken}
+    for match in _DOMAIN_NAME.finditer(query):
+        value = match.group(1).lower()
+        if value.rsplit(".", 1)[1] in _FILE_ENDINGS or value in held:
+            continue
+        if _fits_pattern(value, spec):
+            return value
+    return None
 
 
 def _fits_pattern(value: str, spec: dict[str, Any]) -> bool:
@@ -3647,7 +3792,8 @@ _SEPARATORS = ("-", "_", "/", ".", " ")
 
 def _separated(query: str, pattern: str, taken: Collection[object] = ()) -> str | None:
     """An identifier typed without the separator its pattern puts between its letters and
-    its digits: "tnt30118" or "TNT 30118" for ``^[A-Z]{3}-[0-9]{5}$`` is TNT-30118."""
+    its digits: "tnt30118" or "TNT 30118" for ``^[A-Z]{3}-[0-9]{5}$`` is TNT-30118; or
+    with its digits in groups: "TC 1045 8820", "TC-0938-1156" for ``^TC\\d{8}$``."""
     for match in itertools.islice(_LETTERS_DIGITS.finditer(query), _MAX_MATCHES):
         letters, digits = match[1] or match[2], match[3]
         forms = (
@@ -3658,7 +3804,33 @@ def _separated(query: str, pattern: str, taken: Collection[object] = ()) -> str 
         found = _first_whole(forms, pattern, taken)
         if found is not None:
             return found
+    if _loose({"pattern": pattern}):  # "^[a-z0-9][a-z0-9._-]{1,99}$" takes any word
+        return None
+    for match in itertools.islice(_LETTERS_GROUPS.finditer(query), _MAX_MATCHES):
+        if match[1].lower() in STOPWORDS or _DATE_GROUPS.fullmatch(match[2]):
+            continue  # "treatment was on 2025-05-19" names no ON20250519
+        written = match.group(0)
+        if _first_whole((written, written.upper(), written.lower()), pattern, ()) is not None:
+            continue  # it fits as written: its own value, read as such elsewhere
+        letters, digits = match[1], re.sub(r"[\s-]", "", match[2])
+        if letters.upper() not in pattern.upper():
+            continue  # only a code whose letters the pattern spells ("^TC\\d{8}$")
+        forms = (
+            f"{case}{join}{digits}"
+            for join in ("", "-")
+            for case in (letters.upper(), letters.lower())
+        )
+        found = _first_whole(forms, pattern, taken)
+        if found is not None:
+            return found
     return None
+
+
+# Letters, then digits in two groups or more: "TC 1045 8820", "TC-0938-1156"; not a day.
+_DATE_GROUPS = re.compile(r"\d{4}[\s-]\d{1,2}[\s-]\d{1,2}|\d{1,2}[\s-]\d{1,2}[\s-]\d{2,4}")
+_LETTERS_GROUPS = re.compile(
+    r"(?<![A-Za-z0-9_-])([A-Za-z]{1,8})[\s-]?(\d{2,8}(?:[\s-]\d{2,8}){1,3})(?![A-Za-z0-9_-])"
+)
 
 
 # A long number written in groups: "6037 9914 2280 5561", "6037-9914-7702-3316" (not a
@@ -4090,10 +4262,10 @@ def _number(
     if number is None:
         if bound:  # "两张票" counts tickets, no price's bound
             return None
-        if _SUM_NAMES & words:  # 年薪三十八万, 五百块
-            chinese_sum = _chinese_sum(query, spec, used)
-            if chinese_sum is not None:
-                return chinese_sum
+        if _SUM_NAMES & words:  # 年薪三十八万, 五百块, "twelve hundred and fifty dollars"
+            written_sum = _chinese_sum(query, spec, used) or _english_sum(query, spec, used)
+            if written_sum is not None:
+                return _convert(float(written_sum), kind)
         return (
             _chinese_count(query, spec, kind, used, _DAY_NAME.search(name) is not None)
             or _english_count(query, name, spec)
@@ -4334,6 +4506,80 @@ _UNITS = [
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 _UNIT_VALUES = {word: value for value, word in enumerate(_UNITS)}
 _TEN_VALUES = {word: 10 * (value + 2) for value, word in enumerate(_TENS)}
+
+
+# A sum of money in English words and its currency: "twelve hundred and fifty dollars",
+# "a hundred bucks", "twenty-five euros", "nine hundred and eighty dollars fifty".
+_SMALL_NUMBER_WORDS = {**_UNIT_VALUES, **_TEN_VALUES}
+_NUMBER_WORDS = {**_SMALL_NUMBER_WORDS, "hundred": 100, "thousand": 1000}
+# The currency word, and cents in words after it; the number is read back from it
+# (``_english_sum``), a few words at most, so the reading is linear in the request.
+_CURRENCY_IN_WORDS = re.compile(
+    r"(?<![a-z-])(?:dollars?|bucks|euros?|pounds?|quid|yuan|rmb|hkd|usd|aud|cad|sgd)\b"
+    rf"(?:\s+(?:and\s+)?(?P<cents>{'|'.join(sorted(_SMALL_NUMBER_WORDS, key=len, reverse=True))})"
+    r"(?:[\s-]+(?P<cents_unit>one|two|three|four|five|six|seven|eight|nine))?(?:\s+cents?)?\b)?",
+    re.IGNORECASE,
+)
+_WORDS_BEFORE = 120  # characters read back from a currency word for its number
+_WORD_OR_MARK = re.compile(r"[A-Za-z]+|[^A-Za-z\s-]")
+
+
+def english_number(words: Sequence[str]) -> int | None:
+    """The number English words write ("twelve hundred and fifty", "a hundred",
+    "two thousand five hundred"), or None when they hold no number word."""
+    total = current = 0
+    counted = False
+    for word in (w.lower() for w in words):
+        if word == "and":
+            continue
+        if word == "a":
+            current = max(current, 1)
+            continue
+        value = _NUMBER_WORDS.get(word)
+        if value is None:
+            return None
+        counted = True
+        if value == 100:
+            current = max(current, 1) * 100
+        elif value == 1000:
+            total += max(current, 1) * 1000
+            current = 0
+        else:
+            current += value
+    return total + current if counted else None
+
+
+def _english_sum(query: str, spec: dict[str, Any], used: set[int]) -> int | float | None:
+    """The first sum of money the request writes in English words before a currency word
+    ("twelve hundred and fifty dollars", "a hundred bucks", "nine hundred and eighty
+    dollars fifty") that the schema's bounds allow."""
+    for match in _CURRENCY_IN_WORDS.finditer(query):
+        before = query[max(0, match.start() - _WORDS_BEFORE) : match.start()]
+        if not before[-1:].isspace():
+            continue
+        words: list[str] = []
+        for token in reversed(_WORD_OR_MARK.findall(before)):
+            if token.lower() not in _NUMBER_WORDS and token.lower() not in ("a", "and"):
+                break
+            words.append(token)
+        words.reverse()
+        while len(words) > 1 and words[0].lower() in ("a", "and"):
+            if words[0].lower() == "a" and words[1].lower() in ("hundred", "thousand"):
+                break
+            words = words[1:]  # "pay a twenty dollar bill" is not 1 + 20
+        value: float | None = english_number(words)
+        if value is None or match.start() in used:
+            continue
+        if match["cents"]:
+            cents = _SMALL_NUMBER_WORDS[match["cents"].lower()]
+            cents += _UNIT_VALUES.get((match["cents_unit"] or "zero").lower(), 0)
+            value += cents / 100 if cents < 100 else 0
+        if _within(float(value), spec):
+            used.add(match.start())
+            return value
+    return None
+
+
 # A number in English words and the measure after it: "twenty-two degrees", "fifty percent".
 _MEASURE_IN_WORDS = re.compile(
     rf"(?<![a-z-])(?:(?P<tens>{'|'.join(_TENS)})(?:[\s-](?P<unit>{'|'.join(_UNITS[1:10])}))?"
@@ -5177,7 +5423,8 @@ def _identifier(
     if not examples:  # a branch that is a place ("网点名称或所在街道") is no git branch,
         # nor a topic of up to 300 characters ("客户想咨询的内容") a message queue's
         machine = not places.takes_a_place(name.lower(), spec) and not _prose(spec)
-        return _identifier_by_name(query, name, used, taken, machine=machine)
+        numbered = _NUMBERED.search(str(spec.get("description") or "")[:120]) is not None
+        return _identifier_by_name(query, name, used, taken, machine=machine, numbered=numbered)
     # Each example's best find (the strictest reading that finds a token), then the
     # strictest of those, the query's first on a tie: "from LHR-T5 to EDI-WAV" starts at
     # LHR-T5, shaped like PVG-T2 of "e.g. LAX-AP, PVG-T2".
@@ -5374,12 +5621,41 @@ def _first_introduced(
     return None
 
 
+def _label_mentions(lowered: str, label: str) -> Iterator[re.Match[str]]:
+    """Where ``label`` is written: as a whole word, or anywhere for a Chinese one."""
+    return (_whole_word(label) if label.isascii() else re.compile(re.escape(label))).finditer(
+        lowered
+    )
+
+
 # A dose or a length, no record's identifier: "2.5mg", "50mg", "5km".
 _MEASURE = re.compile(r"\d+(?:\.\d+)?(?:mg|mcg|ml|km|cm|mm|lbs?|oz)", re.IGNORECASE)
 
 
+# A description that says the parameter is a thing's number: "Family account number.",
+# "Membership ID", 会员编号, 账号.
+_NUMBERED = re.compile(
+    r"\b(?:number|no\.|id|identifier)\b\W*$|^\W*(?:the\s+)?(?:\w+\s+){0,3}(?:number|id)\b"
+    r"|编号|号码|账号|卡号|户号",
+    re.IGNORECASE,
+)
+# Other ways a request names what a parameter's name words name: "acct 31188", 账户 41876.
+_LABEL_ALIASES = {
+    "account": ("acct", "acc", "a/c", "账户", "账号", "户号"),
+    "member": ("会员",),
+    "customer": ("客户",),
+    "invoice": ("inv", "发票"),
+}
+
+
 def _identifier_by_name(
-    query: str, name: str, used: set[int], taken: Collection[object] = (), *, machine: bool = True
+    query: str,
+    name: str,
+    used: set[int],
+    taken: Collection[object] = (),
+    *,
+    machine: bool = True,
+    numbered: bool = False,
 ) -> str | None:
     """With no example: for an id-like name (``sku``, ``order_id``) or the name of a
     machine's thing (``service``, ``host``), an identifier-looking token (letters and
@@ -5389,8 +5665,9 @@ def _identifier_by_name(
     when a token of the query starts with it whole ("mrn" → MRN-066241), and so does a
     record's name alone (``order``, ``booking``: :func:`_names_a_record`), which takes no
     bare number. Not ``machine``: a machine's thing is no id-like name."""
-    # A record's name alone ("refund 120 to my card") takes no bare number: an amount.
-    record = not (is_id_name(name, machine=machine) or _begins_a_token(query, name))
+    # A record's name alone ("refund 120 to my card") takes no bare number: an amount;
+    # one its description calls a number ("Family account number.") is an id's name.
+    record = not (is_id_name(name, machine=machine) or _begins_a_token(query, name) or numbered)
     if record and not _names_a_record(name):
         return None
     tokens = [
@@ -5409,6 +5686,11 @@ def _identifier_by_name(
     lowered = query.lower()
     for word in words if chosen is None else ():
         chosen = _first_introduced(lowered, _whole_word(word).finditer(lowered), tokens)
+        if chosen is not None:
+            break
+    aliases = [a for w in words for a in _LABEL_ALIASES.get(w, ())] if numbered else []
+    for alias in aliases if chosen is None else ():  # "acct 31188", 家庭账户 20533
+        chosen = _first_introduced(lowered, _label_mentions(lowered, alias), tokens)
         if chosen is not None:
             break
     mixed = [t for t in tokens if any(c.isalpha() for c in t[1]) or _grouped_code(t[1])]

@@ -234,12 +234,26 @@ def asks_to_read(text: str) -> bool:
 # last, with the new value: a question after a question, an order after an order ("那 16
 # 号同一时间呢？" after a booking), which only the session can tell.
 _CJK_WHAT_ABOUT = re.compile(r"呢\s*[？?]?\s*$")
+# The same again for a new value: "and do the same for driftwoodinn.net", "same thing for
+# X", "same again on INV-223002", "X too please", "her brother too, CH50232", "X as well",
+# "finance@ 也一样转过去", 同样, 照样.
+_SAME_AGAIN = re.compile(
+    r"\bsame(?:\s+(?:thing|again|one|here))?\s+(?:for|with|on|to)\b|\bdo\s+the\s+same\b"
+    r"|\b(?:too|as\s+well)(?=\s*(?:$|[,.;!?]|please\b|pls\b|thanks\b))|也一样|一样的?|同样|照样"
+    r"|照旧",
+    re.IGNORECASE,
+)
+_SHORT_FOLLOW_UP = 80  # characters: a longer request says what it wants itself
 
 
 def asks_what_about(text: str) -> bool:
-    """Whether ``text`` is a Chinese "what about …?" that asks for no action itself."""
+    """Whether ``text`` is a Chinese "what about …?", or a short request for the same
+    again ("same for X", "X too"), that asks for no action itself."""
     stripped = text.strip()
-    return bool(_CJK_WHAT_ABOUT.search(stripped)) and not vocabulary.requested_actions(text)
+    again = bool(_CJK_WHAT_ABOUT.search(stripped)) or (
+        len(stripped) <= _SHORT_FOLLOW_UP and _SAME_AGAIN.search(stripped) is not None
+    )
+    return again and not vocabulary.requested_actions(text)
 
 
 # Moving something in time: "switch APT… to the 9th of June", "push my appointment back a

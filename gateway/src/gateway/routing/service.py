@@ -793,12 +793,31 @@ class Router:
                 found[tool_id] = (fitting, values)
             return found[tool_id]
 
+        read: dict[str, tuple[bool, frozenset[str]]] = {}
+
+        def complete(tool_id: str) -> tuple[bool, frozenset[str]]:
+            """Whether the request gives every value the tool requires, and the values."""
+            if tool_id not in read:
+                schema = self._schema(self.registry.tools[tool_id].spec)
+                extraction = self.extractor.extract(query, schema)
+                said = frozenset(map(str, extraction.arguments.values()))
+                read[tool_id] = (not extraction.missing, said)
+            return read[tool_id]
+
         def fullest(tool_id: str) -> bool:
             fitting, mine = taken(tool_id)
-            if not fitting or not mine:
-                return fitting
-            others = (taken(other) for other in near if other != tool_id)
-            return not any(fits_too and theirs > mine for fits_too, theirs in others)
+            if not fitting:
+                return False
+            others = [other for other in near if other != tool_id and taken(other)[0]]
+            if mine and any(taken(other)[1] > mine for other in others):
+                return False
+            # One that lacks a required value loses to one that has all of its own and
+            # uses more of the request: "top up TC40213377 with 50 dollars" is a top-up's
+            # card and amount, not a season ticket's card without its zones.
+            done, said = complete(tool_id)
+            if done or not others:
+                return True
+            return not any(complete(o)[0] and complete(o)[1] > said for o in others)
 
         return fullest
 

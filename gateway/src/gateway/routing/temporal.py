@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import calendar
 import functools
+import itertools
 import math
 import re
 from collections.abc import Callable
@@ -809,12 +810,72 @@ def _one_year(original: str, text: str) -> str:
     return _MONTH_RANGE.sub(within, text)
 
 
+# Days listed under one month: "21 and 22 December", "Dec 21, 22 and 23",
+# "12月28号和29号", "12月1日、2日和3日": each day is written with its month before the days
+# are read ("21 December and 22 December"). At most six days a list; a number counting
+# something after it ("Jan 5 and 6 people") is no day.
+_ORDINAL = r"(?:st|nd|rd|th)?"
+_LIST_JOINT = r"\s*(?:,\s*)?(?:and|&)\s+"
+_NOT_A_DAY_AFTER = (
+    r"(?![\d:.])(?!\s*(?:people|persons|guests|tickets|kids|children|adults|nights|days"
+    r"|hours|minutes|units|pcs|pieces|items|times|x)\b)"
+)
+_DAYS_BEFORE_MONTH = re.compile(
+    rf"(?<![\d:.])(\d{{1,2}}){_ORDINAL}((?:\s*,\s*\d{{1,2}}{_ORDINAL}){{0,5}}){_LIST_JOINT}"
+    rf"(\d{{1,2}}){_ORDINAL}\s+(?:of\s+)?({_MONTH_WORD})\b",
+    re.IGNORECASE,
+)
+_MONTH_BEFORE_DAYS = re.compile(
+    rf"\b({_MONTH_WORD})\.?\s+(\d{{1,2}}){_ORDINAL}((?:\s*,\s*\d{{1,2}}{_ORDINAL}){{0,5}})"
+    rf"{_LIST_JOINT}(\d{{1,2}}){_ORDINAL}{_NOT_A_DAY_AFTER}",
+    re.IGNORECASE,
+)
+_CN_DAYS_OF_MONTH = re.compile(
+    r"(\d{1,2})\s?月\s?(\d{1,2})\s?([日号])((?:\s?[、，,和及与跟]\s?\d{1,2}\s?[日号]){1,6})"
+)
+_CN_LISTED_DAY = re.compile(r"(\d{1,2})\s?[日号]")
+
+
+def _days_of_one_month(text: str) -> str:
+    """``text`` with each day of a list under one month written with its month."""
+
+    def days(first: str, middle: str, last: str) -> list[str] | None:
+        listed = [first, *re.findall(r"\d{1,2}", middle), last]
+        numbers = [int(d) for d in listed]
+        ascending = all(a < b for a, b in itertools.pairwise(numbers))
+        return listed if ascending and all(1 <= n <= 31 for n in numbers) else None
+
+    def before(match: re.Match[str]) -> str:
+        listed = days(match[1], match[2], match[3])
+        if listed is None:
+            return match.group(0)
+        return " and ".join(f"{d} {match[4]}" for d in listed)
+
+    def after(match: re.Match[str]) -> str:
+        listed = days(match[2], match[3], match[4])
+        if listed is None:
+            return match.group(0)
+        return " and ".join(f"{match[1]} {d}" for d in listed)
+
+    def chinese(match: re.Match[str]) -> str:
+        month, unit = match[1], match[3]
+        listed = [match[2], *_CN_LISTED_DAY.findall(match[4])]
+        return "和".join(f"{month}月{d}{unit}" for d in listed)
+
+    if any(c.isdigit() for c in text):
+        text = _DAYS_BEFORE_MONTH.sub(before, text)
+        text = _MONTH_BEFORE_DAYS.sub(after, text)
+        text = _CN_DAYS_OF_MONTH.sub(chinese, text)
+    return text
+
+
 @functools.lru_cache(maxsize=16)  # read once per request, not once per candidate tool
 def resolve(text: str, today: date) -> str:
     """``text`` with its calendar expressions rewritten as ISO months and days, each set
     apart by single spaces (so "明天上午" reads "2026-12-02 上午")."""
     original = text
-    changed = False
+    text = _days_of_one_month(text)
+    changed = text != original
     for pattern, rewrite in _REWRITES:
         if not pattern.search(text):
             continue

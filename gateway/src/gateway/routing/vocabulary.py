@@ -549,7 +549,9 @@ _CHANGED_ZH = re.compile(
     r"的([\u4e00-\u9fff]{2,6}?)(?:改成|改为|改到|换成|换到|调到|调成|调整为|更新为|更新成|延长到)"
 )
 # Words of such a phrase that name no attribute: "set up autoscaling", "change it to".
-_NO_ATTRIBUTE = frozenset({"up", "it", "them", "this", "that", "one", "all", "everything"})
+_NO_ATTRIBUTE = frozenset(
+    {"up", "it", "them", "this", "that", "one", "all", "everything", "on", "off", "back"}
+)  # "switch off autorenew": a switch thrown, no attribute "off"
 ATTRIBUTE_PENALTY = 0.25
 
 
@@ -589,7 +591,22 @@ def attribute_gap(changed: tuple[str, ...], own_words: frozenset[str], own_text:
         # any sense will do: 库存 reads "property or cash held in reserve" first, "stock" too
         read = set(tokenize(gloss(phrase, latin=False))) | set(tokenize(every_sense(phrase)))
         return 0.0 if not read or not read.isdisjoint(own_words) else ATTRIBUTE_PENALTY
-    return 0.0 if all(stem(w) in own_words for w in changed) else ATTRIBUTE_PENALTY
+    return 0.0 if all(_named_by(w, own_words) for w in changed) else ATTRIBUTE_PENALTY
+
+
+def _named_by(word: str, own_words: frozenset[str]) -> bool:
+    """Whether ``own_words`` name ``word``: its stem, or both halves of a compound
+    ("autorenew" of a tool that renews automatically; "passcode", "autopay")."""
+    if stem(word) in own_words:
+        return True
+    for cut in range(3, len(word) - 2):
+        head, tail = word[:cut], word[cut:]
+        if stem(tail) not in own_words:
+            continue
+        prefix = len(head) >= 4 and any(w.startswith(head) for w in own_words)  # auto-matic
+        if prefix or stem(head) in own_words:
+            return True
+    return False
 
 
 def attribute_text(manifest: Mapping[str, Any]) -> str:
