@@ -163,3 +163,20 @@ def test_reinstating_and_pausing_are_actions_a_tool_can_disclaim() -> None:
     assert {"restore", "pause"} <= vocabulary.disclaimed_actions(canceller)
     assert vocabulary.requested_actions("Can you reinstate AU-1029384?") == {"restore"}
     assert vocabulary.requested_actions("暂停我的保单一个月") == {"pause"}
+
+
+@pytest.mark.parametrize(
+    ("query", "actions"),
+    [
+        # a value moved to another in the same clause is changed (found by the real-estate
+        # and FinOps sets): no deletion, no new ticket raised
+        ("Drop the asking price on my listing LST-118204 to £475,000", {"update", "scale"}),
+        ("Raise my offer OF2612088 to £360,000", {"update", "scale"}),
+        ("cut the monthly budget for team data to $4000", {"update", "scale"}),
+        # with no new value, the verbs keep their own sense
+        ("drop my booking BK-1", {"cancel", "withdraw", "delete"}),
+        ("raise a ticket for the printer", {"create"}),
+    ],
+)
+def test_a_value_dropped_or_raised_to_another_is_changed(query: str, actions: set[str]) -> None:
+    assert vocabulary.requested_actions(query) == actions

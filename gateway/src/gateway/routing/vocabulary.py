@@ -168,6 +168,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         (
             *("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换", "调成", "调为"),
             *("调到", "改期", "改约", "改到", "推迟", "延后", "延期", "挪到", "换个时间"),
+            *("降价", "涨价", "调价", "降到", "涨到"),  # a price or a plan moved to another
         ),
     ),
     "delete": (
@@ -313,15 +314,20 @@ _DROP_ALSO = ("cancel", "delete")
 # Cancelling a membership or a subscription unsubscribes from it: a tool that says 退订
 # does "cancel my membership".
 _CANCEL_ALSO = ("unsubscribe",)
-_DROPS_TO = re.compile(r"\bdrop(?=\s+(?:[\w']+\s+){0,3}?to\s+[$£€¥]?\d)", re.IGNORECASE)
+# A value moved to another one in the same clause: "drop the asking price on my listing
+# LST-118204 to £475,000" lowers it (no deletion), "raise my offer OF2612088 to
+# £360,000" increases it (no ticket raised).
+_TO_A_NUMBER = r"(?=[^.?!;\n]{0,60}?\b(?:down\s+|up\s+)?to\s+[$£€¥]?\s?\d)"
+_DROPS_TO = re.compile(rf"\b(?:drop|cut|knock){_TO_A_NUMBER}", re.IGNORECASE)
+_RAISES_TO = re.compile(rf"\b(?:raise|bump){_TO_A_NUMBER}", re.IGNORECASE)
 
 
 def plain_verbs(text: str) -> str:
-    """``text`` with its phrasal verbs in one word (``_PHRASAL``), and a value dropped to
-    another lowered (``_DROPS_TO``)."""
+    """``text`` with its phrasal verbs in one word (``_PHRASAL``), and a value dropped or
+    raised to another lowered or increased (``_DROPS_TO``, ``_RAISES_TO``)."""
     for phrase, verb in _PHRASAL:
         text = phrase.sub(verb, text)
-    return _DROPS_TO.sub("lower", text)
+    return _RAISES_TO.sub("increase", _DROPS_TO.sub("lower", text))
 
 
 # Verbs of an action class only as orders ("end coupon WELCOME5 early", "terminate my
