@@ -52,7 +52,7 @@ _ASKS: dict[str, re.Pattern[str]] = {
         r"(?:the\s+)?(?:base|dock|charger)|回去?充电|回充|回座|回基站|去充电",
         "resume": r"\bresume|\bcontinue|\bcarry\s+on|继续|恢复",
         "on": r"\b(?:turn|switch|put|flick)(?:ed)?\s+(?:\w+\s+){0,3}?on\b|\bcome\s+on\b|\bon\s+at\b"
-        r"|(?<!dis)(?<!de)\b(?:enable|activate)|启用|开通"
+        r"|\b(?:enable|activate)|启用|开通"
         + _AFTER_A_THING.format("on")
         + r"|打开|开启|(?<![打公离展召解])开(?=[^始会心发放通展除关门锁票具户单]{1,4})",
         "off": r"\b(?:turn|switch|shut)(?:ed)?\s+(?:\w+\s+){0,3}?off\b|\bgo\s+off\b|\boff\s+at\b"

@@ -2304,9 +2304,8 @@ _FILE_ENDINGS = frozenset((
 
 def takes_a_domain(name: str, spec: dict[str, Any]) -> bool:
     """Whether the parameter holds a domain name: by its name, else by its description."""
-    if _DOMAIN_PARAMETER.search(name.replace("_", " ")) or _DOMAIN_PARAMETER.search(name):
-        return True
-    return _DOMAIN_PARAMETER.search(str(spec.get("description") or "")[:200]) is not None
+    about = f"{name} {str(spec.get('description') or '')[:200]}"  # "_" ends a word too
+    return _DOMAIN_PARAMETER.search(about) is not None
 
 
 def _domain_name(query: str, spec: dict[str, Any], taken: Collection[object]) -> str | None:
