@@ -23,7 +23,7 @@ from jsonschema.exceptions import ValidationError
 
 from gateway.catalog.spec import ToolSpec
 from gateway.executor.errors import InvalidArguments
-from gateway.registry.patterns import SHOWN_WHOLE_ITEMS
+from gateway.registry.keywords import shown_whole
 
 PREVIEW_CHARS = 80
 PROBLEM_CHARS = 300
@@ -189,11 +189,9 @@ def _problem(error: ValidationError) -> str:
     """jsonschema's message, with the offending value shown as a preview, then clipped."""
     message = error.message
     instance = error.instance
-    # A larger object or array is not looked for (its full repr is what costs): a type
-    # error shows it cut short already (registry.patterns), and the message is clipped.
-    if isinstance(instance, str) or (
-        isinstance(instance, (dict, list)) and len(instance) <= SHOWN_WHOLE_ITEMS
-    ):
+    # A larger object or array is not looked for (its full repr is what costs): every
+    # message shows it cut short already (registry.keywords), and the message is clipped.
+    if isinstance(instance, str) or (isinstance(instance, (dict, list)) and shown_whole(instance)):
         shown = repr(instance)  # once: a megabyte's repr holds the interpreter ~30 ms
         if len(shown) > PREVIEW_CHARS:
             message = message.replace(shown, preview(instance))

@@ -11,8 +11,9 @@ lookaround). Registration refuses a pattern RE2 cannot compile
 
 :data:`SchemaValidator` is Draft 2020-12 with the three keywords that apply
 schema regexes (``pattern``, ``patternProperties`` and the property filter of
-``additionalProperties``) re-implemented on RE2, and no remote ``$ref``
-retrieval. ``unevaluatedProperties`` would match ``patternProperties`` with
+``additionalProperties``) re-implemented on RE2, the keywords whose cost grew with
+a hostile value or a long enum replaced (``gateway.registry.keywords``), and no
+remote ``$ref`` retrieval. ``unevaluatedProperties`` would match ``patternProperties`` with
 ``re`` inside jsonschema, so a schema may not combine the two (refused at
 registration).
 
@@ -22,7 +23,6 @@ The dialect is ECMA-262 as JSON Schema asks, within what RE2 supports:
 
 from __future__ import annotations
 
-import reprlib
 from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
@@ -33,6 +33,8 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 from jsonschema.validators import extend
 from referencing import Registry
+
+from gateway.registry.keywords import KEYWORDS, keyed_enums, listed
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 # Keywords whose values are data, not schemas: a "pattern" inside them is not a regex.
@@ -249,7 +251,7 @@ def _additional_properties(
         for extra in extras:
             yield from validator.descend(instance[extra], additional, path=extra)
     elif not additional and extras:
-        names = ", ".join(repr(each) for each in extras)
+        names = listed(extras)
         if "patternProperties" in schema:
             patterns = ", ".join(repr(each) for each in sorted(schema["patternProperties"]))
             verb = "does" if len(extras) == 1 else "do"
@@ -259,32 +261,6 @@ def _additional_properties(
             yield ValidationError(
                 f"Additional properties are not allowed ({names} {verb} unexpected)"
             )
-
-
-# A wrong value shown in a type error: as ``repr`` shows it, unless it is an object or an
-# array of more than SHOWN_WHOLE_ITEMS items, which is cut short (a megabyte of nested
-# lists took jsonschema's full ``repr`` ~30 ms, in one call that holds the interpreter
-# lock; docs/security.md, finding 22).
-SHOWN_WHOLE_ITEMS = 100
-_SHOWN = reprlib.Repr()
-_SHOWN.maxlevel, _SHOWN.maxlist, _SHOWN.maxtuple, _SHOWN.maxdict = 4, 10, 10, 10
-_SHOWN.maxstring, _SHOWN.maxlong, _SHOWN.maxother = 200, 200, 200
-
-
-def _shown(instance: Any) -> str:
-    if isinstance(instance, (dict, list)) and len(instance) > SHOWN_WHOLE_ITEMS:
-        return _SHOWN.repr(instance)
-    return repr(instance)
-
-
-def _type(
-    validator: Any, types: Any, instance: Any, schema: dict[str, Any]
-) -> Iterator[ValidationError]:
-    """jsonschema's ``type``, with a large wrong value cut short (``_shown``)."""
-    types = [types] if isinstance(types, str) else types
-    if not any(validator.is_type(instance, each) for each in types):
-        names = ", ".join(repr(each) for each in types)
-        yield ValidationError(f"{_shown(instance)} is not of type {names}")
 
 
 def _regex_format(instance: object) -> bool:
@@ -309,7 +285,7 @@ SchemaValidator = extend(  # type: ignore[no-untyped-call]
         "pattern": _pattern,
         "patternProperties": _pattern_properties,
         "additionalProperties": _additional_properties,
-        "type": _type,
+        **KEYWORDS,
     },
 )
 
@@ -319,7 +295,7 @@ _REGISTRY: Registry[Any] = Registry()
 
 def schema_validator(schema: dict[str, Any]) -> Validator:
     """A validator for ``schema`` that runs its regexes on RE2 and resolves no remote refs."""
-    validator: Validator = SchemaValidator(schema, registry=_REGISTRY)
+    validator: Validator = SchemaValidator(keyed_enums(schema), registry=_REGISTRY)
     return validator
 
 
