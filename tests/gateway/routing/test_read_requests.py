@@ -137,6 +137,19 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
     assert not writes(NOTES_SEARCH, reads_only=False)
     assert not writes(tool("x", "POST", "Searches tickets."), reads_only=False)
     assert not writes(tool("get_weather", "POST", "Weather now."), reads_only=False)
+    # in Chinese, its name or its description's first clause (found by the grocery and
+    # fleet sets: an idempotent POST is held to a question now, so a reader must be known)
+    clips = {
+        **tool("camera_clips", "POST", "按日期和时间段查询某个摄像头的云端录像片段。"),
+        "name": "x",
+    }
+    assert not writes(clips, reads_only=False)
+    named = {**tool("camera_clips", "POST", "返回片段列表。"), "name": "摄像头录像查询"}
+    assert not writes(named, reads_only=False)
+    assert not writes(
+        tool("session_receipt", "POST", "查看某一次充电的费用明细。"), reads_only=False
+    )
+    assert writes(tool("update_basket", "PATCH", "修改每周定期购物篮，不能查询订单状态。"), False)
 
 
 @pytest.mark.parametrize(

@@ -180,3 +180,19 @@ def test_reinstating_and_pausing_are_actions_a_tool_can_disclaim() -> None:
 )
 def test_a_value_dropped_or_raised_to_another_is_changed(query: str, actions: set[str]) -> None:
     assert vocabulary.requested_actions(query) == actions
+
+
+@pytest.mark.parametrize(
+    ("query", "actions"),
+    [
+        # what is no longer wanted is to be cancelled (found by the grocery set)
+        ("i dont want tomorrows groceries anymore. order GR-145530", {"cancel"}),
+        ("we've bought somewhere else so won't need the viewing vw-38001 any more", {"cancel"}),
+        ("I no longer need those days off, my trip got postponed", {"cancel"}),
+        # not without "anymore": a wish about the action asked for
+        ("I don't want to pay twice this month", {"pay"}),
+        ("my card's barcode wont scan anymore", set()),
+    ],
+)
+def test_what_is_no_longer_wanted_is_cancelled(query: str, actions: set[str]) -> None:
+    assert vocabulary.requested_actions(query) == actions

@@ -1598,23 +1598,33 @@ _MORE_WORDS = re.compile(
 )
 _LESS_WORDS = re.compile(
     r"\b(?:remove|fewer|less|cut|drop|reduce|decrease|release|free\s+up|lower|shrink|delete"
-    r"|unlink|unbind|detach)\b|减少|减掉|减去|去掉|砍掉|释放|缩减|少\s?\d|减\s?\d"
+    r"|unlink|unbind|detach)\b|\btake\s+(?:[\w'-]+\s+){0,4}?(?:out|off)\b"
+    r"|减少|减掉|减去|去掉|砍掉|释放|缩减|少\s?\d|减\s?\d"
     r"|减[一二两三四五六七八九十几]|删掉|删除|删了|解绑|移除",
     re.IGNORECASE,
 )
 
 
 _MAX_DIRECTION_OPTIONS = 8
+# A Chinese option says its direction in its first word: 添加商品, 移除商品 (of an enum
+# that also holds 修改数量, 跳过一次).
+_MORE_LEADS = ("添加", "增加", "加入", "新增", "追加", "绑定")
+_LESS_LEADS = ("移除", "删除", "去掉", "去除", "减少", "解绑")
+
+
+def _adds(option: str, words: frozenset[str], leads: tuple[str, ...]) -> bool:
+    return option in words or option.startswith(leads)
 
 
 def _direction_option(query: str, options: list[Any]) -> Any:
     """Of an enum with one option that adds and one that takes away (``add`` / ``remove``,
-    ``increase`` / ``decrease``), the one the request's words say, when they say one
-    only: "cut 4 figma seats", "five more Adobe CC licences", 减掉 3 个席位, 再加20个."""
+    ``increase`` / ``decrease``, 添加商品 / 移除商品), the one the request's words say, when
+    they say one only: "cut 4 figma seats", "five more Adobe CC licences", 减掉 3 个席位,
+    再加20个."""
     if len(options) > _MAX_DIRECTION_OPTIONS:
         return None
-    more = [o for o in options if str(o).lower() in _MORE_OPTIONS]
-    less = [o for o in options if str(o).lower() in _LESS_OPTIONS]
+    more = [o for o in options if _adds(str(o).lower(), _MORE_OPTIONS, _MORE_LEADS)]
+    less = [o for o in options if _adds(str(o).lower(), _LESS_OPTIONS, _LESS_LEADS)]
     if len(more) != 1 or len(less) != 1:
         return None
     said_more = _MORE_WORDS.search(query) is not None

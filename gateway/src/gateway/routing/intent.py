@@ -17,8 +17,10 @@ invoice and the cancellation sign the contract. What the router knows:
   word (申请…, 帮我取消…).
 - **The tool writes** (``writes``): it is not idempotent (or is an HTTP PUT, PATCH
   or DELETE), as HTTP says of a POST, unless its name or its description's first
-  word says it reads ("search_notes", "Searches…", "get_weather"): a search behind a
-  POST stays a reader.
+  word says it reads ("search_notes", "Searches…", "get_weather"; 摄像头录像查询): a
+  search behind a POST stays a reader. An idempotent POST whose words do not say it
+  reads ("assign_trailer": safe to repeat, but it assigns) is held to an order's verb
+  and kept from a question as any writer is.
 - **The tool does the verb** (``does``): its own words (less what it says it
   cannot do) use it, or a word of its action class ("purge" and "Deletes…"; 取消 and
   "Cancels…"). A writer described in the other language is taken at its word; a
@@ -116,6 +118,10 @@ _READING = frozenset(
     )
 )
 _WORD = re.compile(r"[A-Za-z]+")
+# The same in Chinese: a name that holds one (摄像头录像查询, 订单详情), or a description
+# whose first clause opens with one (查看某一次充电的费用明细…, 按日期…查询…).
+_READING_ZH = re.compile(r"查询|查看|查找|搜索|检索|获取|列出|读取|浏览|详情|明细")
+_FIRST_CLAUSE_ZH = re.compile(r"[^，。；;,.！!？?\n]{0,40}")
 # A description's first word that says the tool writes ("Creates…", "Files…", "Logs…").
 _OPENS_WRITING = frozenset(
     stem(w)
@@ -612,12 +618,17 @@ def _acts_in_chinese(text: str, verb: str, *, reader: bool) -> bool:
 def writes(manifest: Mapping[str, Any], reads_only: bool) -> bool:
     """Whether the tool changes something: not ``reads_only`` (idempotent, and no PUT,
     PATCH or DELETE), and neither its name nor its description's first word says it
-    reads ("search_notes", "Searches…", "get_weather")."""
+    reads ("search_notes", "Searches…", "get_weather"; in Chinese the name, or the
+    description's first clause: 摄像头录像查询, 查看某一次充电的费用明细)."""
     if reads_only:
         return False
     names = split_identifier(f"{manifest.get('tool_id') or ''} {manifest.get('name') or ''}")
+    description = str(manifest.get("description") or "")
+    opening = _FIRST_CLAUSE_ZH.match(description)
+    if _READING_ZH.search(names) or (opening and _READING_ZH.search(opening.group(0))):
+        return False
     words = _WORD.findall(names)
-    first = _WORD.search(str(manifest.get("description") or ""))
+    first = _WORD.search(description)
     if first is not None:
         # A description that opens with a verb of writing says what the tool does, whatever
         # its name reads like ("street_issue_report": "Creates a new job…").

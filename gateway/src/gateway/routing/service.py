@@ -958,9 +958,14 @@ class Router:
             return lambda _: False
         verb = intent.changes_instead(text)  # "can CX… come on 2025-04-09 instead?"
         if verb is None and self._asks_to_read(text, last):
-            if not reading:
+            # (a reader by its method only, an idempotent POST that assigns a trailer or
+            # applies a promo code, writes: it answers no question)
+            readers = {t for t in reading if not self._writes_too(t)}
+            if not readers:
                 return lambda _: False
-            return lambda tool_id: tool_id not in reading and self._writes(tool_id)
+            return lambda tool_id: (
+                tool_id not in readers and (tool_id in reading or self._writes(tool_id))
+            )
         verb = verb or intent.order_verb(text)
         later = intent.later_order_verb(text) if verb is None else None
         asked = verb or later

@@ -322,11 +322,22 @@ _DROPS_TO = re.compile(rf"\b(?:drop|cut|knock){_TO_A_NUMBER}", re.IGNORECASE)
 _RAISES_TO = re.compile(rf"\b(?:raise|bump){_TO_A_NUMBER}", re.IGNORECASE)
 
 
+# Something no longer wanted is to be cancelled: "i dont want tomorrows groceries
+# anymore", "won't need the viewing vw-38001 any more", "I no longer need those days off".
+_NO_LONGER_WANTED = re.compile(
+    r"\b(?:(?:do|does|did|will|wo)\s*n[o'’]?t|dont|doesnt|wont)\s+(?:want|need)\b"
+    r"(?=[^.?!;\n]{0,60}?\bany\s?more\b)|\bno\s+longer\s+(?:want|need)\b",
+    re.IGNORECASE,
+)
+
+
 def plain_verbs(text: str) -> str:
-    """``text`` with its phrasal verbs in one word (``_PHRASAL``), and a value dropped or
-    raised to another lowered or increased (``_DROPS_TO``, ``_RAISES_TO``)."""
+    """``text`` with its phrasal verbs in one word (``_PHRASAL``), a value dropped or
+    raised to another lowered or increased (``_DROPS_TO``, ``_RAISES_TO``), and what is
+    no longer wanted asked to be cancelled (``_NO_LONGER_WANTED``)."""
     for phrase, verb in _PHRASAL:
         text = phrase.sub(verb, text)
+    text = _NO_LONGER_WANTED.sub("want to cancel", text)
     return _RAISES_TO.sub("increase", _DROPS_TO.sub("lower", text))
 
 
