@@ -78,21 +78,26 @@ async def schema_cases(client: httpx.AsyncClient) -> None:
         }
         registered = await client.post("/tools/register", json=manifest, headers=ADMIN)
         registered.raise_for_status()
-        body = json.dumps({"arguments": {"values": value}, "user_context": CALLER}).encode()
-        took, stalls, status = [], [], 0
-        for _ in range(ROUNDS):
-            started = time.perf_counter()
-            response, stall = await longest_stall(
-                client.post(f"/tools/schema_case_{index}/invoke", content=body, headers=HEADERS)
-            )
-            took.append((time.perf_counter() - started) * 1000)
-            stalls.append(stall)
-            status = response.status_code
-        print(
-            f"{case:<30} {len(body) / 1e6:4.2f} MB  answer {status}  "
-            f"call {statistics.median(took):6.0f} ms  "
-            f"loop stalled {statistics.median(stalls):6.0f} ms (medians of {ROUNDS})"
+        print(f"{case:<30}", await timed_calls(client, f"schema_case_{index}", {"values": value}))
+
+
+async def timed_calls(client: httpx.AsyncClient, tool_id: str, arguments: dict[str, Any]) -> str:
+    """``ROUNDS`` calls of ``tool_id`` with ``arguments``: the body's size, the answer's
+    status, and the medians of each call's time and of the loop's longest stall."""
+    body = json.dumps({"arguments": arguments, "user_context": CALLER}).encode()
+    took, stalls, status = [], [], 0
+    for _ in range(ROUNDS):
+        started = time.perf_counter()
+        response, stall = await longest_stall(
+            client.post(f"/tools/{tool_id}/invoke", content=body, headers=HEADERS)
         )
+        took.append((time.perf_counter() - started) * 1000)
+        stalls.append(stall)
+        status = response.status_code
+    return (
+        f"{len(body) / 1e6:4.2f} MB  answer {status}  call {statistics.median(took):5.0f} ms  "
+        f"loop stalled {statistics.median(stalls):5.0f} ms (medians of {ROUNDS})"
+    )
 
 
 async def main() -> None:
@@ -116,27 +121,8 @@ async def main() -> None:
                 await schema_cases(client)
                 for shape, value in SHAPES.items():
                     for tool_id, parameter in TOOLS:
-                        body_text = json.dumps(
-                            {"arguments": {parameter: value}, "user_context": CALLER}
-                        )
-                        body = body_text.encode()
-                        took, stalls, status = [], [], 0
-                        for _ in range(ROUNDS):
-                            started = time.perf_counter()
-                            response, stall = await longest_stall(
-                                client.post(
-                                    f"/tools/{tool_id}/invoke", content=body, headers=HEADERS
-                                )
-                            )
-                            took.append((time.perf_counter() - started) * 1000)
-                            stalls.append(stall)
-                            status = response.status_code
-                        print(
-                            f"{shape:<26} {tool_id:<16} {len(body) / 1e6:4.2f} MB  "
-                            f"answer {status}  call {statistics.median(took):4.0f} ms  "
-                            f"loop stalled {statistics.median(stalls):4.0f} ms "
-                            f"(medians of {ROUNDS})"
-                        )
+                        timed = await timed_calls(client, tool_id, {parameter: value})
+                        print(f"{shape:<26} {tool_id:<16} {timed}")
 
 
 if __name__ == "__main__":

@@ -196,3 +196,21 @@ def test_a_value_dropped_or_raised_to_another_is_changed(query: str, actions: se
 )
 def test_what_is_no_longer_wanted_is_cancelled(query: str, actions: set[str]) -> None:
     assert vocabulary.requested_actions(query) == actions
+
+
+@pytest.mark.parametrize(
+    ("query", "actions"),
+    [
+        # something added into a place is added, whatever the text it quotes asks (the
+        # shipped set: a document whose words hold a question is still ingested)
+        (
+            "帮我把这份客服话术加到知识库里，文档名 cs-script.md：您好，请问有什么可以帮您？",
+            {"create"},
+        ),
+        ("把这个地址加进常用地址中", {"create"}),
+        # a value raised to another is no addition
+        ("把报价 OF2600001 加到 30 万英镑", set()),
+    ],
+)
+def test_what_is_added_into_a_place_is_added(query: str, actions: set[str]) -> None:
+    assert vocabulary.requested_actions(query) == actions

@@ -958,11 +958,11 @@ class Router:
             return lambda _: False
         verb = intent.changes_instead(text)  # "can CX… come on 2025-04-09 instead?"
         if verb is None and self._asks_to_read(text, last):
+            if not reading:
+                return lambda _: False
             # (a reader by its method only, an idempotent POST that assigns a trailer or
             # applies a promo code, writes: it answers no question)
             readers = {t for t in reading if not self._writes_too(t)}
-            if not readers:
-                return lambda _: False
             return lambda tool_id: (
                 tool_id not in readers and (tool_id in reading or self._writes(tool_id))
             )

@@ -365,9 +365,15 @@ def said_alike(verb: str) -> frozenset[str]:
     return frozenset({verb, *(w for w, c in _ORDER_SYNONYMS.items() if c == meant)})
 
 
+# Something added into a place is added: "把这份话术加到知识库里", "加进购物篮" (not "加到
+# 30 万": a value raised to another).
+_ADDED_INTO = re.compile(r"(?<![增追添])加(?=[到进入][^，。；！？,.;!?\d]{1,20}?[里中内])")
+
+
 def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
     imperative stands (``_IMPERATIVE``), or a Chinese action word used as a verb."""
+    text = _ADDED_INTO.sub("添加", text)
     words = {
         _ORDER_SYNONYMS.get(w, w) for w in imperatives(_SETS_UP.sub("create", plain_verbs(text)))
     }
