@@ -365,8 +365,8 @@ def said_alike(verb: str) -> frozenset[str]:
     return frozenset({verb, *(w for w, c in _ORDER_SYNONYMS.items() if c == meant)})
 
 
-# Something added into a place is added: "把这份话术加到知识库里", "加进购物篮" (not "加到
-# 30 万": a value raised to another).
+# Something added into a place is added: "把这份话术加到知识库里", "加进购物车里" (not "加到
+# 30 万": a value raised to another; not without the place's 里, 中 or 内).
 _ADDED_INTO = re.compile(r"(?<![增追添])加(?=[到进入][^，。；！？,.;!?\d]{1,20}?[里中内])")
 
 
