@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import bisect
 import calendar
+import difflib
 import functools
 import itertools
 import math
@@ -74,6 +75,7 @@ from gateway.routing import (
     enums,
     intent,
     lineitems,
+    measures,
     periods,
     places,
     roles,
@@ -798,6 +800,77 @@ def _labelled_name(query: str, parameter: str) -> str | None:
     return None
 
 
+# A year as a parameter's name writes it ("tax_year", "fiscalYear", "year"), and a year
+# named in words, by how far it is from this one.
+_YEAR_NAME = re.compile(r"(?:^|_|(?<=[a-z]))year(?:$|_)", re.IGNORECASE)
+_A_YEAR = r"\s+(?:tax\s+|fiscal\s+|financial\s+)?year\b"
+_YEAR_WORDS = re.compile(
+    rf"\b(?P<this>this|current){_A_YEAR}|\b(?P<last>last|previous|prior){_A_YEAR}"
+    rf"|\b(?P<next>next){_A_YEAR}|\b(?P<before>the\s+year\s+before\s+last)\b"
+    r"|(?P<zh_this>今年|本年度?)|(?P<zh_last>去年|上一?年)|(?P<zh_before>前年)|(?P<zh_next>明年|下一?年)",
+    re.IGNORECASE,
+)
+_YEAR_SHIFT = {"this": 0, "last": -1, "next": 1, "before": -2}
+
+
+def _year_named(query: str, spec: dict[str, Any], today: date) -> int | None:
+    """The year a request names in words for a year parameter: "this year" is today's,
+    去年 the one before, 前年 two before, "next year" the one after; None when it names
+    none, or two different ones, or one out of the schema's bounds."""
+    years = set()
+    for match in _YEAR_WORDS.finditer(query):
+        which = next(k for k, v in match.groupdict().items() if v).removeprefix("zh_")
+        years.add(today.year + _YEAR_SHIFT[which])
+    if len(years) != 1:
+        return None
+    year = years.pop()
+    return year if _within(float(year), spec) else None
+
+
+# A quarter of the year written in words: "the fourth quarter", "2nd quarter", 第四季度, 四季度.
+_QUARTER_WORDS = re.compile(
+    r"\b(first|second|third|fourth|1st|2nd|3rd|4th)\s+quarter\b|第?([一二三四1-4])\s?季度",
+    re.IGNORECASE,
+)
+_QUARTER_NUMBER = {
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "一": 1,
+    "二": 2,
+    "三": 3,
+    "四": 4,
+}
+_QUARTER_OPTION = re.compile(r"Q([1-4])", re.IGNORECASE)
+
+
+def _quarter_option(query: str, options: list[Any]) -> Any:
+    """The option of quarters (Q1 … Q4) a request names in words: "fourth quarter" or
+    第四季度 is Q4. None when the options are no quarters, or two are named."""
+    named = set()
+    for match in _QUARTER_WORDS.finditer(query):
+        word = (match[1] or match[2]).lower()
+        named.add(_QUARTER_NUMBER.get(word) or int(word[0]))
+    if len(named) != 1 or len(options) > enums.LONG_ENUM:
+        return None  # (a long enum's options are not read one by one)
+    quarters = {}
+    for option in options:
+        quarter = _QUARTER_OPTION.fullmatch(option) if isinstance(option, str) else None
+        if quarter is not None:
+            quarters[int(quarter[1])] = option
+    return quarters.get(named.pop()) if len(quarters) >= 2 else None
+
+
+# A file name as a sentence writes it, a full stop or a comma after it ("the file is
+# CO_form_E.pdf."), and a list of files by its name or description ("file_names",
+# "attachments", 附件).
+_FILE_IN_TEXT = re.compile(
+    r"(?<![\w/.-])[\w][\w.-]{0,200}?\.[A-Za-z][A-Za-z0-9]{0,7}(?![A-Za-z0-9_-])(?!\.[A-Za-z0-9])"
+)
+_FILE_LIST = re.compile(r"(?<![a-z])files?(?![a-z])|file_?names?|attachments?|附件|文件", re.I)
+
+
 def _is_file_parameter(name: str, spec: dict[str, Any]) -> bool:
     """A parameter naming a document or file: by its name, or by file-name examples."""
     if name.lower() in _FILE_NAMES:
@@ -1116,6 +1189,14 @@ class ArgumentExtractor:
         names = [n for n in names if not any(n in title for title in titles)]
 
         resolved: str | None = None
+        prefix_owners: dict[str, frozenset[str]] | None = None
+
+        def owners() -> dict[str, frozenset[str]]:
+            """``_prefix_owners`` of the schema, worked out once, when first asked."""
+            nonlocal prefix_owners
+            if prefix_owners is None:
+                prefix_owners = _prefix_owners(props)
+            return prefix_owners
 
         def on_calendar() -> str:
             """The query with its dates in ISO form (``temporal.resolve``), read once."""
@@ -1158,6 +1239,8 @@ class ArgumentExtractor:
                 value = self._fill(
                     query, name, spec, used_numbers, quoted, names, used_ids, taken, around
                 )
+            if isinstance(value, str) and _anothers_prefix(value, name, owners()):
+                value = None  # "ASG-402266" is the assignment's (ASG-204518), not EXT-58213's
             if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
                 value = _calendar_value(on_calendar(), query, name, spec, taken)
             if name not in required and _guessed_word(value, spec):
@@ -1174,21 +1257,29 @@ class ArgumentExtractor:
                     places.takes_a_place(name.lower(), spec) or _CODE.fullmatch(value)
                 ):
                     used_numbers.update(_numbers_within(query, value))
-                if isinstance(value, dict):  # an address object's numbers are its own
-                    for inner in value.values():
+                if isinstance(value, dict):  # an address object's numbers are its own,
+                    for inner in value.values():  # and a point's latitude and longitude
                         if isinstance(inner, str):
                             used_numbers.update(_numbers_within(query, inner))
+                        elif isinstance(inner, int | float) and not isinstance(inner, bool):
+                            used_numbers.update(_numbers_worth(query, inner))
 
-        _sides(result.arguments, query, props, paired, on_calendar)
+        _sides(result.arguments, query, props, paired, on_calendar, required)
         _lasting(result.arguments, props, paired, lasting)
         for name, value in list(result.arguments.items()):
             if _NEW_VALUE.search(name) and isinstance(value, str):
                 held = {str(v) for other, v in result.arguments.items() if other != name}
-                result.arguments[name] = _changed_to(query, name, props[name], value, held)
+                # a day is found where the calendar writes it ("can't do wednesday, move
+                # it to friday": 2026-12-09 … to 2026-12-11)
+                dated = temporal.is_calendar_value(value) and value not in query
+                text = on_calendar() if dated else query
+                result.arguments[name] = _changed_to(text, name, props[name], value, held)
         for name, value in result.arguments.items():
             if name.lower() in _TERMS_NAMES and value == query.strip():
                 others = [str(v) for other, v in result.arguments.items() if other != name]
-                result.arguments[name] = _search_terms(query, others) or value
+                result.arguments[name] = (
+                    _search_terms(query, others) or _topic_terms(query, others) or value
+                )
                 break
         _implied_options(result.arguments, props, required)
         self._complete(
@@ -1398,6 +1489,8 @@ class ArgumentExtractor:
                     value = rooms.option_for(query, spec["enum"])
                 if value is None:  # "RIs" for ``reserved_instance``
                     value = _initials_option(query, spec["enum"])
+                if value is None:  # "the fourth quarter", 第四季度 for Q4
+                    value = _quarter_option(query, spec["enum"])
             return value
         if kind in ("integer", "number"):
             # an account's digits another parameter's pattern takes are no amount
@@ -1405,6 +1498,8 @@ class ArgumentExtractor:
             skip = used_numbers | claimed
             number = _number(query, name, spec, kind, skip)
             used_numbers |= skip - claimed
+            if number is None and kind == "integer" and _YEAR_NAME.search(name):
+                number = _year_named(query, spec, self.today())  # "this year", 去年
             return number
         if kind == "boolean":
             said = _boolean(query, name, fallback=False)
@@ -1483,13 +1578,15 @@ _LATIN_RATES = {
 
 
 # Capitals a request writes for an option of several words: "RI", "RIs", "SP".
-_INITIALS = re.compile(r"(?<![A-Za-z0-9])([A-Z]{2,4})s?(?![A-Za-z0-9])")
+_INITIALS = re.compile(r"(?<![A-Za-z0-9&])([A-Z]{2,4}|[A-Z](?:&[A-Z]){1,2})s?(?![A-Za-z0-9&])")
+_JOINING_WORDS = frozenset({"and", "of", "or"})  # "P&L" of ``profit_and_loss``
 
 
 def _initials_option(query: str, options: list[Any]) -> Any:
     """The one option of two words or more whose initials the request writes in capitals
-    ("what RIs should we buy" for ``reserved_instance``, "SP" for ``savings_plan``)."""
-    written = {m.group(1) for m in _INITIALS.finditer(query[:_MAX_LABELLED])}
+    ("what RIs should we buy" for ``reserved_instance``, "SP" for ``savings_plan``, "P&L"
+    for ``profit_and_loss``)."""
+    written = {m.group(1).replace("&", "") for m in _INITIALS.finditer(query[:_MAX_LABELLED])}
     if not written:
         return None
     found = []
@@ -1497,7 +1594,9 @@ def _initials_option(query: str, options: list[Any]) -> Any:
         if not isinstance(option, str):
             continue
         words = [w for w in re.split(r"[_\s-]+|(?<=[a-z])(?=[A-Z])", option) if w]
-        if len(words) >= 2 and "".join(w[0] for w in words).upper() in written:
+        main = [w for w in words if w.lower() not in _JOINING_WORDS]
+        initials = {"".join(w[0] for w in words).upper(), "".join(w[0] for w in main).upper()}
+        if len(main) >= 2 and initials & written:
             found.append(option)
     return found[0] if len(found) == 1 else None
 
@@ -1750,6 +1849,11 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
             found = [v for v in _prefix_typed(query, shape) if v not in taken][:limit]
             if not found:  # "orders 885001 885002 885007" of ``^SO-[0-9]{6}$``
                 found = [v for v in _bare_listed(query, shape) if v not in taken][:limit]
+    elif items.get("type", "string") == "string" and _FILE_LIST.search(
+        f"{name} {spec.get('description') or ''}"
+    ):  # "schwab_1099b.pdf, fidelity_1099b.pdf", "receipt_jan.jpg 和 receipt_feb.jpg"
+        named = (m.group(0) for m in _FILE_IN_TEXT.finditer(query) if not m[0][-1].isdigit())
+        found = [f for f in dict.fromkeys(named) if f not in taken][:limit]
     elif items.get("type", "string") == "string" and rooms.takes_rooms(name, spec):
         found = rooms.room_values(query)[:limit]  # "clean the kitchen and the hallway"
     elif items.get("type", "string") == "string" and _IDENTIFIER_LIST.search(name):
@@ -1979,6 +2083,90 @@ def _search_terms(query: str, others: Sequence[str]) -> str | None:
     if not terms or len(terms.split()) > 6 or terms in others:
         return None
     return terms
+
+
+# What a catalogue search asks for, once the request's frame is left out: the words that
+# ask ("looking for", "do you have anything on", "recommend me some"), the things any
+# catalogue lists, the words of a filter and the values other parameters took.
+_ASKING_WORDS = frozenset((
+    "looking", "look", "find", "search", "searching", "show", "list", "give", "get", "want",
+    "need", "recommend", "suggest", "browse", "have", "got", "any", "anything", "something",
+    "some", "there", "please", "pls", "thanks", "hi", "hey", "me", "only", "just", "really",
+    "good", "best", "top", "new", "popular", "cheap", "cheapest", "free", "online",
+))  # fmt: skip
+_LISTED_THINGS = frozenset((
+    "course", "courses", "class", "classes", "lesson", "lessons", "tutorial", "tutorials",
+    "program", "programs", "programme", "programmes", "product", "products", "item", "items",
+    "thing", "things", "stuff", "option", "options", "one", "ones", "result", "results",
+))  # fmt: skip
+_FILTER_WORDS = frozenset((
+    "under", "below", "over", "above", "less", "more", "than", "longer", "shorter", "cheaper",
+    "max", "maximum", "min", "minimum", "up", "to", "at", "most", "least", "nothing", "within",
+    "taught", "level", "levels", "language", "priced", "price", "costing", "dollars",
+    "dollar", "bucks", "usd", "euros", "eur", "pounds", "gbp", "hours", "hour", "hrs",
+    "minutes", "mins", "weeks", "days", "total", "complete", "absolute",
+))  # fmt: skip
+_TOPIC_WORD = re.compile(r"[A-Za-z][A-Za-z'+#.-]*[A-Za-z+#]|[A-Za-z]|\d[\d,.]*")
+_LONGEST_TOPIC = 5  # words: more is a sentence, no search's terms
+_WH_QUESTION = re.compile(r"\s*(?:why|how|what|when|where|who|which)\b", re.IGNORECASE)
+
+
+_FRAME_WORDS = tuple(sorted(w for w in _ASKING_WORDS | _LISTED_THINGS if len(w) >= 5))
+
+
+@functools.lru_cache(maxsize=1024)
+def _misspelt_frame(word: str) -> bool:
+    """Whether ``word`` (five letters or more) is an asking word or a listed thing
+    misspelt by a letter or two: "recomend", "cours"."""
+    if len(word) < 5 or not word.isalpha():
+        return False
+    near = (w for w in _FRAME_WORDS if abs(len(w) - len(word)) <= 2 and w[0] == word[0])
+    return any(difflib.SequenceMatcher(None, word, w).ratio() >= 0.88 for w in near)
+
+
+def _topic_terms(query: str, others: Sequence[str]) -> str | None:
+    """What an English catalogue search asks for when it does not say "search for":
+    the first run of the request's words that are none of the asking words, the things
+    any catalogue lists, a filter's words, a number, a language, or another parameter's
+    value ("looking for python courses for total beginners": python; "any data science
+    courses taught in spanish under 40 dollars": data science; "Do you have anything on
+    watercolour painting?"). None for Chinese, for a question asked with "why", "how",
+    "what" … (searched as asked), or when no such run of one to five words is left."""
+    if has_han(query) or len(query) > _MAX_LABELLED or _WH_QUESTION.match(query):
+        return None  # "why did mailer-api crash last night?" is searched as asked
+    taken = {w for value in others for w in value.lower().split()}
+    languages = {word for word, _ in _LANGUAGE_WORDS if word.isascii()}
+    runs: list[list[str]] = [[]]
+    after_number = False
+    for match in _TOPIC_WORD.finditer(query):
+        word = match.group(0)
+        lowered = word.lower().strip(".")
+        dropped = (
+            lowered in STOPWORDS
+            or lowered in _ASKING_WORDS
+            or lowered in _LISTED_THINGS
+            or lowered in _FILTER_WORDS
+            or lowered in languages
+            or lowered in _COUNT_WORDS
+            or lowered in _SMALL_NUMBER_WORDS
+            or word[0].isdigit()
+            or after_number
+            or any(lowered.startswith(value) for value in taken if len(value) >= 3)
+            or _misspelt_frame(lowered)
+        )
+        after_number = word[0].isdigit()  # "40 dollars": the unit goes with its number
+        if dropped:
+            if runs[-1]:
+                runs.append([])
+            continue
+        gap = query[match.start() - 1 : match.start()] if match.start() else " "
+        if runs[-1] and gap not in (" ", "-"):
+            runs.append([])  # a comma or a stop ends a run
+        runs[-1].append(word)
+    first = next((run for run in runs if run), None)
+    if first is None or len(first) > _LONGEST_TOPIC:
+        return None
+    return " ".join(first)
 
 
 def _boolean(query: str, name: str, *, fallback: bool = True) -> bool | None:
@@ -2366,6 +2554,7 @@ def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]
         return {}
     tokens = {text for _, text in _id_tokens(query) if _is_identifier(text)}
     claims: dict[str, set[str]] = {}
+    owners: dict[str, frozenset[str]] | None = None
     for name, pattern, declared in patterns:
         program = compile_pattern(pattern)
         claimed = {t for t in tokens if search(program, t)}
@@ -2375,6 +2564,9 @@ def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]
             # TSH-10422, RMA60331 is a return's number (an example's loose shape would
             # claim too much)
             claimed = {t for t in tokens if _LETTERS_DIGITS.fullmatch(t) and _separated(t, pattern)}
+        if not declared:  # ASG-402266 is the one whose example is ASG-204518's, not EXT-58213's
+            owners = _prefix_owners(props) if owners is None else owners
+            claimed = {t for t in claimed if not _anothers_prefix(t, name, owners)}
         claims.setdefault(name, set()).update(claimed)
     return claims
 
@@ -2382,6 +2574,36 @@ def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]
 # Letters a separator ends, as a code that varies does ("MATH-1102", "CS-Y2-G1"); a fixed
 # prefix is glued to its digits ("RSV46573829", "APT0031245") and is matched literally.
 _LOOSE_LETTERS = re.compile(r"[A-Za-z][-_ ]")
+
+
+_LETTER_PREFIX = re.compile(r"([A-Za-z]{2,8})[-_/]?\d")
+
+
+def _prefix_owners(props: dict[str, dict[str, Any]]) -> dict[str, frozenset[str]]:
+    """Per letters an example begins with ("ASG" of ASG-204518), the parameters without a
+    pattern whose examples begin so; and under "" every parameter with examples."""
+    owners: dict[str, set[str]] = {"": set()}
+    for name, spec in props.items():
+        if not isinstance(spec, dict) or "pattern" in spec:
+            continue
+        for example in examples_of(spec):
+            owners[""].add(name)
+            prefix = _LETTER_PREFIX.match(example)
+            if prefix is not None:
+                owners.setdefault(prefix[1].upper(), set()).add(name)
+    return {letters: frozenset(names) for letters, names in owners.items()}
+
+
+def _anothers_prefix(value: str, name: str, owners: dict[str, frozenset[str]]) -> bool:
+    """Whether ``value``'s letters ("ASG" of ASG-402266) begin another parameter's
+    examples and none of this one's, neither having a pattern (``_prefix_owners``): a
+    code so written is the other's, however well its shape fits this one's looser
+    reading (EXT-58213)."""
+    prefix = _LETTER_PREFIX.match(value)
+    if prefix is None or name not in owners[""]:
+        return False
+    theirs = owners.get(prefix[1].upper(), frozenset())
+    return bool(theirs) and name not in theirs
 
 
 def _example_shapes(props: dict[str, dict[str, Any]]) -> Iterator[tuple[str, str]]:
@@ -2581,12 +2803,28 @@ def _takes_day(spec: dict[str, Any]) -> bool:
     )
 
 
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _whole_range(
+    value: str, on_calendar: Callable[[], str], end: dict[str, Any], needed: bool
+) -> bool:
+    """Whether the one day a request names, no word making it either end, is both ends
+    of a range whose end may be left out: "trips yesterday", 昨天的急加速事件, "meetings
+    on 2026-04-02". Not a day no word writes (the first of "the last 30 days"), and not
+    a required end (a stay's check-out is never its check-in)."""
+    if needed or not _ISO_DAY.fullmatch(value) or not _takes_day(end):
+        return False
+    return on_calendar().count(value) == 1
+
+
 def _sides(
     arguments: dict[str, Any],
     query: str,
     props: dict[str, dict[str, Any]],
     paired: list[tuple[str, str]],
     on_calendar: Callable[[], str],
+    required: Collection[str] = (),
 ) -> None:
     """Values of a start/end pair put at the end the request's words give them
     (``roles.side``): the one value of a pair, filled in schema order, moves to the other
@@ -2596,8 +2834,22 @@ def _sides(
     for start, end in paired:
         first, second = arguments.get(start), arguments.get(end)
         if isinstance(first, str) and first == second and query.count(first) == 1:
-            # One value written once is one end: the one its words say, else the first.
-            del arguments[start if _side(query, on_calendar, first) == roles.END else end]
+            # One value written once is one end: the one its words say, else the first;
+            # but a day no word makes either end, of a range whose end may be left out,
+            # is the whole range ("trips yesterday", 昨天的急加速事件). A stay's required
+            # check-out is never its check-in.
+            side = _side(query, on_calendar, first)
+            if side is None and _whole_range(first, on_calendar, props[end], end in required):
+                continue
+            del arguments[start if side == roles.END else end]
+            continue
+        if (
+            isinstance(first, str)
+            and second is None
+            and _side(query, on_calendar, first) is None
+            and _whole_range(first, on_calendar, props[end], end in required)
+        ):
+            arguments[end] = first
             continue
         if isinstance(first, str) and isinstance(second, str):
             if _side(query, on_calendar, first) == roles.END and (
@@ -3175,8 +3427,10 @@ def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
     """The one word option the query writes inflected ("finals" for ``final``, "mailed"
     for ``mail``: an ending added to an option of three letters or more; not "product"
     for ``production``, as a stemmer would have it; "lose" or 丢 for ``lost``), or abbreviated as
-    calendars do ("friday" for ``fri``, "tues" for ``tue``; "周五" read as Friday)."""
-    words = set(_LATIN_WORD.findall(lowered))
+    calendars do ("friday" for ``fri``, "tues" for ``tue``; "周五" read as Friday), or a
+    trade by its work or its worker (``_trade_named``)."""
+    written = set(_LATIN_WORD.findall(lowered))
+    words = set(written)
     if has_han(lowered) and gloss_ready():
         words |= _glossed_words(lowered)
     calendar = {w for w in words if w in _CALENDAR_WORDS}
@@ -3190,9 +3444,26 @@ def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
             text in participles
             or any(w.startswith(text) for w in calendar)
             or any(text + ending in words for ending in _INFLECTIONS)
+            or _trade_named(text, written)  # (高速 reads "high speed": no speeding)
         ):
             found.append(option)
     return found[0] if len(found) == 1 else None
+
+
+# A trade's option named by its work or its worker: "cleaners" and "a deep clean" of
+# ``cleaning``, "repaint" of ``painting``, "plumber" of ``plumbing``, "electrician" of
+# ``electrical``.
+_WORKERS = ("", "s", "er", "ers", "ed")
+
+
+def _trade_named(option: str, words: Collection[str]) -> bool:
+    if option.endswith("ing") and len(option) >= 8:  # (a root of five letters: no "stag")
+        root = option[:-3]
+        return any(root + ending in words for ending in _WORKERS) or "re" + root in words
+    if option.endswith("ical") and len(option) >= 8:
+        root = option[:-2]  # electric(al)
+        return root + "ian" in words or root + "ians" in words
+    return False
 
 
 @functools.lru_cache(maxsize=256)
@@ -3790,11 +4061,11 @@ def _first_whole(values: Iterable[str], pattern: str, taken: Collection[object])
     return next((v for v in values if v not in taken and _fits_pattern(v, spec)), None)
 
 
-# Letters and digits typed together in lower case ("tnt30118"), or apart in capitals
-# ("TNT 30118"). Together in capitals is a code written as its own system writes it
+# Letters and digits typed together in lower case ("tnt30118"), or apart ("TNT 30118",
+# "au 8840271"). Together in capitals is a code written as its own system writes it
 # (RMA60331 is a return's number, not an SKU RMA-60331).
 _LETTERS_DIGITS = re.compile(
-    r"(?<![A-Za-z0-9_-])(?:([a-z]{1,8})|([A-Z]{1,8})\s)(\d{2,12})(?![A-Za-z0-9_-])"
+    r"(?<![A-Za-z0-9_-])(?:([a-z]{1,8})|([A-Z]{1,8})\s|([a-z]{2,8})\s)(\d{2,12})(?![A-Za-z0-9_-])"
 )
 _SEPARATORS = ("-", "_", "/", ".", " ")
 
@@ -3804,7 +4075,9 @@ def _separated(query: str, pattern: str, taken: Collection[object] = ()) -> str 
     its digits: "tnt30118" or "TNT 30118" for ``^[A-Z]{3}-[0-9]{5}$`` is TNT-30118; or
     with its digits in groups: "TC 1045 8820", "TC-0938-1156" for ``^TC\\d{8}$``."""
     for match in itertools.islice(_LETTERS_DIGITS.finditer(query), _MAX_MATCHES):
-        letters, digits = match[1] or match[2], match[3]
+        letters, digits = match[1] or match[2] or match[3], match[4]
+        if match[3] and match[3] in STOPWORDS:
+            continue  # "on 2025" names no ON-2025
         forms = (
             f"{case}{join}{digits}"
             for join in _SEPARATORS
@@ -3907,6 +4180,13 @@ def _digits_of(query: str, value: object) -> Iterator[int]:
         yield from (n.start() for n in _numbers(query) if n.group(0) == digits)
 
 
+def _numbers_worth(query: str, value: float) -> Iterator[int]:
+    """Where the query writes a number that stands for ``value`` (among its first
+    ``_MAX_MATCHES``: a request of thousands of numbers costs no more)."""
+    numbers = itertools.islice(_numbers(query), _MAX_MATCHES)
+    return (n.start() for n in numbers if _amount(query, n) == value)
+
+
 # One token of letters and digits: a code ("10045-RED"), whose digits are no count.
 _CODE = re.compile(r"(?=\S*[^\W\d_])(?=\S*\d)\S{2,64}")
 
@@ -3937,6 +4217,9 @@ def _prefixes(shape: re.Match[str]) -> list[str]:
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# A number shorter than the identifier's digits is padded with zeros only when the word
+# before it names the identifier, and never a single digit ("truck 7" may be a count).
+_SHORTEST_PADDED = 2
 # A number this long, the only one of its length, is the identifier without its prefix
 # whatever word stands before it ("booking 72819304", "the number is 44190268" of
 # ``^RSV\d{8}$``); not a day written as eight digits (20260412).
@@ -3974,15 +4257,28 @@ def _prefixed(query: str, name: str, spec: dict[str, Any], taken: Collection[obj
     prefix = prefixes[0]
     named = {w for w in _mentions(name, spec) if w not in _ID_NAMES} | {prefix.lower()}
     description = str(spec.get("description") or "")
+    # "truck 815" of ``^TRK-\d{4}$`` is TRK-0815 when the description writes a number
+    # padded so ("e.g. TRK-0412", "format TRK-0000"); "deal 4092" of DL-40388 is no DL-04092
+    padded = _cached(rf"(?<![A-Za-z]){re.escape(prefix + separator)}0", re.I).search(description)
     found, bare = set(), set()
     for number in _numbers(query):
         digits = number.group(0)
-        if len(digits) != count or not digits.isdigit() or (count == 4 and _YEAR.fullmatch(digits)):
+        if not digits.isdigit() or len(digits) > count:
+            continue
+        if len(digits) < count:
+            if (
+                padded
+                and len(digits) >= _SHORTEST_PADDED
+                and _named_before(query, number, named, prefix)
+            ):
+                found.add(digits.zfill(count))
+            continue
+        if count == 4 and _YEAR.fullmatch(digits):
             continue
         if count >= _LONG_ENOUGH and not _A_DAY_WRITTEN.fullmatch(digits):
             bare.add(digits)
         after = _CJK_AFTER.match(query, number.end())
-        if _named_before(query, number, named) or (
+        if _named_before(query, number, named, prefix) or (
             after is not None and after.group(1)[:2] in description
         ):
             found.add(digits)
@@ -4024,12 +4320,29 @@ def _bare_listed(query: str, shape: re.Match[str]) -> list[str]:
     return list(dict.fromkeys(f"{prefixes[0]}{separator}{d}" for d in listed))
 
 
-def _named_before(query: str, number: re.Match[str], named: Collection[str]) -> bool:
+def _named_before(
+    query: str, number: re.Match[str], named: Collection[str], prefix: str = ""
+) -> bool:
     """Whether the word just before ``number`` names the parameter ("deal 40388", "store
-    #77"): one of ``named`` begins it, or it begins one of them ("inv" of invoice)."""
+    #77"): one of ``named`` begins it, or it begins one of them ("inv" of invoice), or
+    it is a word the identifier's ``prefix`` abbreviates ("truck 2231" of TRK-,
+    "driver 10456" of DR-)."""
     before = _WORD_BEFORE.search(query, max(0, number.start() - 24), number.start())
     word = before.group(1).lower() if before else ""
-    return bool(word) and any(n.startswith(word) or word.startswith(n) for n in named)
+    if not word:
+        return False
+    return any(n.startswith(word) or word.startswith(n) for n in named) or _abbreviates(
+        prefix.lower(), word
+    )
+
+
+def _abbreviates(prefix: str, word: str) -> bool:
+    """Whether ``prefix`` (two letters or more) is ``word``'s first letter and then others
+    of it in order: TRK of truck, DR of driver, MA of maintenance, INV of invoice."""
+    if len(prefix) < 2 or not prefix.isalpha() or len(word) <= len(prefix) or word[0] != prefix[0]:
+        return False
+    rest = iter(word[1:])
+    return all(letter in rest for letter in prefix[1:])
 
 
 # A number of a fixed count of digits, and a description that says shorter ones are padded
@@ -4125,7 +4438,8 @@ def _discount_off(query: str, name: str, spec: dict[str, Any], used: set[int]) -
 # A unit of measure written after a number, and the words of a parameter that may take
 # such a number: "10mg" is a dose, never a count of days.
 _UNIT_AFTER = re.compile(
-    r"\s?(mg|mcg|µg|ug|ml|kg|g|lbs?|oz|km|cm|mm|m3|m³|m|mi|%|％|degrees?|°|℃|公斤|千克|克|毫升"
+    r"\s?(mg|mcg|µg|ug|ml|kg|g|lbs?|oz|km|cm|mm|m3|m³|m|mi|miles?|kilomet(?:re|er)s?|met(?:re|er)s?"
+    r"|%|％|degrees?|°|℃|公斤|千克|克|毫升"
     r"|毫克|公里|米|摄氏度|度|kwh|kw|yo|y/o|years?[- ]old|岁)(?![A-Za-z0-9²³])",
     re.IGNORECASE,
 )
@@ -4134,7 +4448,9 @@ _SAME_UNIT = {
     "mcg": "µg", "ug": "µg", "lb": "lbs", "公斤": "kg", "千克": "kg", "克": "g",
     "毫升": "ml", "毫克": "mg", "公里": "km", "米": "m", "％": "%", "℃": "°", "度": "°",
     "摄氏度": "°", "degree": "°", "degrees": "°", "m³": "m3", "y/o": "yo", "year old": "yo",
-    "years old": "yo", "year-old": "yo", "years-old": "yo", "岁": "yo",
+    "years old": "yo", "year-old": "yo", "years-old": "yo", "岁": "yo", "mile": "mi",
+    "miles": "mi", "kilometre": "km", "kilometres": "km", "kilometer": "km",
+    "kilometers": "km", "metre": "m", "metres": "m", "meter": "m", "meters": "m",
 }  # fmt: skip
 # A parameter's own unit, as its name or description writes it ("radius_km", "(公里)").
 _UNIT_WORD = re.compile(
@@ -4225,6 +4541,15 @@ def _number(
     span = _duration(query, name, spec, kind, used)
     if span is not None:
         return span
+    own_unit = measures.unit_of(name, spec)
+    if own_unit is not None:  # "a 2 km fence" of ``radius_m``: 2000
+        measured = measures.converted(query, own_unit, used)
+        if measured is not None:  # 0.5 mi is 805 whole metres
+            amount = float(round(measured[0])) if kind == "integer" else measured[0]
+            value = _convert(amount, kind) if _within(amount, spec) else None
+            if value is not None:
+                used.add(measured[1])
+                return value
     if _FACTOR_NAME.search(name):  # a factor is written as one, or named: no other number
         return _factor(query, spec, kind, used)
     off = _discount_off(query, name, spec, used)
@@ -4232,16 +4557,21 @@ def _number(
         return off
     if _RATING_NAME.search(name):
         rating = _rating(query, spec)
-        if rating is not None:  # "a 2/5", "five stars", 四星
+        if rating is not None:  # "a 2/5", "five stars", 四星, "4.5 stars"
             return rating
+        # "just show me 3 options" counts options: no rating
+        numbers = itertools.islice(_numbers(query), _MAX_MATCHES)
+        counted = {n.start() for n in numbers if _counts_things(query, n.end())}
+    else:
+        counted = set()
     if name.lower() in _ANY_COUNT_NAMES:  # "SKU2024555 x50": fifty of it
         times = _TIMES_COUNT.search(query)
         if times is not None and times.start(1) not in used and _within(int(times[1]), spec):
             used.add(times.start(1))
             return int(times[1])
-    skip = used
+    skip = used | counted
     if not _CALENDAR_NAME.search(name):  # "5月20日 19:00，8人": 5 and 20 are no party size
-        skip = used | {
+        skip = skip | {
             n.start()
             for n in _numbers(query)
             if query[n.end() : n.end() + 2].lstrip()[:1] in _CJK_DATE  # "7 月" too
@@ -4253,6 +4583,10 @@ def _number(
     # euros", "预算300以内"), not the first number ("tickets for 4", "the 2027 tour").
     bound = bool(_PRICE_NAMES & words) and bool(_BOUND_WORDS & words or "budget" in words)
     timed = temporal.unit_of(name, spec) is not None  # "$10" is no number of minutes
+    if number is None:
+        # a sum takes a number written as money over one that is not: "form 4868 … I'll
+        # owe around $3,000" holds 3000
+        number = _priced_sum(query, spec, skip) if money else None
     if number is None:
         number = next(
             (
@@ -4335,21 +4669,27 @@ _RATING_NAME = re.compile(r"rating|score|stars", re.IGNORECASE)
 # A rating out of its scale ("2/5", "4 out of 5"), or in stars ("five stars", 四星, 5分).
 _OUT_OF = re.compile(r"(?<![\d/.])(\d{1,2})\s?(?:/|out\s+of)\s?(\d{1,3})(?![\d/])", re.IGNORECASE)
 _STARS = re.compile(
-    r"(?<![a-z-])(\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten)\s?-?\s?stars?\b"
+    r"(?<![a-z\d.-])(\d{1,2}(?:\.\d)?|one|two|three|four|five|six|seven|eight|nine|ten)\s?-?\s?stars?\b"
     r"|([一二两三四五六七八九十\d]{1,2})\s?(?:星|颗星|分)(?![钟])",
     re.IGNORECASE,
 )
 
 
-def _rating(query: str, spec: dict[str, Any]) -> int | None:
+def _rating(query: str, spec: dict[str, Any]) -> int | float | None:
     """A rating the request gives out of the scale the schema's maximum sets, or in
-    stars; None unless the bounds allow it."""
+    stars ("4.5 stars" for a number); None unless the bounds and the type allow it."""
     for match in _OUT_OF.finditer(query):
         if spec.get("maximum") in (None, int(match[2])) and _within(float(match[1]), spec):
             return int(match[1])
     for match in _STARS.finditer(query):
         text = (match[1] or match[2]).lower()
-        value = int(text) if text.isdigit() else _COUNT_WORDS.get(text) or temporal.cn_number(text)
+        value: int | float | None
+        if "." in text:
+            value = float(text) if spec.get("type") == "number" else None
+        elif text.isdigit():
+            value = int(text)
+        else:
+            value = _COUNT_WORDS.get(text) or temporal.cn_number(text)
         if value is not None and _within(float(value), spec):
             return value
     return None
@@ -4376,6 +4716,17 @@ _PRICED_AFTER = re.compile(
     r"\s{0,2}(?:[$€£¥元块]|euros?\b|dollars?\b|pounds?\b|quid\b|bucks\b|以内|以下|之内|以上)",
     re.IGNORECASE,
 )
+
+
+def _priced_sum(query: str, spec: dict[str, Any], skip: Collection[int]) -> re.Match[str] | None:
+    """The first number written as money ("$3,000", 300元) that no parameter took and
+    the schema's bounds allow, among the request's first ``_MAX_MATCHES`` numbers."""
+    for number in itertools.islice(_numbers(query), _MAX_MATCHES):
+        if number.start() in skip or not _priced(query, number):
+            continue
+        if _within(_amount(query, number), spec) and not _counts_things(query, number.end()):
+            return number
+    return None
 
 
 def _priced(query: str, number: re.Match[str]) -> bool:
@@ -5443,7 +5794,29 @@ def _identifier(
         if value is not None:
             found = (rank, _position(query, value), value)
             best = found if best is None else min(best, found)
-    return None if best is None else best[2]  # None: nothing in the query looks like one
+    if best is None:  # "truck 2231" for "e.g. TRK-0412": the prefix put back, as a pattern's
+        shaped = _prefix_digits_of(examples)
+        return _prefixed(query, name, {**spec, "pattern": shaped}, taken) if shaped else None
+    return best[2]
+
+
+# (two letters or more and three digits or more: "21号" is no line L21 of "e.g. L03")
+_PREFIX_EXAMPLE = re.compile(r"([A-Za-z]{2,8})([-_/]?)(\d{3,12})")
+
+
+def _prefix_digits_of(examples: list[str]) -> str | None:
+    """The prefix-and-digits pattern (``_PREFIX_DIGITS``) every example has, if one does:
+    ``^TRK-\\d{4}$`` of TRK-0412 and TRK-2231; None for examples of other shapes."""
+    shapes = set()
+    for example in examples:
+        match = _PREFIX_EXAMPLE.fullmatch(example)
+        if match is None:
+            return None
+        shapes.add((match[1], match[2], len(match[3])))
+    if len(shapes) != 1:
+        return None
+    prefix, separator, count = shapes.pop()
+    return f"^{prefix}{separator}\\d{{{count}}}$"
 
 
 _CALENDAR_TOKEN = re.compile(r"(?<![\w-])\d{4}-\d{2}(?:-\d{2})?(?![\w-])")

@@ -18,10 +18,13 @@ call is still validated against it.
   schema is that schema.
 - ``const`` is an enum of one.
 - A ``pattern``, ``enum``, ``format`` or ``type`` of the wrong JSON type says nothing.
+- A string whose description writes its notation and whose schema does not: "YYYY-MM-DD"
+  reads as ``format: date``, "HH:MM" as a clock's pattern ("New time, HH:MM (24h)").
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 _MAX_HOPS = 4
@@ -68,11 +71,34 @@ def _plain(spec: object, root: object, hops: int) -> dict[str, Any]:
         spec = {**_plain(every[0], root, hops - 1), **_without(spec, "allOf")}
     if "const" in spec and "enum" not in spec:
         spec = {**spec, "enum": [spec["const"]]}
+    spec = _notation(spec)
     return {
         key: value
         for key, value in spec.items()
         if key not in _KINDS or isinstance(value, _KINDS[key])
     }
+
+
+# A notation a description writes for its value: a day, or a time of day.
+_DAY_NOTATION = re.compile(r"(?<![A-Za-z])YYYY-MM-DD(?![A-Za-z0-9:T])")
+_CLOCK_NOTATION = re.compile(r"(?<![A-Za-z])HH:[Mm][Mm](?!:)")
+_CLOCK = "^([01]?[0-9]|2[0-3]):[0-5][0-9]$"
+
+
+def _notation(spec: dict[str, Any]) -> dict[str, Any]:
+    """A string the schema does not constrain, read as the notation its description
+    writes (``format: date`` for "YYYY-MM-DD", a clock's pattern for "HH:MM")."""
+    description = spec.get("description")
+    if not isinstance(description, str) or spec.get("type", "string") != "string":
+        return spec
+    if any(key in spec for key in ("format", "pattern", "enum")):
+        return spec
+    head = description[:200]
+    if _DAY_NOTATION.search(head):
+        return {**spec, "format": "date"}
+    if _CLOCK_NOTATION.search(head):
+        return {**spec, "pattern": _CLOCK}
+    return spec
 
 
 def _followed(spec: dict[str, Any], root: object, hops: int) -> dict[str, Any]:

@@ -152,7 +152,7 @@ _NEGATIVE_SENTENCE = re.compile(
     r"^\s*(?:not\s+(?:for|to\s+be\s+used|suitable|intended|meant)|do\s+not\s+use|"
     r"don'?t\s+use|never\s+use|cannot\s+be\s+used|"
     r"(?:(?:it|this(?:\s+tool)?)\s+)?(?:cannot|can'?t|can\s+not|does\s+not|doesn'?t|will\s+not|won'?t)\s|"
-    r"请勿|勿用|并非用于|"
+    r"请勿|勿用|并非用于|不要(?!求)|"
     # (after an adverb too: "也不用于查询余额" is as much not for balances as "不用于…")
     r"(?:也|并|但|均|都)?(?:不适用|不支持|不用于|不能用于|不可用于"
     r"|不会|不能|不可以|不负责|不做|不提供))",
@@ -177,23 +177,51 @@ _SENT_ELSEWHERE = re.compile(
     r"(?:\s+(?:tool\s+)?(?:to|for|instead|and|or)\b|\s*(?:[.;:,)]|$))",
     re.IGNORECASE,
 )
+# A sentence that sends a request elsewhere by the other tool's plain name: "To move or
+# cancel a meeting you already have, use reschedule / cancel instead."; and in Chinese a
+# condition whose clause after it does ("如果只是想换个时间，请用改期功能，不要取消。",
+# "已经申报过的单子如需更正，请走改单，不要重复申报。"). The
+# condition's words are the other tool's requests: the whole sentence goes.
+_USE_INSTEAD = re.compile(
+    r"\b(?:use|try|call)\s+(?:the\s+)?[\w/ `'-]{1,50}?\s+instead\s*[.;!]?$", re.IGNORECASE
+)
+_CONDITION_REDIRECT = re.compile(
+    r"^\s*[^。！？；;，,]{0,20}?(?:如果|若|如需|如要|要是|想要?)[^。！？；;]{1,40}?[，,]\s*(?:请|可以?)?(?:走|改用|使用|调用|用)"
+    r"[^。！？；;，,]{1,20}(?:[，,][^。！？；;]{0,20})?[。！？；;]?$"
+)
 # Sentences, and Chinese clauses ("…，也不能用来升级或降级套餐": a clause may say what the
 # tool does not do).
+_WHOLE_SENTENCES = re.compile(r"[^.!?。！？；;]+[.!?。！？；;]?")
 _SENTENCES = re.compile(r"[^.!?。！？；;，]+[.!?。！？；;，]?")
+
+
+def _units(description: str) -> list[str]:
+    """The description's sentences, each Chinese one cut at its commas, except a sentence
+    that sends a request elsewhere on a condition (``_CONDITION_REDIRECT``), kept whole."""
+    units = []
+    for sentence in _WHOLE_SENTENCES.findall(description):
+        if _CONDITION_REDIRECT.match(sentence):
+            units.append(sentence)
+        else:
+            units.extend(_SENTENCES.findall(sentence))
+    return units
 
 
 def negative_sentences(description: str) -> list[str]:
     """The description's sentences about what the tool is not for (or that send a
     request to another tool)."""
-    return [s.strip() for s in _SENTENCES.findall(description) if _not_for(s)]
+    return [s.strip() for s in _units(description) if _not_for(s)]
 
 
 def _not_for(sentence: str) -> bool:
     # Trailing space stripped first: "\s*$" after a search start would rescan it each time.
+    stripped = sentence.rstrip()
     return bool(
         _NEGATIVE_SENTENCE.match(sentence)
-        or _REDIRECT.search(sentence.rstrip())
+        or _REDIRECT.search(stripped)
         or _SENT_ELSEWHERE.search(sentence)
+        or _USE_INSTEAD.search(stripped)
+        or _CONDITION_REDIRECT.match(sentence)
     )
 
 
@@ -216,7 +244,7 @@ def positive_description(description: str) -> str:
     send a request to another tool, and each kept sentence only up to where it turns to
     what the tool does not do."""
     kept = []
-    for sentence in _SENTENCES.findall(description):
+    for sentence in _units(description):
         if _not_for(sentence):
             continue
         turn = _TURNS_NEGATIVE.search(sentence)
@@ -243,7 +271,7 @@ def disclaimed_text(description: str) -> str:
     """What :func:`positive_description` leaves out: the sentences about what the tool is
     not for, and each kept sentence from where it turns to what the tool does not do."""
     cut = []
-    for sentence in _SENTENCES.findall(description):
+    for sentence in _units(description):
         if _not_for(sentence):
             cut.append(sentence)
             continue
