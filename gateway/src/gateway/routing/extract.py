@@ -631,8 +631,9 @@ _CJK_FOR = re.compile(r"给\s*([\w·]{1,12}?)\s*(?:下单|下个单|下一单|�
 _TO_NAMES = frozenset({"to", "dest", "destination", "ship_to", "deliver_to", "delivery_address"})
 _FROM_NAMES = frozenset({"from", "origin", "ship_from"})
 _CODE_WORDS = ("postcode", "postal", "zip", "code", "id", "warehouse", "airport", "port")
+_POSTCODE_NAME = re.compile(r"post_?code|postal|zip", re.IGNORECASE)
 _PREPOSITIONS = {
-    "to": (r"\bto\s+", r"(?:寄到|送到|发往|发到|运到|到)\s*"),
+    "to": (r"\bto\s+|(?:->|→)\s*", r"(?:寄到|送到|发往|发到|运到|到)\s*"),
     "from": (r"\bfrom\s+", r"(?:从|自)\s*"),
 }
 # Free text ends at punctuation, a new clause ("on", "with" ...) or a weight ("2 kilos").
@@ -659,6 +660,10 @@ def _where_to(query: str, parameter: str) -> str | None:
     if not found:
         return None
     rest = query[found[-1].end() :][:120]
+    if _POSTCODE_NAME.search(parameter):  # "from SW11 2AB to BN1 4GH": both whole
+        code = places.leading_postcode(rest)
+        if code is not None:
+            return code
     if any(word in parameter for word in _CODE_WORDS) or is_id_name(parameter, machine=False):
         # "to 10115", "to postcode 94105"; ``from_rx_number`` is a number, not "the CVS"
         token = re.match(r"(?:[A-Za-z]+\s+){0,2}?([A-Za-z]*\d[\w-]*)", rest)
@@ -1797,6 +1802,18 @@ def _run_kind(run: re.Match[str]) -> str:
     return "9" if run.group(0)[0].isdigit() else "A"
 
 
+def _option_reader(items: dict[str, Any]) -> Callable[[str], Any]:
+    """Reads the option of an order line's enum thing in its name ("wardrobe boxes")."""
+
+    def option_of(text: str) -> Any:
+        for spec in (items.get("properties") or {}).values():
+            if isinstance(spec, dict) and isinstance(spec.get("enum"), list):
+                return _enum_option(text, spec)
+        return None
+
+    return option_of
+
+
 def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
     """Every value the request gives for a list: each match of its items' pattern or
     format, each option of their enum it names, in the order written; or, for a list of
@@ -1806,7 +1823,7 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     if not isinstance(items, dict):
         return None
     if items.get("type") == "object":  # an order's lines: "1 litter box and two bags of …"
-        return lineitems.lines(query, items)
+        return lineitems.lines(query, items, _option_reader(items))
     max_items = spec.get("maxItems")
     limit = min(max_items, _MAX_ITEMS) if isinstance(max_items, int) else _MAX_ITEMS
     found: list[Any] = []
@@ -3177,6 +3194,9 @@ def _option_named(
     squashed = _squashed_option(lowered, options)
     if squashed is not None:  # "x-ray" for ``xray``, "check up" for ``checkup``
         return squashed
+    joined = _joined_digits_option(lowered, options)
+    if joined is not None:  # "24/7" for ``24_7``
+        return joined
     if _PERCENT_SIGN.search(query):  # "10% off" names ``percent``
         percent = [o for o in options if re.split(r"[_\-\s]+", str(o).lower())[0] in _PERCENT]
         if len(percent) == 1:
@@ -3243,6 +3263,23 @@ def _squashed_option(lowered: str, options: Sequence[Any]) -> Any:
 
 
 _PERCENT = frozenset(("percent", "percentage", "pct"))
+# An option of numbers joined by a separator ("24_7", "5x10", "16-9"), and the request's
+# numbers joined by any of them ("24/7", "5 x 10", "16:9").
+_JOINED_DIGITS = re.compile(r"(\d{1,4})\s?[-_/x×:]\s?(\d{1,4})")
+
+
+def _joined_digits_option(lowered: str, options: Sequence[Any]) -> Any:
+    """The one option of two numbers joined by a separator that the request writes with
+    another one ("24/7" for ``24_7``)."""
+    pairs = {(m[1], m[2]) for m in itertools.islice(_JOINED_DIGITS.finditer(lowered), _MAX_MATCHES)}
+    if not pairs:
+        return None
+    found = []
+    for option in options:
+        shape = _JOINED_DIGITS.fullmatch(option.lower()) if isinstance(option, str) else None
+        if shape is not None and (shape[1], shape[2]) in pairs:
+            found.append(option)
+    return found[0] if len(found) == 1 else None
 
 
 # Characters that say nothing of an option: particles, "other", and words of degree.
@@ -4570,7 +4607,8 @@ def _number(
             used.add(times.start(1))
             return int(times[1])
     skip = used | counted
-    if not _CALENDAR_NAME.search(name):  # "5月20日 19:00，8人": 5 and 20 are no party size
+    # "5月20日 19:00，8人": 5 and 20 are no party size; 12月10号 no count of 12 months
+    if not _CALENDAR_NAME.search(name) or temporal.unit_of(name, spec) is not None:
         skip = skip | {
             n.start()
             for n in _numbers(query)

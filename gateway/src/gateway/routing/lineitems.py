@@ -16,6 +16,7 @@ linear in the request.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from gateway.registry.patterns import PatternError, compile_pattern
@@ -102,17 +103,70 @@ def _count(text: str) -> int | None:
     return temporal.cn_number(text) if text else None
 
 
-def lines(query: str, items: dict[str, Any]) -> list[dict[str, Any]] | None:
+def lines(
+    query: str, items: dict[str, Any], option_of: Callable[[str], Any] | None = None
+) -> list[dict[str, Any]] | None:
     """The order's lines the request writes, as the items' objects; None when it writes
-    none or the items are not order lines."""
+    none or the items are not order lines. ``option_of`` reads an enum's option in a
+    thing's name, for a thing that is one of an enum's options."""
     roles = _roles(items)
     if roles is None:
         return None
     thing, count, spec = roles
     pattern = spec.get("pattern")
-    found = _patterned(query, pattern) if isinstance(pattern, str) else _written(query)
+    options = spec.get("enum")
+    if isinstance(options, list) and 0 < len(options) <= _MAX_OPTIONS:
+        found = _optioned(query, [o for o in options if isinstance(o, str)], option_of)
+    elif isinstance(pattern, str):
+        found = _patterned(query, pattern)
+    else:
+        found = _written(query)
     lines = [{thing: name, count: number} for name, number in found[:_MAX_LINES] if number > 0]
     return lines or None
+
+
+_MAX_OPTIONS = 64  # a longer list of codes is no catalogue of packing materials
+
+
+def _optioned(
+    query: str, options: list[str], option_of: Callable[[str], Any] | None
+) -> list[tuple[str, int]]:
+    """For a thing that is one of ``options``: each option written as it is, in its
+    case, with its count ("25 BOX-M, 10 BOX-L, 6 TAPE"); else each thing written after its count, as
+    the option its size names ("40 small boxes" of BOX-S, 中纸箱 of BOX-M) or that
+    ``option_of`` reads in it ("two wardrobe boxes" of WARDROBE). A thing no option is
+    read in stays as written, for the call's validation to refuse."""
+    if not options:
+        return []
+    either = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
+    literal = _patterned(query, f"^(?:{either})$")  # as written: "bubble wrap" is words
+    if literal:
+        return literal
+    read = []
+    for name, number in _written(query):
+        option = _sized_option(name, options) or (option_of(name) if option_of else None)
+        read.append((option if isinstance(option, str) else name, number))
+    return read
+
+
+# A size a thing's name gives, and the letters an option writes it in (BOX-S, tee_XL).
+_SIZES = (
+    (re.compile(r"\b(?:extra[\s-]?large|xl)\b|特大", re.IGNORECASE), "XL"),
+    (re.compile(r"\b(?:small|sm)\b|^小|小号", re.IGNORECASE), "S"),
+    (re.compile(r"\b(?:medium|med|mid)\b|^中|中号", re.IGNORECASE), "M"),
+    (re.compile(r"\b(?:large|big|lg)\b|^大|大号", re.IGNORECASE), "L"),
+)
+_SEGMENTS = re.compile(r"[-_\s/]+")
+
+
+def _sized_option(name: str, options: list[str]) -> str | None:
+    """The one option with a segment for the size ``name`` gives ("small boxes": the
+    option with an S segment), among options of sizes; None when none or two have it."""
+    size = next((letters for words, letters in _SIZES if words.search(name.strip())), None)
+    if size is None:
+        return None
+    fits = [o for o in options if size in _SEGMENTS.split(o.upper())]
+    return fits[0] if len(fits) == 1 else None
 
 
 _TOKEN = re.compile(r"[A-Za-z0-9][\w.-]{0,63}")

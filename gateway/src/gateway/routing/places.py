@@ -126,6 +126,16 @@ _NOT_AREAS = frozenset(
 )
 
 
+# A postcode at the start of a text, after a word or two ("postcode SW11 2AB", "BN1 4GH").
+_LEADING_CODE = re.compile(rf"(?:[A-Za-z]+\s+){{0,2}}?({_POSTCODE_SHAPE})")
+
+
+def leading_postcode(text: str) -> str | None:
+    """The postcode ``text`` begins with, whole ("SW11 2AB to …" is SW11 2AB, not SW11)."""
+    found = _LEADING_CODE.match(text)
+    return found.group(1) if found else None
+
+
 def takes_a_place(name: str, spec: dict[str, Any]) -> bool:
     """Whether a string parameter takes a place, by its name or its description (and it
     has no enum: an enum's options are read as options)."""

@@ -77,6 +77,9 @@ def _amount(text: str | None) -> float | None:
     text = " ".join(text.lower().split())
     if text in _EN_NUMBERS:
         return float(_EN_NUMBERS[text])
+    tens, _, ones = text.replace("-", " ").partition(" ")
+    if tens in _EN_NUMBERS and ones in _EN_NUMBERS and _EN_NUMBERS[tens] >= 20:
+        return float(_EN_NUMBERS[tens] + _EN_NUMBERS[ones])  # forty-five
     if text == "半":
         return 0.5
     if re.fullmatch(r"\d+(?:\.\d+)?", text):
@@ -102,11 +105,16 @@ _EN_UNIT = {
 }  # fmt: skip
 _ZH_UNIT = {
     "秒": "second", "秒钟": "second", "分钟": "minute", "小时": "hour", "个小时": "hour",
-    "钟头": "hour", "个钟头": "hour", "天": "day", "周": "week", "个星期": "week",
+    "钟头": "hour", "个钟头": "hour", "个钟": "hour", "天": "day", "周": "week", "个星期": "week",
     "星期": "week", "个礼拜": "week", "礼拜": "week", "个月": "month", "季度": "quarter",
     "个季度": "quarter", "年": "year",
 }  # fmt: skip
-_EN_COUNT = r"\d+(?:\.\d+)?|another|one\s+more|an?|one|two|three|four|five|six|seven|eight"
+_TENS_AND_ONES = (  # "forty-five", "twenty one"
+    r"(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)[\s-]"
+    r"(?:one|two|three|four|five|six|seven|eight|nine)"
+)
+_EN_COUNT = _TENS_AND_ONES + r"|\d+(?:\.\d+)?|another|one\s+more|an?|one|two|three|four|five"
+_EN_COUNT += r"|six|seven|eight"
 _EN_COUNT += r"|nine|ten|eleven|twelve"
 _EN_COUNT += r"|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|couple of|few"
 _EN_SPAN = re.compile(  # (not the rate of "three times a day", "once per week")
@@ -338,8 +346,9 @@ def _day(
 
 
 # A day written beside a weekday ("Saturday 2025-06-14", "2025-06-14, Saturday", "周六
-# 6月14日", rewritten by then): the weekday only names that day's, and the day is the value.
-_DAY_AFTER = re.compile(r"[\s,，(（]{0,4}\d{4}-\d{2}-\d{2}")
+# 6月14日", "Saturday the 19th of December", rewritten by then): the weekday only names
+# that day's, and the day is the value.
+_DAY_AFTER = re.compile(r"(?:[\s,，(（]|the\b){0,4}\d{4}-\d{2}-\d{2}", re.IGNORECASE)
 _DAY_BEFORE = re.compile(r"\d{4}-\d{2}-\d{2}[\s,，(（]{0,4}$")
 
 
@@ -644,6 +653,22 @@ _REWRITES += [
             m[3].lower() == "p",
         ),
     ),
+    (  # 8 in the morning, 3 in the afternoon, 9 at night, 7 o'clock in the evening
+        re.compile(
+            r"(?<![\d:./-])\b(\d{1,2})(?:[:.](\d{2}))?(?:\s*o'?clock)?\s+(in\s+the\s+(morning|afternoon|evening)"
+            r"|at\s+night|tonight)\b",
+            re.IGNORECASE,
+        ),
+        lambda m, t: (
+            _clock(
+                int(m[1]) % 12 if (m[4] or "").lower() == "morning" else int(m[1]),
+                int(m[2] or 0),
+                (m[4] or "").lower() != "morning",
+            )
+            if 1 <= int(m[1]) <= 12
+            else None
+        ),
+    ),
     (  # eleven pm, seven thirty am
         re.compile(
             rf"\b({'|'.join(_HOURS)})(?:\s+(fifteen|thirty|forty-five|forty\s+five))?"
@@ -695,6 +720,13 @@ _REWRITES += [
             r"(?<![\d-])(\d{4})-(\d{2})(?![\d-])\s{0,3}(?:the\s+)?(\d{1,2})\s*(?:号|日|st|nd|rd|th)"
         ),
         lambda m, t: _day_of(int(m[1]), int(m[2]), int(m[3])),
+    ),
+    (  # "the 1st of next month" ("the 1st of 2027-01" by then): that day of it
+        re.compile(
+            r"\b(?:the\s+)?(\d{1,2})(?:st|nd|rd|th)\s+of\s+(\d{4})-(\d{2})(?![\d-])",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _day_of(int(m[2]), int(m[3]), int(m[1])),
     ),
     (  # 月底, 月末, "the end of the month": this month's last day
         re.compile(
