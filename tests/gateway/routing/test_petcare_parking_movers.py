@@ -145,3 +145,41 @@ PERMIT = object_schema(
 )
 def test_joined_numbers_and_a_dates_month(query: str, expected: dict[str, Any]) -> None:
     assert extracted(query, PERMIT) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "resolved"),
+    [
+        ("until the end of january", "until 2027-01-31"),
+        ("starting in march", "starting in 2027-03"),
+        ("sales for january", "sales for 2026-01"),  # a month alone: the one gone by
+    ],
+)
+def test_a_month_to_come(text: str, resolved: str) -> None:
+    assert temporal.resolve(text, date(2026, 12, 7)) == resolved
+
+
+VISIT = object_schema(
+    {
+        "service": {"type": "string", "enum": ["walk_30", "walk_60", "drop_in", "overnight"]},
+        "stars": {"type": "integer", "minimum": 1, "maximum": 5},
+        "tip_amount": {"type": "number", "minimum": 0},
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Can someone walk PET-0412 tomorrow? 30 min is fine", {"service": "walk_30"}),
+        ("an hour walk for Max please", {"service": "walk_60"}),
+        (
+            "leave a 4 star review and add a ten dollar tip",
+            {"stars": 4, "tip_amount": 10},
+        ),
+    ],
+)
+def test_an_option_of_a_word_and_a_number_and_a_tip_beside_stars(
+    query: str, expected: dict[str, Any]
+) -> None:
+    assert extracted(query, VISIT) == expected

@@ -3197,6 +3197,9 @@ def _option_named(
     joined = _joined_digits_option(lowered, options)
     if joined is not None:  # "24/7" for ``24_7``
         return joined
+    counted = _word_and_number_option(query, lowered, options)
+    if counted is not None:  # "walk … 30 min" for ``walk_30``, "an hour's walk" for walk_60
+        return counted
     if _PERCENT_SIGN.search(query):  # "10% off" names ``percent``
         percent = [o for o in options if re.split(r"[_\-\s]+", str(o).lower())[0] in _PERCENT]
         if len(percent) == 1:
@@ -3266,6 +3269,36 @@ _PERCENT = frozenset(("percent", "percentage", "pct"))
 # An option of numbers joined by a separator ("24_7", "5x10", "16-9"), and the request's
 # numbers joined by any of them ("24/7", "5 x 10", "16:9").
 _JOINED_DIGITS = re.compile(r"(\d{1,4})\s?[-_/x×:]\s?(\d{1,4})")
+
+
+# An option of a word and a number: "walk_30", "drop-in-15", "plan_100".
+_WORD_NUMBER = re.compile(r"([a-z]{3,})[-_](\d{1,4})")
+
+
+def _word_and_number_option(query: str, lowered: str, options: Sequence[Any]) -> Any:
+    """The one option of a word and a number (``walk_30``) whose word the request writes
+    (or its English reading, for Chinese) and whose number it writes, as a number or as
+    that many minutes ("30 min", "an hour" for 60, 一小时)."""
+    shaped = [
+        (option, match[1], int(match[2]))
+        for option in options
+        if isinstance(option, str) and (match := _WORD_NUMBER.fullmatch(option.lower()))
+    ]
+    if len(shaped) < 2:
+        return None
+    words = set(_LATIN_WORD.findall(lowered))
+    if has_han(lowered) and gloss_ready():
+        words |= _glossed_words(lowered)
+    numbers = {_amount(query, n) for n in itertools.islice(_numbers(query), _MAX_MATCHES)}
+    minutes = temporal.duration(query, "minute")
+    if minutes is not None:
+        numbers.add(minutes[0])
+    found = [
+        option
+        for option, word, number in shaped
+        if number in numbers and any(w == word or w.startswith(word) for w in words)
+    ]
+    return found[0] if len(found) == 1 else None
 
 
 def _joined_digits_option(lowered: str, options: Sequence[Any]) -> Any:
@@ -4634,6 +4667,7 @@ def _number(
                 and _within(_amount(query, n), spec)
                 and not (timed and _priced(query, n))
                 and not (money and _counts_things(query, n.end()))
+                and not (money and _STARRED.match(query, n.end()))  # "a 4 star review"
                 and not (money and _PERCENT_AFTER.match(query, n.end()))
                 and not (bound and not _priced(query, n))
                 and not _measures_another(query, n.end(), name, spec)
@@ -4734,6 +4768,7 @@ def _rating(query: str, spec: dict[str, Any]) -> int | float | None:
 
 
 _DAY_NAME = re.compile(r"(?:^|_)day(?:$|_)|day_?of_?month", re.IGNORECASE)
+_STARRED = re.compile(r"\s?-?\s?stars?\b|\s?颗?星", re.IGNORECASE)
 _PERCENT_AFTER = re.compile(r"\s?(?:%|％|percent\b|per\s+cent\b)", re.IGNORECASE)
 _MONEY_NAMES = frozenset(
     ("amount", "price", "cost", "fee", "fees", "total", "budget", "balance", "payment")

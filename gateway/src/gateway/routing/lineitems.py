@@ -4,9 +4,11 @@
 "1 litter box and two bags of tofu cat litter", "four cans of Royal Canin Recovery",
 "3 x SKU2024001, 2 of SKU2024002", 买三袋皇家幼猫粮, 猫抓板2个，逗猫棒1个. A thing with a
 ``pattern`` (a SKU) is each match of it, with the count written next to it (1 when none
-is). Free text is the words after a count (and its measure: "bags of", 袋), up to the
-next count, a comma, "and", or a word that starts another clause ("deliver", "for",
-送货); in Chinese also the words before a count and its measure (猫抓板2个).
+is); a thing of an ``enum`` of codes is each code written as it is ("25 BOX-M, 6 TAPE"),
+else the option a size or the enum's rules read in the free text ("40 small boxes").
+Free text is the words after a count (and its measure: "bags of", 袋), up to the next
+count, a comma, "and", or a word that starts another clause ("deliver", "for", 送货); in
+Chinese also the words before a count and its measure (猫抓板2个).
 
 Only a list whose items are objects with one thing and one count (``_roles``), and no
 other required property, is read this way. The patterns take bounded runs of words:

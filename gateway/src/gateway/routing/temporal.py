@@ -796,6 +796,15 @@ def _clock_range(match: re.Match[str]) -> str | None:
     return f"{max(starts):02d}:{match[2] or '00'} to {end:02d}:{match[4] or '00'}"
 
 
+# Words before a month that make it one to come: "until the end of january", "starting
+# in March", "by February" (a month alone is the latest one gone by: "sales for January").
+_UNTIL_MONTH = re.compile(
+    r"\b(?:until|till|through|thru|by|starting|start|begins?|beginning|effective)"
+    r"(?:\s+(?:in|on|at|of|from|the|end|start|beginning|middle|mid))*\s*$",
+    re.IGNORECASE,
+)
+
+
 def _english_month(match: re.Match[str], today: date) -> str | None:
     word, may, day, last, year = match.group(1, 2, 3, 4, 5)
     if may and not (day or year):
@@ -803,6 +812,9 @@ def _english_month(match: re.Match[str], today: date) -> str | None:
     month = _MONTHS[(word or may).lower()]
     year_value = int(year) if year else None
     if not day or int(day) > 31:
+        before = match.string[max(0, match.start() - 32) : match.start()]
+        if year_value is None and _UNTIL_MONTH.search(before):  # "until the end of january"
+            year_value = today.year if month >= today.month else today.year + 1
         return _month(year_value, month, today)
     first = _day(year_value, month, int(day), today, _after(match))
     if first is None or last is None:
