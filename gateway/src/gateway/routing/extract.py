@@ -1802,18 +1802,6 @@ def _run_kind(run: re.Match[str]) -> str:
     return "9" if run.group(0)[0].isdigit() else "A"
 
 
-def _option_reader(items: dict[str, Any]) -> Callable[[str], Any]:
-    """Reads the option of an order line's enum thing in its name ("wardrobe boxes")."""
-
-    def option_of(text: str) -> Any:
-        for spec in (items.get("properties") or {}).values():
-            if isinstance(spec, dict) and isinstance(spec.get("enum"), list):
-                return _enum_option(text, spec)
-        return None
-
-    return option_of
-
-
 def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object]) -> Any:
     """Every value the request gives for a list: each match of its items' pattern or
     format, each option of their enum it names, in the order written; or, for a list of
@@ -1823,7 +1811,7 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     if not isinstance(items, dict):
         return None
     if items.get("type") == "object":  # an order's lines: "1 litter box and two bags of …"
-        return lineitems.lines(query, items, _option_reader(items))
+        return lineitems.lines(query, items, _enum_option)  # "two wardrobe boxes"
     max_items = spec.get("maxItems")
     limit = min(max_items, _MAX_ITEMS) if isinstance(max_items, int) else _MAX_ITEMS
     found: list[Any] = []

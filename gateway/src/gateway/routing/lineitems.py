@@ -106,11 +106,13 @@ def _count(text: str) -> int | None:
 
 
 def lines(
-    query: str, items: dict[str, Any], option_of: Callable[[str], Any] | None = None
+    query: str,
+    items: dict[str, Any],
+    option_of: Callable[[str, dict[str, Any]], Any] | None = None,
 ) -> list[dict[str, Any]] | None:
     """The order's lines the request writes, as the items' objects; None when it writes
-    none or the items are not order lines. ``option_of`` reads an enum's option in a
-    thing's name, for a thing that is one of an enum's options."""
+    none or the items are not order lines. ``option_of(text, spec)`` reads the option of
+    the thing's enum ``spec`` in a thing's name."""
     roles = _roles(items)
     if roles is None:
         return None
@@ -118,7 +120,8 @@ def lines(
     pattern = spec.get("pattern")
     options = spec.get("enum")
     if isinstance(options, list) and 0 < len(options) <= _MAX_OPTIONS:
-        found = _optioned(query, [o for o in options if isinstance(o, str)], option_of)
+        read = (lambda text: option_of(text, spec)) if option_of else None
+        found = _optioned(query, [o for o in options if isinstance(o, str)], read)
     elif isinstance(pattern, str):
         found = _patterned(query, pattern)
     else:
