@@ -631,7 +631,6 @@ _CJK_FOR = re.compile(r"给\s*([\w·]{1,12}?)\s*(?:下单|下个单|下一单|�
 _TO_NAMES = frozenset({"to", "dest", "destination", "ship_to", "deliver_to", "delivery_address"})
 _FROM_NAMES = frozenset({"from", "origin", "ship_from"})
 _CODE_WORDS = ("postcode", "postal", "zip", "code", "id", "warehouse", "airport", "port")
-_POSTCODE_NAME = re.compile(r"post_?code|postal|zip", re.IGNORECASE)
 _PREPOSITIONS = {
     "to": (r"\bto\s+|(?:->|→)\s*", r"(?:寄到|送到|发往|发到|运到|到)\s*"),
     "from": (r"\bfrom\s+", r"(?:从|自)\s*"),
@@ -660,7 +659,7 @@ def _where_to(query: str, parameter: str) -> str | None:
     if not found:
         return None
     rest = query[found[-1].end() :][:120]
-    if _POSTCODE_NAME.search(parameter):  # "from SW11 2AB to BN1 4GH": both whole
+    if places.names_a_postcode(parameter):  # "from SW11 2AB to BN1 4GH": both whole
         code = places.leading_postcode(rest)
         if code is not None:
             return code

@@ -130,6 +130,11 @@ _NOT_AREAS = frozenset(
 _LEADING_CODE = re.compile(rf"(?:[A-Za-z]+\s+){{0,2}}?({_POSTCODE_SHAPE})")
 
 
+def names_a_postcode(name: str) -> bool:
+    """Whether a parameter's name says it holds a postcode (``to_postcode``, ``zip``)."""
+    return _CODE_PART.search(name) is not None
+
+
 def leading_postcode(text: str) -> str | None:
     """The postcode ``text`` begins with, whole ("SW11 2AB to …" is SW11 2AB, not SW11)."""
     found = _LEADING_CODE.match(text)

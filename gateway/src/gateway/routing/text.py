@@ -180,8 +180,8 @@ _SENT_ELSEWHERE = re.compile(
 # A sentence that sends a request elsewhere by the other tool's plain name: "To move or
 # cancel a meeting you already have, use reschedule / cancel instead."; and in Chinese a
 # condition whose clause after it does ("如果只是想换个时间，请用改期功能，不要取消。",
-# "已经申报过的单子如需更正，请走改单，不要重复申报。"). The
-# condition's words are the other tool's requests: the whole sentence goes.
+# "已经申报过的单子如需更正，请走改单，不要重复申报。"). The condition's words are the
+# other tool's requests: the whole sentence goes.
 _USE_INSTEAD = re.compile(
     r"\b(?:use|try|call)\s+(?:the\s+)?[\w/ `'-]{1,50}?\s+instead\s*[.;!]?$", re.IGNORECASE
 )
