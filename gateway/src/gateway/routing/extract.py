@@ -76,6 +76,7 @@ from gateway.routing import (
     intent,
     lineitems,
     measures,
+    numbered,
     periods,
     places,
     roles,
@@ -1243,6 +1244,18 @@ class ArgumentExtractor:
                 value = self._fill(
                     query, name, spec, used_numbers, quoted, names, used_ids, taken, around
                 )
+                # "log 5 hours for volunteer V-4420": a required value may take what only
+                # an optional parameter's example claims ("e.g. SH-4410")
+                optional = (
+                    _optionally_claimed(claims, name, needed, props)
+                    if value is None and name in needed and claims
+                    else set()
+                )
+                if optional & taken:
+                    value = self._fill(
+                        query, name, spec, used_numbers, quoted, names, used_ids,
+                        taken - optional, around,
+                    )  # fmt: skip
             if isinstance(value, str) and _anothers_prefix(value, name, owners()):
                 value = None  # "ASG-402266" is the assignment's (ASG-204518), not EXT-58213's
             if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
@@ -1277,7 +1290,10 @@ class ArgumentExtractor:
                 # it to friday": 2026-12-09 … to 2026-12-11)
                 dated = temporal.is_calendar_value(value) and value not in query
                 text = on_calendar() if dated else query
-                result.arguments[name] = _changed_to(text, name, props[name], value, held)
+                value = _changed_to(text, name, props[name], value, held)
+                if temporal.is_calendar_value(value):  # "I won't be home tomorrow … come
+                    value = _not_the_day_refused(on_calendar(), value, held)  # Thursday"
+                result.arguments[name] = value
         for name, value in result.arguments.items():
             if name.lower() in _TERMS_NAMES and value == query.strip():
                 others = [str(v) for other, v in result.arguments.items() if other != name]
@@ -1829,6 +1845,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         found.sort(key=lambda option: _mentioned_at(query, option, described))  # as listed
     elif items.get("type") in ("integer", "number"):
         found = _percentages(query, items)[:limit]  # "alert at 50, 80 and 100%", 到75%和100%
+        if not found and items.get("type") == "integer":  # "modules 1 to 3", 第二和第五模块
+            found = numbered.numbers_named(query, name, items)[:limit]
     elif items.get("type", "string") == "string" and _MEDICINE_NAME.search(name.replace("_", " ")):
         found = _medicine_list(query, taken)[:limit]  # "interactions: a, b, c", 华法林和阿司匹林
     elif items.get("type", "string") == "string" and _PLATE_WORDS.search(name):
@@ -2571,6 +2589,9 @@ def _claims(query: str, props: dict[str, dict[str, Any]]) -> dict[str, set[str]]
         if not declared:  # ASG-402266 is the one whose example is ASG-204518's, not EXT-58213's
             owners = _prefix_owners(props) if owners is None else owners
             claimed = {t for t in claimed if not _anothers_prefix(t, name, owners)}
+            # beside SH-4498, V-9031 is no shift's of "e.g. SH-4410": where the query
+            # writes the example's own letters, a code of other letters is not claimed
+            claimed = _own_lettered(claimed, props[name]) or claimed
         claims.setdefault(name, set()).update(claimed)
     return claims
 
@@ -2608,6 +2629,29 @@ def _anothers_prefix(value: str, name: str, owners: dict[str, frozenset[str]]) -
         return False
     theirs = owners.get(prefix[1].upper(), frozenset())
     return bool(theirs) and name not in theirs
+
+
+def _optionally_claimed(
+    claims: dict[str, set[str]], name: str, needed: set[str], props: dict[str, dict[str, Any]]
+) -> set[str]:
+    """The tokens only optional parameters without a pattern claim (by an example), for
+    a parameter other than ``name``."""
+    firm = {
+        t
+        for other, tokens in claims.items()
+        if other != name and (other in needed or "pattern" in (props.get(other) or {}))
+        for t in tokens
+    }
+    return {
+        t for other, tokens in claims.items() if other not in needed and other != name
+        for t in tokens
+    } - firm  # fmt: skip
+
+
+def _own_lettered(tokens: set[str], spec: dict[str, Any]) -> set[str]:
+    """The tokens whose letters ("SH" of SH-4498) begin one of the parameter's examples."""
+    letters = {m[1].upper() for e in examples_of(spec) if (m := _LETTER_PREFIX.match(e))}
+    return {t for t in tokens if (m := _LETTER_PREFIX.match(t)) and m[1].upper() in letters}
 
 
 def _example_shapes(props: dict[str, dict[str, Any]]) -> Iterator[tuple[str, str]]:
@@ -2893,6 +2937,32 @@ _NEW_VALUE = re.compile(r"(?:^|_)(?:new|target)(?:_|$)|^new[A-Z]", re.IGNORECASE
 _CHANGE_WORD = r"(?:\bto\b|\binto\b|→|->|=>|(?:改|换|升|降|调|变)?[到成为])"
 _CHANGED_TO = re.compile(rf"\s*{_CHANGE_WORD}\s*", re.IGNORECASE)
 _CHANGED_BEFORE = re.compile(rf"{_CHANGE_WORD}\s*$", re.IGNORECASE)
+
+
+# A day the request says does not suit it: "I won't be home tomorrow", "can't make it
+# Thursday", 周三没空, 明天不在家.
+_REFUSED_BEFORE = re.compile(
+    r"(?:\bwon'?t|\bcan'?t|\bcannot|\bcan not|\bnot (?:be )?(?:available|around|home|free|in)"
+    r"|\bunable|\bnot going to)\b[^.?!,;。？！，；\d]{0,30}$",
+    re.IGNORECASE,
+)
+_REFUSED_AFTER = re.compile(r"\s*(?:不在家|不在|没空|没时间|不方便|不行|来不了|去不了)")
+
+
+def _not_the_day_refused(resolved: str, value: str, taken: Collection[str]) -> str:
+    """For a new day, not one the request refuses ("I won't be home tomorrow"), when it
+    names another after it ("could the driver come Thursday instead?"): that one."""
+    at = resolved.find(value)
+    if at < 0:
+        return value
+    end = at + len(value)
+    refused = _REFUSED_BEFORE.search(resolved, max(0, at - 40), at) or _REFUSED_AFTER.match(
+        resolved, end
+    )
+    if refused is None:
+        return value
+    later = (m[0] for m in _ISO_DAY.finditer(resolved, end) if m[0] != value and m[0] not in taken)
+    return next(later, value)
 
 
 def _changed_to(
@@ -3470,6 +3540,17 @@ _CALENDAR_WORDS = frozenset((
 
 
 _INFLECTIONS = ("s", "es", "ed", "d", "ing", "ment", "ments")
+
+
+def _doubled(word: str) -> str:
+    """A short word ending in one vowel and a consonant, its last letter doubled as it is
+    before "ed" and "ing" ("hem" → hemm: "hemmed", "zip" → "zipped"); else a space,
+    which no word of the request holds."""
+    if len(word) <= 4 and re.fullmatch(r"[a-z]*[^aeiou][aeiou][b-df-hj-np-tvz]", word):
+        return word + word[-1]
+    return " "
+
+
 # Irregular participles of what happens to a thing, which an option names as its state
 # ("lost", "stolen", "broken"): a request says the verb ("I lose …", or 丢 read "lose",
 # 偷 "steal"). Not "paid", "sold" or "left": an order to pay is no ``paid`` filter.
@@ -3501,6 +3582,7 @@ def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
             text in participles
             or any(w.startswith(text) for w in calendar)
             or any(text + ending in words for ending in _INFLECTIONS)
+            or any(f"{_doubled(text)}{ending}" in words for ending in ("ed", "ing"))  # hemmed
             or _trade_named(text, written)  # (高速 reads "high speed": no speeding)
         ):
             found.append(option)
@@ -4636,11 +4718,13 @@ def _number(
         }
     number = _numbered_thing(query, spec, used) or _number_near(query, _mentions(name, spec), skip)
     words = set(_name_parts(name))  # ``newAmount`` too: new, amount
-    money = _MONEY_NAMES.intersection(words)
+    # a payment's day ("payment_day") is a day of the month, no sum
+    money = _MONEY_NAMES.intersection(words) if not words & _WHEN_WORDS else set()
     # A price's bound ("max_price") takes a sum the request writes as one ("under 30
     # euros", "预算300以内"), not the first number ("tickets for 4", "the 2027 tour").
     bound = bool(_PRICE_NAMES & words) and bool(_BOUND_WORDS & words or "budget" in words)
     timed = temporal.unit_of(name, spec) is not None  # "$10" is no number of minutes
+    dated = not _CALENDAR_NAME.search(name)  # "on the 15th" is a day, no sum or length
     if number is None:
         # a sum takes a number written as money over one that is not: "form 4868 … I'll
         # owe around $3,000" holds 3000
@@ -4656,6 +4740,7 @@ def _number(
                 and not (money and _counts_things(query, n.end()))
                 and not (money and _STARRED.match(query, n.end()))  # "a 4 star review"
                 and not (money and _PERCENT_AFTER.match(query, n.end()))
+                and not (dated and _A_DAY_OF_MONTH.match(query, n.end()))  # "by the 20th"
                 and not (bound and not _priced(query, n))
                 and not _measures_another(query, n.end(), name, spec)
             ),
@@ -4677,6 +4762,12 @@ def _number(
     if value is not None:
         used.add(number.start())
     return value
+
+
+_WHEN_WORDS = frozenset(("day", "date", "month", "year", "hour", "time", "week"))
+# A number written as a day of the month ("the 15th", "the 5th of each month"), not as a
+# place in a row ("the 5th floor"): no sum, count or length.
+_A_DAY_OF_MONTH = re.compile(r"(?:st|nd|rd|th)\b(?!\s+(?!of\b)[a-z])", re.IGNORECASE)
 
 
 # A thing numbered in Chinese: 2号枪, 3号桌, 5号窗口.
@@ -5844,7 +5935,9 @@ def _identifier(
         # nor a topic of up to 300 characters ("客户想咨询的内容") a message queue's
         machine = not places.takes_a_place(name.lower(), spec) and not _prose(spec)
         numbered = _NUMBERED.search(str(spec.get("description") or "")[:120]) is not None
-        return _identifier_by_name(query, name, used, taken, machine=machine, numbered=numbered)
+        return _identifier_by_name(
+            query, name, used, taken, machine=machine, numbered=numbered
+        ) or _code_word(query, name, _capital_examples(spec), used, taken)  # CBC of "e.g. LIPID"
     # Each example's best find (the strictest reading that finds a token), then the
     # strictest of those, the query's first on a tie: "from LHR-T5 to EDI-WAV" starts at
     # LHR-T5, shaped like PVG-T2 of "e.g. LAX-AP, PVG-T2".
@@ -5856,8 +5949,78 @@ def _identifier(
             best = found if best is None else min(best, found)
     if best is None:  # "truck 2231" for "e.g. TRK-0412": the prefix put back, as a pattern's
         shaped = _prefix_digits_of(examples)
-        return _prefixed(query, name, {**spec, "pattern": shaped}, taken) if shaped else None
+        if shaped:
+            prefixed: str | None = _prefixed(query, name, {**spec, "pattern": shaped}, taken)
+            return prefixed
+        return _code_word(query, name, examples, used, taken)  # SPRINGRUN of "e.g. WINTER26"
     return best[2]
+
+
+# A code written in capitals, a word rather than a prefix and a number: a campaign's
+# WINTER26, a test panel's LIPID or PB-W, a promotion's SPRING20.
+# (letters first, then digits: K7QX2M is a scrambled code, whose shape its readings know)
+_CODE_WORD = re.compile(r"[A-Z]{2,24}[0-9]{0,4}(?:-[A-Z0-9]{1,12})?")
+# (a word's letters first, a few digits at most: RSV-641209 is a record's number)
+_CAPITALS_TOKEN = re.compile(
+    r"(?<![\w-])[A-Z]{2,24}(?:[0-9]{1,4}[A-Z]{0,4})?(?:-[A-Z]{1,12}[0-9]{0,4})?(?![\w-])"
+)
+# Capitals that are a way of writing, not a code.
+_SHOUTED = frozenset(
+    (
+        *("ASAP", "PLS", "PLZ", "FYI", "OK", "OKAY", "HI", "HELLO", "THANKS", "PLEASE"),
+        *("URGENT", "NOW", "NOT", "NO", "YES", "ID", "AM", "PM", "TODAY", "ETA", "BTW"),
+        # a file's kind and money's currency, the values of other parameters
+        *("PDF", "CSV", "JSON", "XML", "HTML", "TXT", "DOC", "DOCX", "XLS", "XLSX", "PNG"),
+        *("JPG", "JPEG", "ZIP", "USD", "EUR", "GBP", "CNY", "RMB", "JPY"),
+    )
+)
+
+
+def _capital_examples(spec: dict[str, Any]) -> list[str]:
+    """The examples in capitals that are no identifier for lack of a digit ("e.g. LIPID")."""
+    values = itertools.islice(_example_values(spec), _MAX_EXAMPLES)
+    return [v for v in values if isinstance(v, str) and _CODE_WORD.fullmatch(v)]
+
+
+def _code_word(
+    query: str, name: str, examples: list[str], used: set[int], taken: Collection[object]
+) -> str | None:
+    """For a parameter whose examples are codes in capitals of two letters or more
+    (``_CODE_WORD``: WINTER26, LIPID, PB-W), one the query writes in capitals, in two
+    parts where they are (SEA-AP; PB-W's one-letter variant may be left off), that no
+    other parameter took: the only one, else the one a word of the name stands beside
+    ("the SPRINGRUN campaign"). Codes of other shapes than the examples' (SPRINGRUN,
+    BACKPACK27 for "e.g. WINTER26") are what the examples' literal reading misses."""
+    if not examples or not all(_CODE_WORD.fullmatch(e) for e in examples):
+        return None
+    # LAX is no branch of "e.g. SEA-AP"; a one-letter variant (PB-W) may be left off (CBC)
+    hyphened = {"-" in e and len(e.rsplit("-", 1)[1]) > 1 for e in examples} | {True}
+    found = [
+        m
+        for m in _CAPITALS_TOKEN.finditer(query)
+        if ("-" in m[0]) in hyphened
+        and m.start() not in used
+        and m[0] not in taken
+        and m[0] not in _SHOUTED
+        and sum(c.isalpha() for c in m[0]) >= 2
+        and not temporal.is_calendar_value(m[0])
+    ]
+    if len(found) > 1:
+        words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2 and w != "code"]
+        beside = [
+            m
+            for m in found
+            if any(
+                re.search(rf"\b{re.escape(w)}\w*\s+$", query[max(0, m.start() - 24) : m.start()])
+                or re.match(rf"\s+{re.escape(w)}", query[m.end() :])
+                for w in words
+            )
+        ]
+        found = beside if len(beside) == 1 else []
+    if len(found) != 1:
+        return None
+    used.add(found[0].start())
+    return found[0][0]
 
 
 # (two letters or more and three digits or more: "21号" is no line L21 of "e.g. L03")

@@ -162,6 +162,8 @@ _NEGATIVE_SENTENCE = re.compile(
 # rollback_deployment", "要上新版本请走发布". Its words are the other tool's requests.
 _REDIRECT = re.compile(
     r"(?:\b(?:use|try|call)\s+(?:the\s+)?`?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+`?"
+    # (or several: "use update_pledge / cancel_pledge")
+    r"(?:\s*(?:/|,|\bor\b|\band\b)\s*`?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+`?){0,3}"
     r"(?:\s+(?:instead|tool))?|(?:请|可)(?:走|改用|使用|调用|用)\S{1,12})\s?[.;。；)）]?$",
     re.IGNORECASE,
 )
