@@ -74,6 +74,7 @@ from gateway.routing import (
     currencies,
     enums,
     intent,
+    languages,
     lineitems,
     measures,
     numbered,
@@ -1282,6 +1283,7 @@ class ArgumentExtractor:
                             used_numbers.update(_numbers_worth(query, inner))
 
         _sides(result.arguments, query, props, paired, on_calendar, required)
+        languages.assign(result.arguments, query, props)  # "spanish to english", 英译日
         _lasting(result.arguments, props, paired, lasting)
         for name, value in list(result.arguments.items()):
             if _NEW_VALUE.search(name) and isinstance(value, str):
@@ -2157,7 +2159,7 @@ def _topic_terms(query: str, others: Sequence[str]) -> str | None:
     if has_han(query) or len(query) > _MAX_LABELLED or _WH_QUESTION.match(query):
         return None  # "why did mailer-api crash last night?" is searched as asked
     taken = {w for value in others for w in value.lower().split()}
-    languages = {word for word, _ in _LANGUAGE_WORDS if word.isascii()}
+    language_words = {word for word, _ in _LANGUAGE_WORDS if word.isascii()}
     runs: list[list[str]] = [[]]
     after_number = False
     for match in _TOPIC_WORD.finditer(query):
@@ -2168,7 +2170,7 @@ def _topic_terms(query: str, others: Sequence[str]) -> str | None:
             or lowered in _ASKING_WORDS
             or lowered in _LISTED_THINGS
             or lowered in _FILTER_WORDS
-            or lowered in languages
+            or lowered in language_words
             or lowered in _COUNT_WORDS
             or lowered in _SMALL_NUMBER_WORDS
             or word[0].isdigit()
@@ -2940,10 +2942,10 @@ _CHANGED_BEFORE = re.compile(rf"{_CHANGE_WORD}\s*$", re.IGNORECASE)
 
 
 # A day the request says does not suit it: "I won't be home tomorrow", "can't make it
-# Thursday", 周三没空, 明天不在家.
+# Thursday", "we'll be away on the 14th", 周三没空, 明天不在家.
 _REFUSED_BEFORE = re.compile(
     r"(?:\bwon'?t|\bcan'?t|\bcannot|\bcan not|\bnot (?:be )?(?:available|around|home|free|in)"
-    r"|\bunable|\bnot going to)\b[^.?!,;。？！，；\d]{0,30}$",
+    r"|\bunable|\bnot going to|\b(?:be|are|am|is) (?:away|busy))\b[^.?!,;。？！，；\d]{0,30}$",
     re.IGNORECASE,
 )
 _REFUSED_AFTER = re.compile(r"\s*(?:不在家|不在|没空|没时间|不方便|不行|来不了|去不了)")
@@ -3178,10 +3180,11 @@ def _long_enum_option(query: str, spec: dict[str, Any], around: str, taken: Sequ
         if named is not None:
             return named
     spaced = _JOINED_BY_SEPARATORS.sub(" ", lowered)
+    spoken = set(index.fact(_spoken_codes))  # "it" is no Italian
     candidates = [
         option
         for option in index.written(lowered, spaced)
-        if not enums.is_number(option) and option not in taken
+        if not enums.is_number(option) and option not in taken and option not in spoken
     ]
     written = _written_option(query, lowered, candidates, candidates)
     if written is not None:
@@ -3223,6 +3226,13 @@ def _options_to_read(query: str, enum: list[Any]) -> list[Any]:
     return enums.index_of(enum).related(keys) or []
 
 
+def _spoken_codes(options: list[Any]) -> list[Any]:
+    """Of an enum of language codes (three or more), the codes that are English words."""
+    if len(enums.language_codes(options)) < 3:
+        return []
+    return [o for o in options if isinstance(o, str) and o.lower() in STOPWORDS]
+
+
 def _option_named(
     query: str,
     options: list[Any],
@@ -3239,7 +3249,10 @@ def _option_named(
 
     by_length = sorted(options, key=lambda o: -len(str(o)))
     lowered = query.lower()
-    written = _written_option(query, lowered, options, by_length)
+    # of language codes, "it" and "no" are words before they are Italian and Norwegian
+    spoken = set(of_enum(_spoken_codes))
+    plain = [o for o in by_length if o not in spoken] if spoken else by_length
+    written = _written_option(query, lowered, plain, plain)
     if written is not None:
         return written
     glossed = _listed_gloss_option(lowered, options, str(spec.get("description") or ""))
@@ -3481,7 +3494,7 @@ def _windows(options: Sequence[Any]) -> dict[Any, tuple[int, int]]:
 
 
 # What rules ask of a whole enum, computed once for a long one (``EnumIndex.fact``).
-_ENUM_FACTS = (_windows, _chinese_options)
+_ENUM_FACTS = (_windows, _chinese_options, _spoken_codes)
 
 
 def _window_option(query: str, windows: dict[Any, tuple[int, int]]) -> Any:
@@ -3726,17 +3739,7 @@ def _first_named(
 
 
 # Languages as people name them, for an enum of ISO 639-1 codes ("en", "zh-CN").
-_LANGUAGE_WORDS = (
-    ("english", "en"), ("英文", "en"), ("英语", "en"), ("chinese", "zh"), ("mandarin", "zh"),
-    ("中文", "zh"), ("汉语", "zh"), ("普通话", "zh"), ("spanish", "es"), ("西班牙语", "es"),
-    ("french", "fr"), ("法语", "fr"), ("法文", "fr"), ("german", "de"), ("德语", "de"),
-    ("德文", "de"), ("japanese", "ja"), ("日语", "ja"), ("日文", "ja"), ("korean", "ko"),
-    ("韩语", "ko"), ("韩文", "ko"), ("portuguese", "pt"), ("葡萄牙语", "pt"),
-    ("russian", "ru"), ("俄语", "ru"), ("arabic", "ar"), ("阿拉伯语", "ar"),
-    ("italian", "it"), ("意大利语", "it"), ("vietnamese", "vi"), ("越南语", "vi"),
-    ("thai", "th"), ("泰语", "th"), ("dutch", "nl"), ("荷兰语", "nl"), ("hindi", "hi"),
-    ("turkish", "tr"), ("土耳其语", "tr"), ("indonesian", "id"), ("印尼语", "id"),
-)  # fmt: skip
+_LANGUAGE_WORDS = languages.WORDS
 
 
 def _language(lowered: str, codes: dict[str, Any]) -> Any:

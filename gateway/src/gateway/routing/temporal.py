@@ -735,10 +735,14 @@ _REWRITES += [
         ),
         lambda m, t: _month_edge(t.year, t.month, True),
     ),
-    (  # "on the 22nd", "until the 14th": the next such day of a month, today or after
+    (  # "on the 22nd", "until the 14th", "move it to the 17th": the next such day of a
+        # month, today or after
         re.compile(
-            r"\b(on|by|until|till|before|through|thru)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b"
-            r"(?!\s+(?:of|floor|time|place|row|century|percentile|attempt))",
+            r"\b(on|by|until|till|before|through|thru|to|for|after)\s+the\s+"
+            r"(\d{1,2})(?:st|nd|rd|th)\b"
+            r"(?!\s+(?:of|floor|time|place|row|century|percentile|attempt|option|choice|one"
+            r"|item|line|step|page|version|edition|round|level|grade|stage|seat|day|week"
+            r"|month|year|quarter|person|position|slot|chapter|module|lesson|session)\b)",
             re.IGNORECASE,
         ),
         lambda m, t: _next_day_of_month(m, t),
@@ -933,7 +937,35 @@ def resolve(text: str, today: date) -> str:
         text = rewritten
     if not changed:
         return text
-    return _one_year(original, re.sub(r" {2,}", " ", text).strip())
+    return _forward(_one_year(original, re.sub(r" {2,}", " ", text).strip()))
+
+
+# Two days written as a range: "from 2027-06-01 to 2026-08-31".
+_DAY_RANGE = re.compile(
+    r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])"
+    r"(\s*(?:to|and|through|till|until|-|–|~|到|至)\s*)"
+    r"(\d{4})-(\d{2})-(\d{2})(?![\d-])",
+    re.IGNORECASE,
+)
+
+
+def _forward(text: str) -> str:
+    """A range of days runs forward: a start past its end by less than a year is the
+    year before ("between 1 Jan and 30 June 2026": the start's nearest 1 January, read
+    alone, was 2027's; "from 1 June to 31 August" in December has the June before)."""
+
+    def forward(match: re.Match[str]) -> str:
+        try:
+            start = date(int(match[1]), int(match[2]), int(match[3]))
+            end = date(int(match[5]), int(match[6]), int(match[7]))
+            earlier = start.replace(year=start.year - 1)
+        except ValueError:  # no such day (a 29 February a year before)
+            return match.group(0)
+        if start <= end or earlier > end:
+            return match.group(0)
+        return f"{earlier.isoformat()}{match[4]}{end.isoformat()}"
+
+    return _DAY_RANGE.sub(forward, text)
 
 
 def is_calendar_value(value: object) -> bool:
