@@ -120,3 +120,35 @@ def test_a_day_the_request_will_be_away_is_not_the_new_one() -> None:
     query = "We'll be away on the 14th, can you move install INS-52290 to the 17th instead?"
     got: dict[str, Any] = extracted(query, schema)
     assert got == {"install_id": "INS-52290", "new_date": "2026-12-17"}
+
+
+PRINT = object_schema(
+    {
+        "quantity": {"type": "integer", "minimum": 1, "maximum": 50000},
+        "paper_weight_gsm": {"type": "integer", "minimum": 60, "maximum": 400},
+        "artwork_url": {"type": "string", "description": "Link to the print-ready file."},
+        "notes": {"type": "string", "maxLength": 2000},
+        "method": {"type": "string", "enum": ["delivery", "pickup"]},
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "we'd like two hundred tri-fold brochures, silk 170gsm",
+            {"quantity": 200, "paper_weight_gsm": 170},
+        ),
+        ("a thousand business cards please", {"quantity": 1000}),
+        (
+            "300 letterheads, the file is at https://files.example.com/lh.pdf",
+            {"quantity": 300, "artwork_url": "https://files.example.com/lh.pdf"},
+        ),
+        ("can we collect it this saturday", {"method": "pickup"}),
+    ],
+)
+def test_a_print_order_in_everyday_words(query: str, expected: dict[str, Any]) -> None:
+    """A count of hundreds in words, a paper's weight no count, a link for a parameter
+    named for one (and no "//files…" after a colon for the notes), "collect" for pickup."""
+    assert extracted(query, PRINT) == expected

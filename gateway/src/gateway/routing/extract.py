@@ -117,6 +117,8 @@ _QUOTED = re.compile(
 )
 # A link ends where the text around it starts: at a space, a Chinese character or full-width
 # punctuation ("链接是https://x.cn/a，谢谢"), and not on a sentence's last stop or comma.
+# A parameter named for a link without saying so in a ``format``: ``artwork_url``, ``webhookUrl``.
+_LINK_NAME = re.compile(r"(?:^|_|[a-z])(?:url|uri|link|href)s?$", re.IGNORECASE)
 _NOT_URL = r"\s<>\"\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
 _URL = rf"https?://[^{_NOT_URL}]*[^{_NOT_URL}.,;:!?)\]'}}]"
 # ASCII edges, not \b: a Chinese character is a word character ("从2024-11-01到现在",
@@ -197,7 +199,8 @@ _SEARCH_FOR_CJK = re.compile(
 )
 _FILE_TOKEN = re.compile(r"(?<![\w/.-])[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w.-])")
 # A colon that introduces text; not one inside a time ("3:30 pm") or a ratio ("16:9").
-_COLON = re.compile(r"(?:(?<!\d):|:(?!\d)|：)\s*(.+)$", re.DOTALL)
+# (not a link's "https://" nor a clock's "9:30")
+_COLON = re.compile(r"(?:(?<!\d):(?!//)|:(?!\d|//)|：)\s*(.+)$", re.DOTALL)
 # "Bank of China", "Maria de la Cruz": the particles are whole words ("What's due" is no name).
 _CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|(?:of|de|la|du)\b))*")
 # (a "true positive" or a "false alarm" is a finding, no answer)
@@ -1530,6 +1533,10 @@ class ArgumentExtractor:
             if said is None:
                 said = _yes_or_no(query, name)
             return said
+        if kind == "string" and _LINK_NAME.search(name) and not _constrains(spec):
+            link = _FORMATS["url"].search(query)  # ``artwork_url`` of "file is at https://…"
+            if link is not None and link.group(0) not in taken:
+                return link.group(0)
         if kind == "string":
             free = not _constrains(spec) and not is_id_name(name)
             labelled = _after_described_label(query, spec, taken) if free else None
@@ -3847,6 +3854,8 @@ _OPTION_WORDS = {
     "freeze": ("lock", "block"), "unfreeze": ("unlock", "unblock"),
     "duplicate": ("twice", "double", "doubled"),
     "damaged": ("broken", "smashed", "cracked", "shattered", "dented"),
+    # fetched by the customer: "can we collect order PO-229981 this saturday"
+    "pickup": ("collect", "collecting", "collection"),
 }  # fmt: skip
 
 
@@ -4580,7 +4589,7 @@ def _discount_off(query: str, name: str, spec: dict[str, Any], used: set[int]) -
 # A unit of measure written after a number, and the words of a parameter that may take
 # such a number: "10mg" is a dose, never a count of days.
 _UNIT_AFTER = re.compile(
-    r"\s?(mg|mcg|µg|ug|ml|kg|g|lbs?|oz|km|cm|mm|m3|m³|m|mi|miles?|kilomet(?:re|er)s?|met(?:re|er)s?"
+    r"\s?(mg|mcg|µg|ug|ml|kg|g|gsm|lbs?|oz|km|cm|mm|m3|m³|m|mi|miles?|kilomet(?:re|er)s?|met(?:re|er)s?"
     r"|%|％|degrees?|°|℃|公斤|千克|克|毫升"
     r"|毫克|公里|米|摄氏度|度|kwh|kw|yo|y/o|years?[- ]old|岁)(?![A-Za-z0-9²³])",
     re.IGNORECASE,
@@ -4596,7 +4605,7 @@ _SAME_UNIT = {
 }  # fmt: skip
 # A parameter's own unit, as its name or description writes it ("radius_km", "(公里)").
 _UNIT_WORD = re.compile(
-    r"(?<![A-Za-z])(mg|mcg|µg|ml|kg|lbs?|oz|km|cm|mm|mi|kwh|kw|m3|m³)(?![A-Za-z0-9])"
+    r"(?<![A-Za-z])(mg|mcg|µg|ml|kg|gsm|lbs?|oz|km|cm|mm|mi|kwh|kw|m3|m³)(?![A-Za-z0-9])"
     r"|(公斤|千克|毫升|毫克|公里)"
     r"|(?<![A-Za-z])(percent(?:age)?)(?![A-Za-z])|([%％]|百分比)"
     r"|(?<![A-Za-z])(age)(?![A-Za-z])|(年龄|岁)",
@@ -4623,7 +4632,7 @@ def _measures_another(query: str, end: int, name: str, spec: dict[str, Any]) -> 
     if own:  # "4mg" is no ``radius_km``; "84 yo" no store's number
         electricity = unit.group(1) == "度" and "kwh" in own  # 5620.7 度 of a meter in kWh
         return written not in own and not electricity
-    if written == "yo":
+    if written in ("yo", "gsm"):  # an age, a paper's weight: no amount of anything else
         return True
     return not (_MEASURE_WORDS.search(about) or unit.group(1).lower() in about.lower())
 
@@ -4955,6 +4964,12 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
                 return value
     if name.lower() not in _ANY_COUNT_NAMES:
         return None
+    for match in _HUNDREDS_OF_THINGS.finditer(query):  # "two hundred tri-fold brochures"
+        hundreds = english_number(re.split(r"[\s-]+", match.group(1).strip()))
+        if match.group(2).lower() in temporal.TIME_PLURALS or hundreds is None:
+            continue
+        if _within(float(hundreds), spec):
+            return hundreds
     for match in _COUNT_OF_THINGS.finditer(query):
         value = _COUNT_WORDS[match.group(1).lower()]
         things = match.group(2).lower()
@@ -4977,6 +4992,16 @@ _FOR_PEOPLE = re.compile(
 )
 # Names of a count of whatever the request is about.
 _ANY_COUNT_NAMES = frozenset(("quantity", "qty", "count", "units", "pieces"))
+# A count of hundreds or thousands in words and the plural it counts, a word apart at
+# most: "two hundred tri-fold brochures", "a thousand business cards".
+_HUNDREDS_OF_THINGS = re.compile(
+    r"(?<![a-z-])((?:(?:a|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen"
+    r"|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|and)[\s-]+){0,4}"
+    r"(?:hundred|thousand)(?:[\s-]+(?:and[\s-]+)?(?:one|two|three|four|five|six|seven|eight"
+    r"|nine|ten|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred)){0,4})"
+    r"\s+(?:[a-z-]+\s+)?([a-z]{3,}s)\b",
+    re.IGNORECASE,
+)
 # A count and the plural it counts, a word apart at most ("two extra pillows").
 _COUNT_OF_THINGS = re.compile(
     rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+(?:[a-z]+\s+)?([a-z]{{3,}}s)\b", re.IGNORECASE
