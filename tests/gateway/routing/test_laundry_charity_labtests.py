@@ -16,7 +16,10 @@ online-course set (``tests/data/elearning``):
 - a new day after one the request refuses ("I won't be home tomorrow … come Thursday");
 - an option written with its last letter doubled before its ending ("hemmed" of ``hem``);
 - a sentence sending requests to several tools ("use update_pledge / cancel_pledge") is
-  what the tool is not for.
+  what the tool is not for;
+- each measure of an object in one unit (``waist_cm``, ``length_cm``) goes to the noun
+  beside it ("the waist … to 82 cm", "100cm length"), and ``show_invoices`` is asked by
+  "list the open invoices too".
 """
 
 from __future__ import annotations
@@ -288,3 +291,39 @@ BRANCH = object_schema(
 )
 def test_a_code_of_two_parts_is_read_as_two_parts(query: str, expected: dict[str, Any]) -> None:
     assert extracted(query, BRANCH) == expected
+
+
+MEASURED = object_schema(
+    {
+        "measurements": {
+            "type": "object",
+            "properties": {
+                "length_cm": {"type": "number", "minimum": 10, "maximum": 200},
+                "waist_cm": {"type": "number", "minimum": 40, "maximum": 200},
+                "sleeve_cm": {"type": "number", "minimum": 20, "maximum": 120},
+            },
+        }
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "Take in the waist on my trousers to 82 cm, and shorten the legs to 100cm length",
+            {"waist_cm": 82, "length_cm": 100},
+        ),
+        ("sleeves on my coat are too long, shorten them to 60 cm", {"sleeve_cm": 60}),
+        ("hem my jeans to 100 cm", {"length_cm": 100}),  # no noun: read as before
+    ],
+)
+def test_each_measure_goes_to_the_noun_beside_it(query: str, expected: dict[str, Any]) -> None:
+    assert extracted(query, MEASURED)["measurements"] == expected
+
+
+def test_a_flag_to_show_something_is_the_request_to_list_it() -> None:
+    schema = object_schema({"client_id": {"type": "string"}, "show_invoices": {"type": "boolean"}})
+    query = "What's our outstanding balance, client CL-1190? list the open invoices too"
+    assert extracted(query, schema) == {"client_id": "CL-1190", "show_invoices": True}
+    assert extracted("balance for CL-1190 please", schema) == {"client_id": "CL-1190"}

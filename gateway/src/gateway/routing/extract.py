@@ -1420,6 +1420,7 @@ class ArgumentExtractor:
             return None
         inner = self.extract(query, {**spec, "properties": flat})
         _numeric_range(inner, query, flat)  # "zones 2-4", 一区到二区
+        _measures_by_noun(inner.arguments, query, flat)  # "waist … 82 cm", "100cm length"
         # (not a text that is most of the request: a headline's is the request itself)
         held = [str(value) for value in taken if len(str(value)) * 2 <= len(query)]
         read = {
@@ -2343,6 +2344,8 @@ _FLAG_FILLER = frozenset(
     (
         *("is", "has", "if", "include", "includes", "only", "with", "should", "do", "flag"),
         *("enabled", "enable", "the", "to", "of", "when", "use", "allow", "want"),
+        # a request to see what a flag adds: ``show_invoices`` is "list the invoices too"
+        *("show", "list", "display", "return", "get"),
     )
 )
 _CJK_NEGATED = re.compile(r"不用|无需|不必|不要|别|勿|不需要")
@@ -2483,6 +2486,64 @@ _NUMBER_RANGE = re.compile(
     rf"\s?{_NUMERAL}(?![\d.:/-])(?!\s?(?:am|pm|a\.m|p\.m|点|时|:|h\b|hours?\b|月|日|号|min))",
     re.IGNORECASE,
 )
+
+
+# A measure named for what it measures and its unit: ``waist_cm``, ``sleeve_cm``,
+# ``length_mm``, ``weight_kg``.
+_MEASURE_NAME = re.compile(r"([a-z][a-z]{2,20})_(cm|mm|m|kg|g|in|ft|lb|lbs|ml)", re.IGNORECASE)
+
+
+def _measures_by_noun(
+    arguments: dict[str, Any], query: str, props: dict[str, dict[str, Any]]
+) -> None:
+    """For an object of two measures or more in one unit (``length_cm``, ``waist_cm``,
+    ``sleeve_cm``), each number written in that unit given to the measure whose noun
+    stands right after it ("100cm length") or nearest before it ("take in the waist …
+    to 82 cm", "sleeves … shorten them to 60 cm"), when every such number finds its own
+    measure; else the values read in order stay."""
+    by_unit: dict[str, dict[str, str]] = {}
+    for name, spec in props.items():
+        named = _MEASURE_NAME.fullmatch(name)
+        if named is not None and spec.get("type") in ("number", "integer"):
+            by_unit.setdefault(named[2].lower(), {})[name] = named[1].lower()
+    for unit, things in by_unit.items():
+        if len(things) < 2:
+            continue
+        written = list(
+            itertools.islice(
+                re.finditer(rf"(?<![\d.])(\d{{1,4}}(?:\.\d+)?)\s?{unit}\b", query, re.I), 8
+            )
+        )
+        owners: dict[str, float] = {}
+        for number in written:
+            owner = _noun_beside(query, number.start(), number.end(), things)
+            if owner is None or owner in owners:
+                return
+            owners[owner] = float(number[1])
+        for name in things.keys() - owners.keys():  # 60 read for the length, the sleeve's
+            if arguments.get(name) in owners.values():
+                del arguments[name]
+        for name, value in owners.items():
+            converted = _convert(value, props[name].get("type", "number"))
+            if converted is not None and _within(value, props[name]):
+                arguments[name] = converted
+
+
+def _noun_beside(query: str, start: int, end: int, things: dict[str, str]) -> str | None:
+    """The parameter whose noun (``things``: name → noun) stands right after ``end`` or,
+    else, nearest before ``start`` (within 60 characters)."""
+    lowered = query.lower()
+    after = lowered[end : end + 12]
+    for name, thing in things.items():
+        if re.match(rf"\s*{thing}s?\b", after):
+            return name
+    before = lowered[max(0, start - 60) : start]
+    found = [
+        (match.start(), name)
+        for name, thing in things.items()
+        for match in re.finditer(rf"\b{thing}s?\b", before)
+    ]
+    return max(found)[1] if found else None
 
 
 def _numeric_range(inner: Extraction, query: str, props: dict[str, dict[str, Any]]) -> None:
