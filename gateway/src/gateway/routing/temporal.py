@@ -832,9 +832,10 @@ _CALENDAR_VALUE = re.compile(r"\d{4}-\d{2}(?:-\d{2})?|\d{2}:\d{2}")
 
 
 # Two months a range joins: "March to May 2024", "2024年3月到5月" once resolved.
+# The words between a range's two ends, kept as written.
+_RANGE_JOIN = r"(\s*(?:to|and|through|till|until|-|–|~|到|至)\s*)"
 _MONTH_RANGE = re.compile(
-    r"(?<![\d-])(\d{4})-(\d{2})(?![\d-])(\s*(?:to|and|through|till|until|-|–|~|到|至)\s*)"
-    r"(\d{4})-(\d{2})(?![\d-])",
+    rf"(?<![\d-])(\d{{4}})-(\d{{2}})(?![\d-]){_RANGE_JOIN}(\d{{4}})-(\d{{2}})(?![\d-])",
     re.IGNORECASE,
 )
 _WRITTEN_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
@@ -942,8 +943,7 @@ def resolve(text: str, today: date) -> str:
 
 # Two days written as a range: "from 2027-06-01 to 2026-08-31".
 _DAY_RANGE = re.compile(
-    r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])"
-    r"(\s*(?:to|and|through|till|until|-|–|~|到|至)\s*)"
+    rf"(?<![\d-])(\d{{4}})-(\d{{2}})-(\d{{2}})(?![\d-]){_RANGE_JOIN}"
     r"(\d{4})-(\d{2})-(\d{2})(?![\d-])",
     re.IGNORECASE,
 )
