@@ -175,7 +175,8 @@ def test_a_tool_writes_unless_its_method_or_its_words_say_it_reads() -> None:
         # Moving something in time is rescheduling it; moving stock is not.
         ("switch APT0203390 to the 9th of June 2025, 4:30pm", "reschedule"),
         ("can I move APT0451177 to 2025-03-28 at 11:00?", "reschedule"),
-        ("need to push my appointment back a week", None),  # "need to" is not an order's start
+        # the "I" left out ("need to push …") is an order as "I need to push …" is
+        ("need to push my appointment back a week", "reschedule"),
         ("push my appointment back a week, APT0918834", "reschedule"),
         ("move 200 units of SKU2024001 from WH01 to WH03", None),
         ("move 1000 USD from 40128876 to 73350219", None),  # to an account, not a day

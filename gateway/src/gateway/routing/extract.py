@@ -173,6 +173,17 @@ _HEADLINE_WORDS = 6
 _QUOTED_TITLES = frozenset({"title", "headline", "subject"})  # what a quoted text is first
 # A thing's own name ("new budget called \"Q1 ML experiments\""); not a person's (``payee_name``).
 _QUOTED_NAMES = frozenset({"name", "display_name", "displayname"})
+_SENTENCE_MARKS = re.compile(r"[,.!?;:，。！？；：]")
+
+
+def _reads_as_a_name(text: str) -> bool:
+    """Whether quoted text may be a name: five words at most, no sentence's punctuation,
+    and in Chinese a surname first (“周年快乐” is a card's wish)."""
+    if has_han(text):
+        return _chinese_names(text) == [text]
+    return len(text.split()) <= 5 and _SENTENCE_MARKS.search(text) is None
+
+
 _CJK_CHAR = re.compile(r"[\u3400-\u9fff]")  # about two to a word
 # Search parameters: the text after a colon, else the whole request.
 _QUERY_NAMES = frozenset({"query", "question", "q", "search", "keywords", "search_query"})
@@ -527,6 +538,7 @@ _SURNAMES = (
 )
 _CJK_NAME = re.compile(
     r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士|一下|教练|医生|老师|改成|换成|该是)"
+    r"|(?<=收件人|收货人|联系人|收花人)"  # a label right before it: 收件人张伟
     r"|(?<=[给为叫帮替让请那]))"
     rf"([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
     r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员"
@@ -1193,6 +1205,7 @@ class ArgumentExtractor:
         used_numbers: set[int] = set()
         used_ids: set[int] = set()  # where the identifiers other parameters took start
         quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(query)]
+        all_quoted = tuple(quoted)  # (``quoted`` is used up as parameters take its texts)
         names = _capitalised_names(query) + _chinese_names(query)
         titles = re.findall(r"《([^》]+)》", query)  # a book's title names no author
         names = [n for n in names if not any(n in title for title in titles)]
@@ -1286,6 +1299,7 @@ class ArgumentExtractor:
                             used_numbers.update(_numbers_worth(query, inner))
 
         _sides(result.arguments, query, props, paired, on_calendar, required)
+        _held_outside(result.arguments, props, all_quoted)  # “周年快乐” is the card's message
         languages.assign(result.arguments, query, props)  # "spanish to english", 英译日
         _lasting(result.arguments, props, paired, lasting)
         for name, value in list(result.arguments.items()):
@@ -1423,10 +1437,13 @@ class ArgumentExtractor:
         _measures_by_noun(inner.arguments, query, flat)  # "waist … 82 cm", "100cm length"
         # (not a text that is most of the request: a headline's is the request itself)
         held = [str(value) for value in taken if len(str(value)) * 2 <= len(query)]
+        # nor a piece of a sibling's text: the city "Hill Lane" of the street "8 Hill Lane"
+        siblings = [v for v in inner.arguments.values() if isinstance(v, str)]
         read = {
             name: value
             for name, value in inner.arguments.items()
             if not (isinstance(value, str) and any(value in text for text in held))
+            and not (isinstance(value, str) and any(value != v and value in v for v in siblings))
         }
         if inner.missing or not read or any(n not in read for n in spec.get("required") or ()):
             return None
@@ -1544,7 +1561,10 @@ class ArgumentExtractor:
             if labelled is not None:  # 抬头写上海某某科技有限公司 for "收据/发票抬头"
                 return labelled
             last = name.lower().rsplit("_", 1)[-1]
-            quotable = last in _QUOTED_TITLES or name.lower() in _QUOTED_NAMES
+            # (a name's quotes hold a name: "Happy birthday, love you" is a card's message)
+            quotable = last in _QUOTED_TITLES or (
+                name.lower() in _QUOTED_NAMES and bool(quoted) and _reads_as_a_name(quoted[0])
+            )
             if quotable and quoted and not _constrains(spec):
                 return quoted.pop(0)  # title "Acme v. Northgate": the quotes hold it whole
             named = _title_named(query, name, spec, taken) if not _constrains(spec) else None
@@ -2364,7 +2384,13 @@ def _named_flag(query: str, name: str) -> bool | None:
     chinese = has_han(query) and gloss_ready()
     words = set(_LATIN_WORD.findall(lowered)) | (_glossed_words(query) if chinese else set())
     stems = {stem(w) for w in words}
+    if chinese and not all(stem(p) in stems for p in content):  # 当天: "on that day", "same day"
+        stems |= {stem(w) for w in _piece_senses(query)}
     if not all(stem(p) in stems or _flag_word_said(p, stems, query) for p in content):
+        # "incl. the past ones" of ``upcoming_only``: what the flag keeps out, asked for
+        opposite = _FLAG_OPPOSITES.get(content[0], ()) if "only" in parts else ()
+        if len(content) == 1 and any((w in query) if has_han(w) else w in words for w in opposite):
+            return False
         return None
     said = [content[0], *(w for w in _FLAG_WORDS.get(content[0], ()) if not has_han(w))]
     found = [m for w in said if (m := _cached(rf"\b{re.escape(w)}").search(lowered))]
@@ -2372,7 +2398,46 @@ def _named_flag(query: str, name: str) -> bool | None:
     before = lowered[max(0, first.start() - 12) : first.start()] if first is not None else ""
     if _FLAG_NEGATED.search(before):
         return False  # "don't notify", "no need to notify"
-    return not (chinese and _CJK_NEGATED.search(query))
+    if not chinese:
+        return True
+    negated = _cjk_negated_at(query, {stem(p) for p in content})
+    return not _CJK_NEGATED.search(query) if negated is None else not negated
+
+
+@functools.lru_cache(maxsize=256)
+def _piece_senses(query: str) -> frozenset[str]:
+    """The English words of every sense of each word the query's Chinese segments into
+    (当天 is "on that day" first, "same day" too), read once per query."""
+    words = dictionary()
+    return frozenset(
+        w
+        for run in _HAN_RUN.finditer(query)
+        for piece in segment_words(run.group(0), words)
+        for w in _LATIN_WORD.findall(every_sense(piece).lower())
+    )
+
+
+def _cjk_negated_at(query: str, stems: set[str]) -> bool | None:
+    """Whether the Chinese word of the request read as one of ``stems`` (匿名 "anonymous")
+    is negated in its own clause, any of them (报警信息不用, "候选人…，不用发邮件通知"; 不要署名
+    is no anonymity's negation: 不要署名，匿名送); None when no single word reads as one."""
+    words = dictionary()
+    # each clause's span, and whether it is negated: found once, looked up per word
+    marks = [m.start() for m in _CLAUSE_MARK.finditer(query)]
+    starts, ends = [0, *(m + 1 for m in marks)], [*marks, len(query)]
+    negated = [bool(_CJK_NEGATED.search(query, a, b)) for a, b in zip(starts, ends, strict=True)]
+    found: list[bool] = []
+    for run in _HAN_RUN.finditer(query):
+        at = run.start()
+        for piece in segment_words(run.group(0), words):
+            sense = {stem(w) for w in _LATIN_WORD.findall(words.get(piece, "").lower())}
+            if sense & stems:
+                found.append(negated[bisect.bisect_right(starts, at) - 1])
+            at += len(piece)
+    return any(found) if found else None
+
+
+_CLAUSE_MARK = re.compile(r"[，,。；;！!？?]")
 
 
 # Words people use for a flag's word: a history is a list of records (缴费记录, 积分明细,
@@ -2388,7 +2453,20 @@ _FLAG_WORDS = {
     # hurry: 加急 asks for express handling, 急用 for an urgent order
     "express": ("expedite", "expedited", "rush", "加急", "急件"),
     "urgent": ("urgently", "asap", "rush", "加急", "紧急", "急用"),
+    "rush": ("express", "expedite", "expedited", "urgent", "urgently", "asap", "加急", "急件"),
     "renew": ("extend", "续借", "续期"),
+    # telling someone notifies them ("don't tell the instructor yet", 告诉教练)
+    "notify": ("tell", "inform", "告诉", "通知"),
+}
+
+
+# What an "only" flag's word keeps out: ``upcoming_only`` is false for "my past lessons too".
+_FLAG_OPPOSITES = {
+    "upcoming": ("past", "previous", "earlier", "old", "以前", "过去", "历史"),
+    "future": ("past", "previous", "earlier", "old", "以前", "过去", "历史"),
+    "active": ("inactive", "expired", "closed", "cancelled", "canceled", "过期", "失效"),
+    "open": ("closed", "resolved", "已关闭", "已解决"),
+    "unpaid": ("paid", "已付", "已支付"),
 }
 
 
@@ -2951,6 +3029,16 @@ def _sides(
     40128876 from 61009374") change places; one value written once holds one end only."""
     for start, end in paired:
         first, second = arguments.get(start), arguments.get(end)
+        if (
+            isinstance(first, str)
+            and second in (None, first)
+            and _side(query, on_calendar, first) is None
+        ):
+            last = _day_before_one(on_calendar(), first)
+            if last is not None and _fits(last, props[end]):  # "before christmas": the 24th
+                del arguments[start]
+                arguments[end] = last
+                continue
         if isinstance(first, str) and first == second and query.count(first) == 1:
             # One value written once is one end: the one its words say, else the first;
             # but a day no word makes either end, of a range whose end may be left out,
@@ -2986,6 +3074,43 @@ def _sides(
                 if other is not None and _side(query, on_calendar, other) == wanted:
                     arguments[there] = other  # "from LHR-T5 to EDI-WAV": the return branch
             break
+
+
+# A day a range ends before: "any slots before 2026-12-25", 2026-12-25之前.
+_BEFORE_DAY = re.compile(r"\bbefore\s*$", re.IGNORECASE)
+_BEFORE_DAY_AFTER = re.compile(r"\s*(?:之前|以前)")
+
+
+def _day_before_one(resolved: str, value: str) -> str | None:
+    """The last day of a range the request ends before the day ``value`` ("before
+    2026-12-25" ends on 2026-12-24); None when no "before" is written beside it."""
+    at = resolved.find(value)
+    if at < 0 or not temporal.is_calendar_value(value) or len(value) != len("2026-12-25"):
+        return None
+    if not (
+        _BEFORE_DAY.search(resolved, max(0, at - 12), at)
+        or _BEFORE_DAY_AFTER.match(resolved, at + len(value))
+    ):
+        return None
+    return (date.fromisoformat(value) - timedelta(days=1)).isoformat()
+
+
+def _held_outside(
+    arguments: dict[str, Any], props: dict[str, dict[str, Any]], quoted: Collection[str]
+) -> None:
+    """An object's optional quoted texts that a parameter outside it holds whole are that
+    parameter's: the quoted card text is no recipient's city. (A day is not: a walk's
+    schedule may end on the day its start was read as.)"""
+    for name, value in arguments.items():
+        if not isinstance(value, dict):
+            continue
+        outside = {
+            v for other, v in arguments.items() if other != name and isinstance(v, str)
+        } & set(quoted)
+        required = set((props.get(name) or {}).get("required") or ())
+        held = [k for k, v in value.items() if isinstance(v, str) and v in outside]
+        for key in (k for k in held if k not in required):
+            del value[key]
 
 
 def _partner(query: str, value: str, spec: dict[str, Any], other: dict[str, Any]) -> str | None:
@@ -3917,6 +4042,8 @@ _OPTION_WORDS = {
     "damaged": ("broken", "smashed", "cracked", "shattered", "dented"),
     # fetched by the customer: "can we collect order PO-229981 this saturday"
     "pickup": ("collect", "collecting", "collection"),
+    # a message by phone: "text me the new one", 短信
+    "sms": ("text", "texted", "texting"),
 }  # fmt: skip
 
 
@@ -4629,13 +4756,13 @@ _TIMES_COUNT = re.compile(r"(?<![A-Za-z0-9_])[x×]\s?(\d{1,6})(?![\d.,A-Za-z_])"
 _CN_DISCOUNT = re.compile(
     r"(?<![\d.零一二两三四五六七八九十])([一二三四五六七八九]{1,2}|[1-9](?:\.?5)?)\s?折"
 )
-_PERCENT_WORDS = re.compile(r"percent|discount|\boff\b|折扣|优惠", re.IGNORECASE)
+_DISCOUNT_WORDS = re.compile(r"percent|discount|\boff\b|折扣|优惠", re.IGNORECASE)
 
 
 def _discount_off(query: str, name: str, spec: dict[str, Any], used: set[int]) -> int | None:
     """The percentage off a Chinese discount gives (九折: 10; 八五折: 15), for a number
     the parameter's name or description says is a percentage or a discount."""
-    if not _PERCENT_WORDS.search(f"{name} {spec.get('description') or ''}"):
+    if not _DISCOUNT_WORDS.search(f"{name} {spec.get('description') or ''}"):
         return None
     for match in _CN_DISCOUNT.finditer(query):
         written = match.group(1).replace(".", "")
@@ -4820,8 +4947,9 @@ def _number(
             None,
         )
     if number is None:
-        if bound:  # "两张票" counts tickets, no price's bound
-            return None
+        if bound:  # "两张票" counts tickets, no price's bound; 两百块以内 is one
+            written_bound = _chinese_sum(query, spec, used, money_only=True)
+            return None if written_bound is None else _convert(float(written_bound), kind)
         if _SUM_NAMES & words:  # 年薪三十八万, 五百块, "twelve hundred and fifty dollars"
             written_sum = _chinese_sum(query, spec, used) or _english_sum(query, spec, used)
             if written_sum is not None:
@@ -4872,11 +5000,15 @@ _CN_SUM = re.compile(
 _CN_DIGIT = re.compile(r"[零〇一二两三四五六七八九十]")
 
 
-def _chinese_sum(query: str, spec: dict[str, Any], used: set[int]) -> int | None:
+def _chinese_sum(
+    query: str, spec: dict[str, Any], used: set[int], *, money_only: bool = False
+) -> int | None:
     """The first sum the request writes in Chinese numerals (三十八万, 五百块) that the
-    schema's bounds allow."""
+    schema's bounds allow; with ``money_only``, one written as money (五百块, 两百以内)."""
     for match in _CN_SUM.finditer(query):
         if not (match[2] or any(unit in match[1] for unit in "百千万")):
+            continue
+        if money_only and not (match[2] or _PRICED_AFTER.match(query, match.end())):
             continue
         if query.startswith("分之", match.end(1)) or not _CN_DIGIT.search(match[1]):
             continue  # 百分之二十 is a share, and 百 alone no sum
@@ -4937,7 +5069,7 @@ _PRICED_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _PRICED_AFTER = re.compile(
-    r"\s{0,2}(?:[$€£¥元块]|euros?\b|dollars?\b|pounds?\b|quid\b|bucks\b|以内|以下|之内|以上)",
+    r"\s{0,2}(?:[$€£¥元块镑]|欧元|美元|英镑|euros?\b|dollars?\b|pounds?\b|quid\b|bucks\b|以内|以下|之内|以上)",
     re.IGNORECASE,
 )
 
@@ -5069,11 +5201,14 @@ _COUNT_OF_THINGS = re.compile(
 )
 
 
-# A count written in Chinese numerals before its measure word: "三个人", "两位", "五件".
-# Not a weekday's number (周五晚上, 星期三), nor 晚上 ("evening") as nights.
+# A count written in Chinese numerals before its measure word: "三个人", "两位", "五件",
+# "两千词", "一万字". Not a weekday's number (周五晚上, 星期三), nor 晚上 ("evening") as
+# nights, nor 十字路口 ("crossroads") as ten characters.
 _CN_COUNT = re.compile(
-    r"(?<![零一二两三四五六七八九十百周拜])(?<!星期)([零一二两三四五六七八九十百]{1,4})\s?"
-    r"(?:个|位|人|件|张|台|间|晚(?!上)|份|瓶|双|条|次|本|只|盒|箱|名|套|杯|桌|期|笔|辆|袋|节|堂|块|元)"
+    r"(?<![零一二两三四五六七八九十百千万周拜])(?<!星期)"
+    r"([零一二两三四五六七八九十][零一二两三四五六七八九十百千万]{0,5})\s?"
+    r"(?:个|位|人|件|张|台|间|晚(?!上)|份|瓶|双|条|次|本|只|盒|箱|名|套|杯|桌|期|笔|辆|袋|节|堂|块|元"
+    r"|页|词|字(?![路架])|单词)"
 )
 # A day of the month: 每个月二十五号, 改到八号.
 _CN_DAY_OF_MONTH = re.compile(
@@ -5437,6 +5572,13 @@ def _string(
     address = _addressed(query, name, spec, taken, only=False)
     if address is not None:
         return address
+    code = places.postcode(query, name)
+    if code is not None and code not in taken:  # "deliver to 60614", "E14 附近"
+        return code
+    if _AS_NAME.search(name):  # ``sign_as``: "sign the card as Uncle Bob"
+        written_as = _WRITTEN_AS.search(query)
+        if written_as is not None and written_as.group(1) not in taken:
+            return written_as.group(1)
     mentioned = _mentioned_example(query, spec, taken)
     if mentioned is not None:
         return mentioned
@@ -5723,13 +5865,30 @@ def _mentioned_example(query: str, spec: dict[str, Any], taken: Collection[objec
         seen += 1
         if seen > _MAX_EXAMPLES:
             break
-        text = value.lower()
-        start = lowered.find(text)
-        while start >= 0:
-            if _whole(query, start, start + len(text)):
-                return value
-            start = lowered.find(text, start + 1)
+        for written in (*_named_on(spec, value), value):
+            text = written.lower()
+            start = lowered.find(text)
+            while start >= 0:
+                if _whole(query, start, start + len(text)):
+                    return written
+                start = lowered.find(text, start + 1)
     return None
+
+
+# A parameter named for what something is written or shown as (``sign_as``, ``save_as``,
+# ``displayAs``), and a capitalised name of up to three words after "as" ("as Uncle Bob").
+_AS_NAME = re.compile(r"(?:_as|[a-z]As)$")
+_WRITTEN_AS = re.compile(r"\bas\s+((?:[A-Z][\w'-]{0,30})(?:\s+[A-Z][\w'-]{0,30}){0,2})")
+
+
+def _named_on(spec: dict[str, Any], value: str) -> list[str]:
+    """A capitalised example's name as the description writes it on, in two or three
+    words ("e.g. Wood Green" is read as "Wood"): that whole name first."""
+    description = spec.get("description")
+    if not value[:1].isupper() or not isinstance(description, str):
+        return []
+    found = _cached(rf"\b{re.escape(value)}(?:\s[A-Z][a-z'-]{{1,30}}){{1,2}}\b").search(description)
+    return [found.group(0)] if found is not None else []
 
 
 # Chinese example values a description lists: "班组名称，例如 维修班、装配一组、质检组".
@@ -6022,10 +6181,12 @@ def _identifier(
         taken = {*taken, *_calendar_tokens(query)}
     if not examples:  # a branch that is a place ("网点名称或所在街道") is no git branch,
         # nor a topic of up to 300 characters ("客户想咨询的内容") a message queue's
-        machine = not places.takes_a_place(name.lower(), spec) and not _prose(spec)
-        numbered = _NUMBERED.search(str(spec.get("description") or "")[:120]) is not None
+        place = places.takes_a_place(name.lower(), spec)
+        machine = not place and not _prose(spec)
+        # (a street's "house number" numbers no record: 朝阳路88号, not the order's BQ-1042)
+        numbered = not place and _NUMBERED.search(str(spec.get("description") or "")[:120])
         return _identifier_by_name(
-            query, name, used, taken, machine=machine, numbered=numbered
+            query, name, used, taken, machine=machine, numbered=bool(numbered)
         ) or _code_word(query, name, _capital_examples(spec), used, taken)  # CBC of "e.g. LIPID"
     # Each example's best find (the strictest reading that finds a token), then the
     # strictest of those, the query's first on a tie: "from LHR-T5 to EDI-WAV" starts at
@@ -6033,7 +6194,12 @@ def _identifier(
     best: tuple[int, int, str] | None = None
     for example in examples:  # a reading looser than the best find so far is not tried
         rank, value = _example_find(query, example, used, _LAST_RANK if best is None else best[0])
-        if value is not None:
+        # another parameter's value is this one's only in the example's own shape: the
+        # pod ledger-api-5c8b7-q9x2m of "e.g. payments-api-7d9f8-x2k4q", not the student's
+        # ST-73314 of "e.g. INS-207"
+        if value is not None and (
+            value not in taken or re.fullmatch(shape_of(example, letters="loose"), value)
+        ):
             found = (rank, _position(query, value), value)
             best = found if best is None else min(best, found)
     if best is None:  # "truck 2231" for "e.g. TRK-0412": the prefix put back, as a pattern's
@@ -6299,6 +6465,14 @@ _ID_LABEL_GAP = re.compile(r"[\s:#]{0,3}(?:(?:id|no|num|number|code|ref)\.?[\s:#
 _ID_WORD = re.compile(r"(?<![a-z])(?:id|no\.?|#)(?![a-z])")
 
 
+# Records whose name is a verb too: "refund 1200 to my card", "order 2000 labels".
+_RECORD_VERBS = frozenset(("order", "refund", "payment", "booking", "transaction"))
+
+
+def _looks_like_a_year(digits: str) -> bool:
+    return len(digits) == 4 and digits[:2] in ("19", "20")
+
+
 def _first_introduced(
     lowered: str, mentions: Iterable[re.Match[str]], tokens: list[tuple[int, str]]
 ) -> tuple[int, str] | None:
@@ -6339,7 +6513,11 @@ _LABEL_ALIASES = {
     "member": ("会员",),
     "customer": ("客户",),
     "invoice": ("inv", "发票"),
+    "card": ("卡号", "卡"),  # 礼品卡 990011223344, 卡号 55601239
 }
+# The last word of a name that says its value is a number (``card_number``): the
+# labels of its other words introduce it as a description that says so would.
+_NUMBERING_WORDS = frozenset(("number", "no", "num", "nr"))
 
 
 def _identifier_by_name(
@@ -6370,18 +6548,30 @@ def _identifier_by_name(
         if _is_identifier(text)
         and start not in used
         and text not in taken
-        and not (record and text.isdigit())
         and not _MEASURE.fullmatch(text)
     ]
+    words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 1 and w not in ("id", "no")]
+    lowered = query.lower()
+    if record:  # "ticket 77120": a number of four digits or more the record's name introduces
+        numbers = [t for t in tokens if t[1].isdigit() and len(t[1]) >= 4]
+        named_number = None
+        for word in (w for w in words if w not in _RECORD_VERBS):  # not "refund 1200 to…"
+            named_number = _first_introduced(lowered, _whole_word(word).finditer(lowered), numbers)
+            if named_number is not None:
+                break
+        if named_number is not None and not _looks_like_a_year(named_number[1]):
+            used.add(named_number[0])
+            return named_number[1]
+        tokens = [t for t in tokens if not t[1].isdigit()]
     if not tokens:
         return None
-    words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 1 and w not in ("id", "no")]
     chosen = next((t for t in tokens if any(t[1].lower().startswith(w) for w in words)), None)
-    lowered = query.lower()
     for word in words if chosen is None else ():
         chosen = _first_introduced(lowered, _whole_word(word).finditer(lowered), tokens)
         if chosen is not None:
             break
+    parts = _name_parts(name)
+    numbered = numbered or (bool(parts) and parts[-1].lower() in _NUMBERING_WORDS)
     aliases = [a for w in words for a in _LABEL_ALIASES.get(w, ())] if numbered else []
     for alias in aliases if chosen is None else ():  # "acct 31188", 家庭账户 20533
         chosen = _first_introduced(lowered, _label_mentions(lowered, alias), tokens)

@@ -91,7 +91,8 @@ _LEAD = re.compile(
 _ASK = re.compile(
     r"^(?:(?:can|could|would|will)\s+(?:you|u|i|we)\s+(?:please\s+|pls\s+|just\s+)?"
     r"|(?:(?:i|we)\s+(?:want|need|would\s+like)|(?:i|we)'d\s+like|help\s+me|let\s+me)"
-    r"\s+(?:to\s+)?)",
+    r"\s+(?:to\s+)?"
+    r"|(?:need|want|have|gotta)\s+to\s+)",  # "Need to move my lesson …", the "I" left out
     re.IGNORECASE,
 )
 _FIRST_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
@@ -104,8 +105,11 @@ _CJK_QUESTION = re.compile(
 # So does a yes-or-no question ("inventory-api 是不是挂了", "SKU2024010 卖完了吗", "能退吗").
 _CJK_YES_NO = re.compile(r"了吗|是不是|吗\s*[？?]?\s*$")
 _CJK_ASKS_FOR = re.compile(r"帮我|帮忙|麻烦|请你|能不能|可不可以|可以帮|可以吗|行吗|好吗")
-# (at the start of any clause: "供应商说发票还没付，帮我看看 INV-… 的状态")
-_CJK_READ = re.compile(r"(?:^|[，,；;。！!]\s*)(?:请|麻烦|帮我|帮忙)?(?:查|看|显示|列|告诉我)")
+# (at the start of any clause: "供应商说发票还没付，帮我看看 INV-… 的状态"; or after "I want
+# to": 我要看一下发票 INV-…, 我想看 SMP-… 的结果; not 看病, 看牙: a visit is booked)
+_CJK_READ = re.compile(
+    r"(?:^|[，,；;。！!]\s*)(?:请|麻烦|帮我|帮忙|我要|我想|想)?(?:查|看(?![病牙医诊])|显示|列|告诉我)"
+)
 # A tool whose name, or its description's first word, is one of these reads, however it is
 # called (a search behind a POST).
 _READING = frozenset(
@@ -155,7 +159,7 @@ _WRITE_VERBS = frozenset(
         *("kick", "offboard", "deactivate", "log", "reply", "buy"),
         *("refer", "merge", "flag", "reopen", "resend", "reissue", "upgrade", "downgrade"),
         *("unenroll", "unenrol", "release", "split", "fix", "rate", "end"),
-        *("record", "declare", "reduce", "lower", "write"),
+        *("record", "declare", "reduce", "lower", "write", "subscribe"),
         # and of changing a running system ("trigger a backup" is not a backup-status
         # lookup, "renew the cert" not an expiry check)
         *("trigger", "initiate", "launch", "rotate", "renew", "provision", "revert"),
@@ -208,13 +212,20 @@ def _head(text: str) -> str:
     return vocabulary.RE_HYPHEN.sub("re", head)  # "re-send" is "resend"
 
 
+# Seeing a doctor is a visit to book, not a record to read: "need to see a heart doctor".
+_SEE_SOMEONE = re.compile(
+    r"^see\s+(?:a|an|the|my|our)\s+(?:\w+\s+)?(?:doctor|dentist|specialist|gp|vet|nurse"
+    r"|physio|therapist|consultant|surgeon|optician|counsel+or)\b"
+)
+
+
 def asks_to_read(text: str) -> bool:
     """Whether ``text`` asks to read (a question, or a reading verb first) and to write
     nothing."""
     if vocabulary.requested_actions(text):
         return False
     head = _head(text)
-    if _CHECK_IN.match(head):  # "check me in for tomorrow" is no check
+    if _CHECK_IN.match(head) or _SEE_SOMEONE.match(head):  # "check me in", "see a doctor"
         return False
     first = _FIRST_WORD.match(head)
     if first is not None and (
@@ -279,6 +290,8 @@ _MOVED_IN_TIME = re.compile(
 _PHRASAL = (
     (re.compile(r"^(?:roll\s*back|go\s+back\s+to|revert\s+to)\b", re.IGNORECASE), "rollback"),
     (re.compile(r"^(?:kick|throw|boot)\s+(?:\S+\s+)?out\b", re.IGNORECASE), "remove"),
+    # a report written up is made: "write up a head knock for CH40077"
+    (re.compile(r"^write\s+(?:\S+\s+)?up\b", re.IGNORECASE), "create"),
     (
         re.compile(
             r"^(?:scale\s+(?:up|down|out|in)|add\s+more\s+(?:pods|replicas|instances|nodes))\b",

@@ -21,12 +21,26 @@ from collections.abc import Iterable
 from typing import Any
 
 # A parameter that takes a place, by its name or its description.
+# A named place where a service is given (a test centre, a branch, a store: "at Wood
+# Green", "Borehamwood 考场"): a name read as an area's is (not a cost centre).
+_SERVICE_PLACE = (
+    r"(?<![a-z])(?<!cost\s)(?<!cost_)(?:centre|center)(?![a-z])"
+    r"|(?<![a-z])(?:branch|store|depot)(?![a-z])|考场|门店|网点"
+)
+_SERVICE_PLACES = frozenset(
+    ("centre", "center", "branch", "store", "depot", "考场", "门店", "网点")
+)
+_SERVICE_PLACE_RE = re.compile(_SERVICE_PLACE, re.IGNORECASE)
+# A place named by its code or number, no name: "branch code", 门店代码, store_id.
+_CODED = re.compile(r"code|(?<![a-z])id(?![a-z])|number|代码|编号|编码|号码", re.IGNORECASE)
 _PLACE_WORDS = re.compile(
     r"address|location|\barea\b|street|suburb|neighbou?rhood|postcode|post_code|\bvenue\b"
-    r"|地址|地点|位置|区域|街道|片区",
+    rf"|地址|地点|位置|区域|街道|片区|{_SERVICE_PLACE}",
     re.IGNORECASE,
 )
-_AREA_WORDS = re.compile(r"area|suburb|neighbou?rhood|district|postcode|区域|片区", re.IGNORECASE)
+_AREA_WORDS = re.compile(
+    rf"area|suburb|neighbou?rhood|district|postcode|区域|片区|{_SERVICE_PLACE}", re.IGNORECASE
+)
 
 _SUFFIXES = (
     r"street|st|road|rd|avenue|ave|lane|ln|drive|dr|close|terrace|parade|grove|way|place"
@@ -130,6 +144,41 @@ _NOT_AREAS = frozenset(
 _LEADING_CODE = re.compile(rf"(?:[A-Za-z]+\s+){{0,2}}?({_POSTCODE_SHAPE})")
 
 
+# A postcode where no label says so, for a parameter that takes one: a UK outward code
+# in capitals where a place is said ("near SW11", "in LS6", "E14 附近", "邮编 B15"), or
+# five or six digits standing alone ("deliver to 60614", "送到200030": no id, price or
+# phone number's part).
+_OUTWARD_CODE = re.compile(
+    r"(?:\b(?:near|around|in|at|to|for|postcode|zip)\s+|邮编\s*[:：]?\s*)"
+    r"(?-i:([A-Z]{1,2}\d[A-Z\d]?))(?![\w-])"
+    r"|(?-i:(?<![\w-])([A-Z]{1,2}\d[A-Z\d]?))\s*(?:附近|周边|一带|那边)",
+    re.IGNORECASE,
+)
+_DIGITS_CODE = re.compile(
+    r"(?<![A-Za-z0-9_.,$€£¥#+/:-])(\d{5,6})"
+    r"(?![A-Za-z0-9_.,%:/-]|\s?(?:元|块|美元|镑|号|人|个|件|份|字|词|次|天|分))"
+)
+
+
+def postcode(query: str, name: str) -> str | None:
+    """For a parameter named for a postcode alone (``postcode``, ``zip``; not one end of a
+    journey's, ``to_postcode``, nor an address): a labelled postcode, one in a country's
+    full shape, else an outward code or a number standing alone where a place is said."""
+    if _POSTCODE_NAME.fullmatch(name) is None:
+        return None
+    code = _POSTCODE.search(query)
+    if code is not None and (code.group(1) or code.group(3)):
+        return code.group(1) or code.group(3)
+    outward = _OUTWARD_CODE.search(query)
+    if outward is not None:
+        return outward.group(1) or outward.group(2)
+    digits = [m.group(1) for m in _DIGITS_CODE.finditer(query)]
+    return digits[0] if len(digits) == 1 else None
+
+
+_POSTCODE_NAME = re.compile(r"post_?code|postal_?code|zip(?:_?code)?|postCode|zipCode", re.I)
+
+
 def names_a_postcode(name: str) -> bool:
     """Whether a parameter's name says it holds a postcode (``to_postcode``, ``zip``)."""
     return _CODE_PART.search(name) is not None
@@ -143,10 +192,17 @@ def leading_postcode(text: str) -> str | None:
 
 def takes_a_place(name: str, spec: dict[str, Any]) -> bool:
     """Whether a string parameter takes a place, by its name or its description (and it
-    has no enum: an enum's options are read as options)."""
+    has no enum: an enum's options are read as options); a branch or a store only by its
+    name, not its code (新的还车门店代码: SHA-HQ)."""
     if "enum" in spec:
         return False
-    return bool(_PLACE_WORDS.search(f"{name} {spec.get('description') or ''}"))
+    said = f"{name} {spec.get('description') or ''}"
+    found = _PLACE_WORDS.search(said)
+    if found is None:
+        return False
+    if found.group(0).lower() in _SERVICE_PLACES and _CODED.search(said):
+        return bool(_PLACE_WORDS.search(_SERVICE_PLACE_RE.sub(" ", said)))
+    return True
 
 
 def _takes_an_area(name: str, spec: dict[str, Any]) -> bool:

@@ -78,6 +78,7 @@ from gateway.routing.extract import (
     ArgumentExtractor,
     Extraction,
     continues_previous,
+    examples_of,
     is_elliptical,
     person_names,
     takes_a_name,
@@ -194,6 +195,28 @@ class RouterSettings:
     alpha: float = 0.8
     name_weight: float = 0.3
     cache_min_confidence: float = 0.45
+
+
+# An example identifier written as a prefix of capitals and a number (RSV-48213, INV2041).
+_PREFIXED_EXAMPLE = re.compile(r"([A-Z]{2,6})[-_]?\d{3,}")
+
+
+def _prefixed_alike(arguments: dict[str, Any], schema: dict[str, Any]) -> bool:
+    """Whether some required identifier parameter holds a value, and none holds one with
+    another prefix than every one of its examples has (RA-445190 for "e.g. RSV-48213": a
+    rental's number, read loosely). A pattern's values are of its shape already, and a
+    scrambled example (K7QX2M) tells no prefix."""
+    properties = schema.get("properties") or {}
+    filled = [n for n in identifier_parameters(schema) if isinstance(arguments.get(n), str)]
+    for name in filled:
+        spec = properties.get(name) or {}
+        if not isinstance(spec, dict) or spec.get("pattern"):
+            continue
+        prefixes = [m[1] for e in examples_of(spec) if (m := _PREFIXED_EXAMPLE.fullmatch(e))]
+        value = arguments[name].upper()
+        if prefixes and not any(value.startswith(p) for p in prefixes):
+            return False
+    return bool(filled)
 
 
 class Router:
@@ -895,13 +918,16 @@ class Router:
 
         return drop
 
-    def _needs_another(self, text: str, schema: dict[str, Any]) -> bool:
+    def _needs_another(self, text: str, schema: dict[str, Any], *, shaped: bool = False) -> bool:
         """Whether the tool needs identifiers of known shapes and ``text``, which names an
         identifier, gives it none of them: "SKU2024003 还有多少库存" is about a product,
-        not the leave balance of an employee id the request never names."""
+        not the leave balance of an employee id the request never names. With ``shaped``,
+        none in their own shape either: RA-445190 read loosely for "e.g. RSV-48213"."""
         keyed = identifier_parameters(schema)
         if not keyed:
             return False
+        if shaped:
+            return not _prefixed_alike(self.extractor.extract(text, schema).arguments, schema)
         arguments = self.extractor.extract(text, schema).arguments
         return not any(name in arguments for name in keyed)
 
@@ -1092,12 +1118,13 @@ class Router:
         if len(named) == 1:
             (tool_id,) = named
             schema = self._schema(self.registry.tools[tool_id].spec)
-            # Not when the request names an identifier and none of the ones the tool needs:
-            # "Cancel the Japan roaming pass on 0421654987" is no technician visit's TV-…
+            # Not when the request names an identifier and none of the ones the tool needs,
+            # in their shape: "Cancel the Japan roaming pass on 0421654987" is no technician
+            # visit's TV-…, and "取消 RA-445190 的自动扣款" no reservation's "e.g. RSV-48213"
             if (
                 self._writes(tool_id)
                 and self._other_language(text)(tool_id)
-                and not (keyed and self._needs_another(text, schema))
+                and not (keyed and self._needs_another(text, schema, shaped=True))
             ):
                 return named
         if not keyed:
@@ -1107,7 +1134,9 @@ class Router:
             return frozenset()
         (tool_id,) = named
         schema = self._schema(self.registry.tools[tool_id].spec)
-        takes = bool(identifier_parameters(schema)) and not self._needs_another(text, schema)
+        takes = bool(identifier_parameters(schema)) and not self._needs_another(
+            text, schema, shaped=True
+        )
         return named if self._writes(tool_id) and takes else frozenset()
 
     def _plain_writer(self, text: str, allowed: frozenset[str]) -> str | None:

@@ -427,6 +427,29 @@ def _num(text: str | None) -> int | None:
     return None if text is None else cn_number(text)
 
 
+# A request for what is still free to book (slots, openings, 名额, 空位): the months it
+# names are to come ("theory test availability in january", said in December, is the
+# coming January; "sales in January" is the one gone by).
+_ASKS_FOR_OPENINGS = re.compile(
+    r"\b(?:availability|available\s+(?:slots?|dates?|times?|spots?|places?|rooms?|units?)"
+    r"|(?:free|open|empty)\s+(?:slots?|spots?|places?)|slots?|openings?|vacanc(?:y|ies))\b"
+    r"|名额|空位|空档|档期|有位置|可预约|能约",
+    re.IGNORECASE,
+)
+
+
+@functools.lru_cache(maxsize=8)
+def _books_ahead(text: str) -> bool:
+    """Whether ``text`` asks for openings (``_ASKS_FOR_OPENINGS``): searched once per text,
+    not once per month it names (a string's hash is kept, so a lookup costs no rescan)."""
+    return _ASKS_FOR_OPENINGS.search(text) is not None
+
+
+def _coming_month(month: int, today: date) -> str:
+    """The month to come (this one, or next year's) of a request that books ahead."""
+    return f"{today.year if month >= today.month else today.year + 1:04d}-{month:02d}"
+
+
 Rewrite = tuple[re.Pattern[str], Callable[[re.Match[str], date], str | None]]
 _EDGE = r"(?<![A-Za-z0-9])"
 _END = r"(?![A-Za-z0-9])"
@@ -482,7 +505,11 @@ _REWRITES: list[Rewrite] = [
         re.compile(
             r"((?<![\d年个])\d{1,2}|(?<![年个一二三四五六七八九十])[一二三四五六七八九十]{1,3})\s*月(?:份)?"
         ),
-        lambda m, t: _month(None, _num(m[1]) or 0, t),
+        lambda m, t: (
+            _coming_month(_num(m[1]) or 0, t)
+            if _books_ahead(m.string) and 1 <= (_num(m[1]) or 0) <= 12
+            else _month(None, _num(m[1]) or 0, t)
+        ),
     ),
     (  # 2025/03/15, 2025.3.5
         re.compile(_EDGE + r"(\d{4})[/.](\d{1,2})[/.](\d{1,2})" + _END),
@@ -619,6 +646,50 @@ def _afternoon(match: re.Match[str]) -> bool:
     return hour is not None and 1 <= hour <= 6
 
 
+# Holidays on a fixed day of the year, named as a day ("christmas eve", "new year's day",
+# 平安夜, 元旦) or as a time ("before christmas", "by xmas"), not as a thing ("the
+# christmas party", 圣诞派对).
+_FIXED_HOLIDAYS = {
+    "christmas": (12, 25), "xmas": (12, 25), "christmas eve": (12, 24), "xmas eve": (12, 24),
+    "christmas day": (12, 25), "xmas day": (12, 25), "boxing day": (12, 26),
+    "new year's eve": (12, 31), "new years eve": (12, 31), "new year eve": (12, 31),
+    "new year's day": (1, 1), "new years day": (1, 1), "new year day": (1, 1),
+    "valentine's day": (2, 14), "valentines day": (2, 14), "halloween": (10, 31),
+    "平安夜": (12, 24), "圣诞节": (12, 25), "圣诞节当天": (12, 25), "元旦": (1, 1),
+    "跨年夜": (12, 31), "情人节": (2, 14), "万圣节": (10, 31),
+}  # fmt: skip
+_HOLIDAY = re.compile(
+    r"\b(?:(on|before|after|until|till|by|for|over|at|from|through)\s+)?"
+    r"(christmas|xmas|boxing|new\s+years?'?s?|valentine'?s?|halloween)"
+    r"(?:\s+(eve|day))?\b"
+    r"|(圣诞节当天|平安夜|圣诞节|元旦|跨年夜|情人节|万圣节)",
+    re.IGNORECASE,
+)
+
+
+def _holiday(match: re.Match[str], today: date) -> str | None:
+    """The coming day of a fixed holiday (this year's if it is not past, else next year's),
+    after the word written before it ("before christmas" reads "before 2026-12-25")."""
+    if match[4]:
+        key, before = match[4], ""
+    else:
+        name = re.sub(r"\s+", " ", match[2].lower()).replace("’", "'")
+        key = f"{name} {match[3].lower()}" if match[3] else name
+        if not match[3] and not match[1] and name != "halloween":
+            return None  # "the christmas party"
+        if name.startswith("new year") and not match[3]:
+            return None  # "new year" alone is a year, not its first day
+        key = key.replace("new years' ", "new years ").replace("valentine ", "valentine's ")
+        before = f"{match[1]} " if match[1] else ""
+    month_day = _FIXED_HOLIDAYS.get(key)
+    if month_day is None:
+        return None
+    day = date(today.year, *month_day)
+    if day < today:
+        day = date(today.year + 1, *month_day)
+    return f"{before}{day.isoformat()}"
+
+
 def _clock(hour: int | None, minute: int, pm: bool) -> str | None:
     if hour is None or not 0 <= hour <= 23 or not 0 <= minute <= 59:
         return None
@@ -627,6 +698,7 @@ def _clock(hour: int | None, minute: int, pm: bool) -> str | None:
     return f"{hour:02d}:{minute:02d}"
 
 
+_REWRITES[:0] = [(_HOLIDAY, _holiday)]  # before a month's or a weekday's words
 _REWRITES += [
     (  # 上午十点, 下午两点半, 晚上8点30分
         re.compile(
@@ -735,6 +807,16 @@ _REWRITES += [
         ),
         lambda m, t: _month_edge(t.year, t.month, True),
     ),
+    (  # "from the 14th to the 18th", "between the 3rd and the 9th": the first day the
+        # next such day, the last the next one on or after it
+        re.compile(
+            r"\b(from|between)\s+the\s+(\d{1,2})(?:st|nd|rd|th)"
+            r"(\s+(?:to|until|till|through|thru|and)\s+|\s?[-–]\s?)(?:the\s+)?"
+            r"(\d{1,2})(?:st|nd|rd|th)\b",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _days_of_month_range(m, t),
+    ),
     (  # "on the 22nd", "until the 14th", "move it to the 17th": the next such day of a
         # month, today or after
         re.compile(
@@ -755,6 +837,21 @@ def _day_of(year: int, month: int, day: int) -> str | None:
         return date(year, month, day).isoformat()
     except ValueError:
         return None
+
+
+def _days_of_month_range(match: re.Match[str], today: date) -> str | None:
+    """ "from the 14th to the 18th": the next 14th, and the first 18th on or after it."""
+    start = _next_day_of_month(match, today)
+    if start is None:
+        return None
+    first = date.fromisoformat(start.split()[-1])
+    day, year, month = int(match[4]), first.year, first.month
+    for _ in range(3):
+        found = _day_of(year, month, day)
+        if found is not None and found >= first.isoformat():
+            return f"{start}{match[3]}{found}"
+        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    return None
 
 
 def _next_day_of_month(match: re.Match[str], today: date) -> str | None:
@@ -817,8 +914,9 @@ def _english_month(match: re.Match[str], today: date) -> str | None:
     year_value = int(year) if year else None
     if not day or int(day) > 31:
         before = match.string[max(0, match.start() - 32) : match.start()]
-        if year_value is None and _UNTIL_MONTH.search(before):  # "until the end of january"
-            year_value = today.year if month >= today.month else today.year + 1
+        # "until the end of january", "any slots in january"
+        if year_value is None and (_UNTIL_MONTH.search(before) or _books_ahead(match.string)):
+            return _coming_month(month, today)
         return _month(year_value, month, today)
     first = _day(year_value, month, int(day), today, _after(match))
     if first is None or last is None:

@@ -168,6 +168,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         (
             *("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换", "调成", "调为"),
             *("调到", "改期", "改约", "改到", "推迟", "延后", "延期", "挪到", "换个时间"),
+            *("延到", "提前到"),  # a date moved later or earlier: 交稿时间延到1月10号
             *("降价", "涨价", "调价", "降到", "涨到"),  # a price or a plan moved to another
         ),
     ),
