@@ -144,6 +144,25 @@ def test_redaction_never_exhausts_the_stack() -> None:
     assert "[TOO DEEP]" in json.dumps(shown)
 
 
+@pytest.mark.parametrize(
+    ("description", "hidden"),
+    [
+        ("新密码，4-6位数字；留空则随机生成", True),  # a gate's new code
+        ("PIN of the gift card", True),
+        ("The card's CVV", True),
+        ("One-time passcode from the SMS", True),
+        ("Promo code, e.g. WINTER26", False),
+        ("Pin the note to the top of the board", True),  # a word read as a PIN: shown safe
+        ("Postcode of the delivery", False),
+    ],
+)
+def test_a_value_its_description_calls_secret_is_redacted(description: str, hidden: bool) -> None:
+    schema = {"properties": {"code": {"type": "string", "description": description}}}
+    shown = redact({"code": "2468", "rental_id": "RA-090112"}, schema)
+    assert shown["rental_id"] == "RA-090112"
+    assert (shown["code"] == "[REDACTED]") is hidden
+
+
 async def test_a_call_with_poisoned_arguments_costs_no_other_audit_row(
     make_gateway: GatewayFactory, upstream: Upstream, clean_state: Backends
 ) -> None:

@@ -2,10 +2,12 @@
 
 A value is replaced by ``[REDACTED]`` when its name looks like a secret
 (password, token, api_key, ...) or its schema marks it sensitive
-(``writeOnly: true``, ``format: password`` or ``x-sensitive: true``). Nested
-objects and arrays are followed, with their sub-schemas, down to :data:`MAX_DEPTH`
-levels; anything deeper (arguments the gateway refuses anyway: they may nest
-64 levels at most) shows as :data:`TOO_DEEP`, so no input can exhaust the stack.
+(``writeOnly: true``, ``format: password`` or ``x-sensitive: true``) or its description
+calls it one (a password or passcode, a PIN, a CVV, 密码, 验证码: a gate's ``new_code``
+described as 新密码). Nested objects and arrays are followed, with their sub-schemas,
+down to :data:`MAX_DEPTH` levels; anything deeper (arguments the gateway refuses anyway:
+they may nest 64 levels at most) shows as :data:`TOO_DEEP`, so no input can exhaust the
+stack.
 """
 
 from __future__ import annotations
@@ -25,10 +27,27 @@ _SECRET_NAME = re.compile(
 )
 
 
+# A description that calls its value a secret: "新密码，4-6位数字" of a gate's ``new_code``,
+# "PIN of the card", "the card's CVV".
+_SECRET_DESCRIBED = re.compile(
+    r"\bpass(?:word|code|phrase)s?\b|\bpin\b|\bcvv\b|\bcvc\b|密码|口令|验证码",
+    re.IGNORECASE,
+)
+
+
 def _sensitive(schema: dict[str, Any]) -> bool:
     return bool(
-        schema.get("writeOnly") or schema.get("x-sensitive") or schema.get("format") == "password"
+        schema.get("writeOnly")
+        or schema.get("x-sensitive")
+        or schema.get("format") == "password"
+        or _described_secret(schema.get("description"))
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _described_secret(description: object) -> bool:
+    """Whether a property's description calls its value a secret (read once per text)."""
+    return isinstance(description, str) and _SECRET_DESCRIBED.search(description) is not None
 
 
 @functools.lru_cache(maxsize=4096)
