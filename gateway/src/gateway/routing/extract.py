@@ -60,6 +60,7 @@ import functools
 import itertools
 import math
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -2284,7 +2285,9 @@ _FUNCTION_HAN = re.compile(
 )
 _HAN_PAIR = re.compile(r"(?=([\u4e00-\u9fff]{2}))")
 _FLAG_NEGATED = re.compile(
-    r"(?:\bdon'?t|\bdo not|\bnever|\bnot|\bno need to|\bneedn'?t|\bwithout|\bno)\s*$"
+    r"(?:\bdon'?t|\bdo not|\bnever|\bnot|\bno need to|\bneedn'?t|\bwithout|\bno"
+    # switched off: "turn off auto-renew", "stop the reminders", "disable autopay"
+    r"|\b(?:turn|switch)(?:ed|ing)?\s+off(?:\s+the)?|\bdisable|\bstop(?:\s+the)?)\s*$"
     # (not the question's 有没有 "is there any", 是不是, 要不要)
     r"|(?<!有)(?<!是)(?<!要)(?:不用|无需|不必|不需要|不要|别|勿|不|还没|没有|没)"
     r"[\u4e00-\u9fff]{0,3}$",
@@ -2302,6 +2305,10 @@ def _described_flag(query: str, name: str, spec: dict[str, Any], around: str) ->
     sides = _TRUE_FALSE.search(description)
     if sides is not None and not has_han(query):  # "true = bills by email, false = paper …"
         return _side_said(query, sides["yes"], sides["no"])
+    if sides is not None and has_han(sides["yes"] + sides["no"]):  # 恢复配送 of "false 表示…"
+        chosen = _side_said(query, sides["yes"], sides["no"])
+        if chosen is not None:
+            return chosen
     # What follows "instead of" is what false means ("… instead of refunding the card").
     description = _INSTEAD.split(description, maxsplit=1)[0]
     if not description or spec.get("default") is True:
@@ -2334,9 +2341,10 @@ def _described_flag(query: str, name: str, spec: dict[str, Any], around: str) ->
 _MAX_FLAG_DESCRIPTION = 300  # characters of a description read for a flag
 # A flag's description that says what each value means: "true = bills by email only,
 # false = paper bills by post", "true: notify; false: stay silent".
+# (and in Chinese: "true 表示暂停配送，false 表示恢复配送")
 _TRUE_FALSE = re.compile(
-    r"\btrue\s*(?:=|:|means|->|→)\s*(?P<yes>[^;]{3,160}?)[,;.]?\s*"
-    r"\bfalse\s*(?:=|:|means|->|→)\s*(?P<no>[^;]{3,160})",
+    r"\btrue\s*(?:=|:|：|means|->|→|表示|为|是|即)\s*(?P<yes>[^;；]{2,160}?)[,;.，；。]?\s*"
+    r"\bfalse\s*(?:=|:|：|means|->|→|表示|为|是|即)\s*(?P<no>[^;；]{2,160})",
     re.IGNORECASE,
 )
 
@@ -2345,10 +2353,18 @@ def _side_said(query: str, yes: str, no: str) -> bool | None:
     """Which of a flag's two described values the request says, by the content words
     of each side it writes (two at least, and more than of the other side)."""
     words = {stem(w) for w in _LATIN_WORD.findall(query.lower())}
+    dictionary_words = dictionary() if has_han(query) else {}
 
     def said(side: str) -> int:
         own = {stem(w) for w in _LATIN_WORD.findall(side.lower()) if w not in STOPWORDS}
-        return len(own & words)
+        # a Chinese side's words the query writes: 恢复, 配送 of 恢复配送
+        han = {
+            piece
+            for run in _HAN_RUN.finditer(side)
+            for piece in segment_words(run.group(0), dictionary_words)
+            if len(piece) >= 2
+        }
+        return len(own & words) + sum(piece in query for piece in han)
 
     for_yes, for_no = said(yes), said(no)
     if max(for_yes, for_no) < 2 or for_yes == for_no:
@@ -3350,10 +3366,30 @@ def _enum_option(
     by a first word no other option shares ("dell" for ``dell_latitude_7440``), or by the
     word the description pairs with it ("年假 annual", "annual (年假)"). A long enum is
     read through its index (``enums``)."""
+    query = _without_accents(query)  # "canapés" names ``canapes``
     if len(spec["enum"]) > enums.LONG_ENUM:
         return _long_enum_option(query, spec, around, taken)
     options = [o for o in spec["enum"] if isinstance(o, str | int | float) and o not in taken]
     return _option_named(query, options, spec, around)
+
+
+_ACCENTED = re.compile(r"[\u00c0-\u024f]")
+
+
+def _without_accents(text: str) -> str:
+    """``text`` with the accents of its Latin letters left out ("canapés": "canapes");
+    nothing else changes (Chinese, full-width forms and their lengths stay as written)."""
+    if _ACCENTED.search(text) is None:
+        return text
+    return _ACCENTED.sub(
+        lambda m: (
+            "".join(
+                c for c in unicodedata.normalize("NFKD", m.group(0)) if not unicodedata.combining(c)
+            )
+            or m.group(0)
+        ),
+        text,
+    )
 
 
 def _long_enum_option(query: str, spec: dict[str, Any], around: str, taken: Sequence[Any]) -> Any:
@@ -3635,6 +3671,8 @@ def _written_option(query: str, lowered: str, options: list[Any], by_length: lis
     spaced = _JOINED_BY_SEPARATORS.sub(" ", lowered)  # "in-process", "in_process"
     for option in options:  # "reboot both the box and the router": both, not router
         if str(option).lower() in _CHOOSES_ALL and _names(lowered, str(option).lower()):
+            if str(option).lower() == "all" and _quantifies_another(lowered, "all", options):
+                continue  # "list all my paid invoices": the paid ones ("both X and Y" is both)
             return option
     for option in by_length:  # the longest first, however written ("premium economy")
         if enums.is_number(option):
@@ -4032,6 +4070,19 @@ _VAGUE_OPTIONS = frozenset({"all", "any", "both", "none", "other", "others", "ea
 
 # An option that names every other one: written in the request, it is the choice.
 _CHOOSES_ALL = frozenset({"both", "all"})
+# "all" before another option, a few words on: "all my paid invoices", "all of the open ones".
+_ALL_BEFORE = r"\b{}\s+(?:(?:of\s+)?(?:my|the|our|your|those|these)\s+)?(?:\w+\s+)?{}\b"
+
+
+def _quantifies_another(lowered: str, word: str, options: Sequence[Any]) -> bool:
+    """Whether ``word`` ("all") is said of things another option names right after it."""
+    return any(
+        _cached(_ALL_BEFORE.format(re.escape(word), re.escape(str(o).lower()))).search(lowered)
+        for o in options
+        if str(o).lower() != word and str(o).isascii()
+    )
+
+
 # Words people use for an option's word: "last month" for ``previous``, "this cycle"
 # for ``current``, "lock my card" for ``freeze``, "charged twice" for ``duplicate``.
 _OPTION_WORDS = {
@@ -4044,6 +4095,8 @@ _OPTION_WORDS = {
     "pickup": ("collect", "collecting", "collection"),
     # a message by phone: "text me the new one", 短信
     "sms": ("text", "texted", "texting"),
+    # who serves the tables: "4 more waiters", 服务员 ("waiter")
+    "server": ("waiter", "waiters", "waitress", "waitresses", "waitstaff"),
 }  # fmt: skip
 
 
@@ -4924,6 +4977,10 @@ def _number(
     # euros", "预算300以内"), not the first number ("tickets for 4", "the 2027 tour").
     bound = bool(_PRICE_NAMES & words) and bool(_BOUND_WORDS & words or "budget" in words)
     timed = temporal.unit_of(name, spec) is not None  # "$10" is no number of minutes
+    # a count of people or of things sent: no "6 hours" ("an extra chef … about 6 hours")
+    people = not timed and (
+        _counts_people(name, spec) or bool(_HEADCOUNT_STEMS & {stem(w) for w in words})
+    )
     dated = not _CALENDAR_NAME.search(name)  # "on the 15th" is a day, no sum or length
     if number is None:
         # a sum takes a number written as money over one that is not: "form 4868 … I'll
@@ -4937,6 +4994,8 @@ def _number(
                 if n.start() not in skip
                 and _within(_amount(query, n), spec)
                 and not (timed and _priced(query, n))
+                and not (timed and _counts_other_things(query, n.end()))  # "3 city bikes"
+                and not (people and _A_LENGTH_OF_TIME.match(query, n.end()))  # "6 hours"
                 and not (money and _counts_things(query, n.end()))
                 and not (money and _STARRED.match(query, n.end()))  # "a 4 star review"
                 and not (money and _PERCENT_AFTER.match(query, n.end()))
@@ -4955,7 +5014,14 @@ def _number(
             if written_sum is not None:
                 return _convert(float(written_sum), kind)
         return (
-            _chinese_count(query, spec, kind, used, _DAY_NAME.search(name) is not None)
+            _chinese_count(
+                query,
+                spec,
+                kind,
+                used,
+                _DAY_NAME.search(name) is not None,
+                people=_counts_people(name, spec),
+            )
             or _english_count(query, name, spec)
             or _measure_in_words(query, name, spec, used)
         )
@@ -5115,6 +5181,36 @@ _MONEY_PLURALS = frozenset(
 )
 
 
+# A length of time after a number: no count of people or things ("about 6 hours").
+_A_LENGTH_OF_TIME = re.compile(
+    r"\s{0,2}(?:(?:hours?|hrs?|h|minutes?|mins?|days?|nights?|weeks?)\b|小时|分钟)",
+    re.IGNORECASE,
+)
+# What a number counts, a word apart at most ("3 city bikes", 两辆): no length of time.
+_COUNTS_A_NOUN = re.compile(
+    r"\s{0,2}(?:(?:[A-Za-z]+\s+)?([A-Za-z]{3,}s)\b|(辆|个|件|张|台|把|副|位|人|盒|箱|份))"
+)
+# (and what comes once a period, or is booked by the time it takes: "the next 24
+# payments" of ``months_ahead``, "3 lessons", "2 nights")
+_TIME_PLURALS = temporal.TIME_PLURALS | {
+    *("nights", "weekdays", "weekends", "sessions", "lessons", "classes", "payments"),
+    *("instalments", "installments", "repayments", "deliveries", "visits", "cycles"),
+    *("bills", "statements", "shifts", "periods"),
+}
+
+
+def _counts_other_things(query: str, end: int) -> bool:
+    """Whether the number ending at ``end`` counts things that are no length of time: a
+    number of days is not the "3" of "3 city bikes"."""
+    counted = _COUNTS_A_NOUN.match(query, end)
+    if counted is None:
+        return False
+    plural = counted.group(1)
+    return plural is None or (
+        plural.lower() not in _TIME_PLURALS and plural.lower() not in _NOT_PLURALS
+    )
+
+
 def _counts_things(query: str, end: int) -> bool:
     """Whether the number ending at ``end`` counts things ("20 transactions", "200 uses",
     20笔), not money ("20 dollars", 20元)."""
@@ -5155,6 +5251,11 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
             value = _COUNT_WORDS[match.group(1).lower()]
             if _within(float(value), spec):
                 return value
+    if name.lower() not in _ANY_COUNT_NAMES and not counted & _HEADCOUNT_STEMS:
+        return None
+    one_more = _ONE_MORE.search(query)
+    if one_more is not None and one_more.group(1).lower() not in _TIME_SINGULARS:
+        return 1  # "an extra chef", "one more bartender": one of it
     if name.lower() not in _ANY_COUNT_NAMES:
         return None
     for match in _HUNDREDS_OF_THINGS.finditer(query):  # "two hundred tri-fold brochures"
@@ -5177,6 +5278,17 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
 _PEOPLE_WORDS = "party guests people persons pax covers diners headcount adults travellers"
 _PEOPLE_WORDS += " travelers passengers attendees participants"
 _PEOPLE_STEMS = frozenset(stem(w) for w in _PEOPLE_WORDS.split())
+_PEOPLE_DESCRIBED = re.compile(r"人数|几个人|多少人|几位")
+
+
+def _counts_people(name: str, spec: dict[str, Any]) -> bool:
+    """Whether a count parameter counts people (``party_size``, "参加试菜的人数")."""
+    words = {stem(w) for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2}
+    return bool(words & _PEOPLE_STEMS) or bool(
+        _PEOPLE_DESCRIBED.search(str(spec.get("description") or ""))
+    )
+
+
 _FOR_PEOPLE = re.compile(
     rf"(?<![a-z-])(?:for|party of|table of|group of)\s+({'|'.join(_COUNT_WORDS)})\b"
     r"(?!\s*-?\s*(?!(?:people|persons|guests|adults|diners|of us)\b)"
@@ -5185,6 +5297,14 @@ _FOR_PEOPLE = re.compile(
 )
 # Names of a count of whatever the request is about.
 _ANY_COUNT_NAMES = frozenset(("quantity", "qty", "count", "units", "pieces"))
+# A count of people to send or add: ``headcount``, ``staff_count``.
+_HEADCOUNT_STEMS = frozenset(stem(w) for w in ("headcount", "staff", "people", "persons"))
+# One more of something: "an extra chef", "one more bartender", "another waiter".
+_ONE_MORE = re.compile(
+    r"\b(?:an?\s+(?:extra|additional)|one\s+(?:more|extra|additional)|another)\s+([a-z]{3,})\b",
+    re.IGNORECASE,
+)
+_TIME_SINGULARS = frozenset(("day", "night", "week", "month", "year", "hour", "minute", "time"))
 # A count of hundreds or thousands in words and the plural it counts, a word apart at
 # most: "two hundred tri-fold brochures", "a thousand business cards".
 _HUNDREDS_OF_THINGS = re.compile(
@@ -5217,20 +5337,33 @@ _CN_DAY_OF_MONTH = re.compile(
 
 
 def _chinese_count(
-    query: str, spec: dict[str, Any], kind: str, used: set[int], day: bool = False
+    query: str,
+    spec: dict[str, Any],
+    kind: str,
+    used: set[int],
+    day: bool = False,
+    *,
+    people: bool = False,
 ) -> int | None:
     """The first count the request writes in Chinese numerals that the schema's bounds
     allow, when it writes none in digits (the measure word keeps 五月 and 三点 out); for a
     ``day`` parameter, a day of the month (二十五号)."""
     if not has_han(query):
         return None
-    for match in (_CN_DAY_OF_MONTH if day else _CN_COUNT).finditer(query):
+    found = list(itertools.islice((_CN_DAY_OF_MONTH if day else _CN_COUNT).finditer(query), 32))
+    if people:  # 一次品鉴，三个人: a count of people is the one 人 or 位 measures, if any is
+        counted = [m for m in found if _CN_PEOPLE.match(query, m.end(1))]
+        found = counted or found
+    for match in found:
         value = temporal.cn_number(match.group(1))
         if match.start() in used or value is None or not _within(float(value), spec):
             continue
         used.add(match.start())
         return value if kind in ("integer", "number") else None
     return None
+
+
+_CN_PEOPLE = re.compile(r"\s?(?:个人|位|人|名)")
 
 
 _UNITS = [
@@ -5831,7 +5964,7 @@ _MACHINE_NAMES = (
 _RECORD_NAMES = (
     "order", "booking", "reservation", "ticket", "invoice", "shipment", "parcel", "claim",
     "policy", "case", "incident", "transaction", "payment", "contract", "subscription",
-    "refund", "appointment",
+    "refund", "appointment", "account",
 )  # fmt: skip
 _RUNS = re.compile(r"[A-Za-z]+|\d+|.", re.DOTALL)
 # Word characters around a match that would make it part of a longer token.
@@ -6510,7 +6643,7 @@ _NUMBERED = re.compile(
 # Other ways a request names what a parameter's name words name: "acct 31188", 账户 41876.
 _LABEL_ALIASES = {
     "account": ("acct", "acc", "a/c", "账户", "账号", "户号"),
-    "member": ("会员",),
+    "member": ("会员", "membership"),
     "customer": ("客户",),
     "invoice": ("inv", "发票"),
     "card": ("卡号", "卡"),  # 礼品卡 990011223344, 卡号 55601239

@@ -181,7 +181,8 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         # (disabling a key or an account revokes it; a setting's switch is "toggle" too)
         frozenset({"cancel", "revoke", "abort", "void", "withdraw", "kill"})
         | {"disable", "deactivate"},
-        ("取消", "撤销", "作废", "撤回", "吊销", "注销"),
+        # (what is no longer wanted is cancelled: "RSV-62781 那个仓位不要了")
+        ("取消", "撤销", "作废", "撤回", "吊销", "注销", "不要了"),
     ),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
     # (a message sent, or a reply: "reply to the buyer of OR…", 给买家发个消息, 回复买家)
@@ -267,6 +268,7 @@ def imperatives(text: str) -> list[str]:
 # "审批了吗" whether it was approved)
 _NOUN_AFTER = re.compile(r"号|单|编号|记录|信息|是|的|人|进度|状态|流程|环节|价|[了过](?:吗|没)")
 _NOUN_BEFORE = ("的", "个", "这", "那")
+_ADVERBS_BEFORE = ("整个", "一个个")
 
 
 # A clause that asks who did it tells of a past action: "谁把 Q3 路线图项目删了？" (looked
@@ -280,12 +282,20 @@ def _acts(text: str, word: str) -> bool:
     a noun, and not in a clause asking who did it)."""
     start = text.find(word)
     while start >= 0:
-        end = start + len(word)
-        noun = _NOUN_AFTER.match(text, end) or text[max(0, start - 1) : start] in _NOUN_BEFORE
-        if not noun and not _WHO_DID.search(text, max(0, start - _WHO_DID_WITHIN), start):
+        if _acts_at(text, word, start):
             return True
-        start = text.find(word, end)
+        start = text.find(word, start + len(word))
     return False
+
+
+def _acts_at(text: str, word: str, start: int) -> bool:
+    """Whether the action word ``word`` at ``start`` of ``text`` is a verb there."""
+    end = start + len(word)
+    noun = _NOUN_AFTER.match(text, end) or (
+        text[max(0, start - 1) : start] in _NOUN_BEFORE
+        and text[max(0, start - 2) : start] not in _ADVERBS_BEFORE  # 整个删掉: "delete it all"
+    )
+    return not noun and not _WHO_DID.search(text, max(0, start - _WHO_DID_WITHIN), start)
 
 
 # Setting up a thing, or setting a new one, makes it: "set a wakeup for 2702 at 06:00",
@@ -391,12 +401,22 @@ def last_chinese_action(text: str) -> str | None:
     """The Chinese action word (of any action class) that comes last in ``text``: after
     把 the object comes first and may name an action itself ("把 RF… 这笔退款撤销掉")."""
     found = [
-        (text.rfind(word), word)
+        (at, word)
         for _, chinese in _ACTIONS.values()
         for word in chinese
-        if word in text
+        if word in text and (at := _last_act(text, word)) >= 0
     ]
     return max(found)[1] if found else None
+
+
+def _last_act(text: str, word: str) -> int:
+    """Where ``text`` last uses ``word`` as a verb (not as a noun: 预订号), else -1."""
+    start = text.rfind(word)
+    while start >= 0:
+        if _acts_at(text, word, start):
+            return start
+        start = text.rfind(word, 0, start)
+    return -1
 
 
 def synonyms(verb: str) -> tuple[frozenset[str], tuple[str, ...]]:
