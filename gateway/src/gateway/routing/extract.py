@@ -3101,7 +3101,7 @@ def _day_before_one(resolved: str, value: str) -> str | None:
     """The last day of a range the request ends before the day ``value`` ("before
     2026-12-25" ends on 2026-12-24); None when no "before" is written beside it."""
     at = resolved.find(value)
-    if at < 0 or not temporal.is_calendar_value(value) or len(value) != len("2026-12-25"):
+    if at < 0 or not _ISO_DAY.fullmatch(value):
         return None
     if not (
         _BEFORE_DAY.search(resolved, max(0, at - 12), at)

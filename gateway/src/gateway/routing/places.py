@@ -27,9 +27,6 @@ _SERVICE_PLACE = (
     r"(?<![a-z])(?<!cost\s)(?<!cost_)(?:centre|center)(?![a-z])"
     r"|(?<![a-z])(?:branch|store|depot)(?![a-z])|考场|门店|网点"
 )
-_SERVICE_PLACES = frozenset(
-    ("centre", "center", "branch", "store", "depot", "考场", "门店", "网点")
-)
 _SERVICE_PLACE_RE = re.compile(_SERVICE_PLACE, re.IGNORECASE)
 # A place named by its code or number, no name: "branch code", 门店代码, store_id.
 _CODED = re.compile(r"code|(?<![a-z])id(?![a-z])|number|代码|编号|编码|号码", re.IGNORECASE)
@@ -200,7 +197,7 @@ def takes_a_place(name: str, spec: dict[str, Any]) -> bool:
     found = _PLACE_WORDS.search(said)
     if found is None:
         return False
-    if found.group(0).lower() in _SERVICE_PLACES and _CODED.search(said):
+    if _SERVICE_PLACE_RE.fullmatch(found.group(0)) and _CODED.search(said):
         return bool(_PLACE_WORDS.search(_SERVICE_PLACE_RE.sub(" ", said)))
     return True
 
