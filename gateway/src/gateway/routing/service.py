@@ -926,9 +926,9 @@ class Router:
         keyed = identifier_parameters(schema)
         if not keyed:
             return False
-        if shaped:
-            return not _prefixed_alike(self.extractor.extract(text, schema).arguments, schema)
         arguments = self.extractor.extract(text, schema).arguments
+        if shaped:
+            return not _prefixed_alike(arguments, schema)
         return not any(name in arguments for name in keyed)
 
     def _in_english(
