@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -140,3 +142,72 @@ def test_the_setting_switches_int8_over_the_service_default() -> None:
     off, on = EmbedderSettings(embedder_int8=False), EmbedderSettings(embedder_int8=True)
     assert Embedder.configured(off, int8_default=True).compute == "float32"
     assert Embedder.configured(on, int8_default=False).compute == "int8"
+
+
+def test_the_token_table_is_widened_row_by_row_to_the_same_vectors() -> None:
+    """The packaged table is int8 with a scale per row: gathered as int8 and widened
+    after, it gives the vectors of the graph as packaged, with no float table."""
+    import onnx
+    import onnxruntime as ort
+
+    from reach_common.embeddings import _model_file
+
+    lean = int8_graph.float_graph(_model_file())
+    graph = onnx.load_from_string(lean).graph
+    table = next(n for n in graph.node if n.op_type == "Gather" and "input_ids" in n.input)
+    assert table.input[0].endswith("word_embeddings.weight_q")  # the int8 rows themselves
+    assert not any(n.op_type == "Cast" and n.input[0] == table.input[0] for n in graph.node)
+    packaged = ort.InferenceSession(str(_model_file()), providers=["CPUExecutionProvider"])
+    rewritten = ort.InferenceSession(lean, providers=["CPUExecutionProvider"])
+    feeds = Embedder(threads=1)._feeds(TEXTS[2])
+    np.testing.assert_array_equal(
+        rewritten.run(["last_hidden_state"], feeds)[0],
+        packaged.run(["last_hidden_state"], feeds)[0],
+    )
+
+
+class _Recording:
+    """A session that says which calls it served, and holds the first until told."""
+
+    def __init__(self, session: object, name: str, served: list[str]) -> None:
+        self.session, self.name, self.served = session, name, served
+        self.started, self.release = threading.Event(), threading.Event()
+
+    def run(self, *args: object) -> object:
+        self.served.append(self.name)
+        self.started.set()
+        if len(self.served) == 1:
+            assert self.release.wait(10)
+        return self.session.run(*args)  # type: ignore[attr-defined]
+
+
+def test_a_call_alone_takes_the_solo_threads_and_an_overlapping_one_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    embedder = Embedder(threads=1, int8=True, solo_threads=2)
+    assert embedder._solo is not None
+    served: list[str] = []
+    solo = _Recording(embedder._solo, "solo", served)
+    own = _Recording(embedder._session, "one thread", served)
+    embedder._solo, embedder._session = solo, own  # type: ignore[assignment]
+    first = threading.Thread(target=embedder.embed_one, args=(TEXTS[0],))
+    first.start()
+    assert solo.started.wait(10)
+    embedder.embed_one(TEXTS[1])  # while the first is still running
+    solo.release.set()
+    first.join(10)
+    embedder.embed_one(TEXTS[2])  # alone again
+    assert served == ["solo", "one thread", "solo"]
+
+
+@pytest.mark.parametrize(("cpus", "solo", "kept"), [(4, 1, False), (1, 2, False), (4, 3, True)])
+def test_a_second_session_only_for_more_threads_than_a_call_has(
+    monkeypatch: pytest.MonkeyPatch, cpus: int, solo: int, kept: bool
+) -> None:
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    embedder = Embedder(threads=1, int8=True, solo_threads=solo)
+    assert (embedder._solo is not None) is kept
+    assert embedder.solo_threads == (min(solo, cpus) if kept else 1)
+    settings = EmbedderSettings(embedder_solo_threads=solo)
+    assert (Embedder.configured(settings, int8_default=True)._solo is not None) is kept

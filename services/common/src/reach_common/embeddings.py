@@ -14,8 +14,16 @@ Where the time of one query goes (``make bench-embedder``): the graph's weights
 are int8 but onnxruntime dequantizes them once at load, so inference is float32
 matrix products, about 21 MFLOP per token (6 layers 384 wide, a 1,536-wide FFN);
 a typical 26-token request is ~0.55 GFLOP, about 5 ms on one core. Tokenizing and
-pooling are under 0.3 ms. Session options (arena, denormals, fusion levels) and
-a second thread gained under 5% on 2 shared cores.
+pooling are under 0.3 ms. Session options (arena, denormals, fusion levels) gained
+under 5% on 2 shared cores. The token table stays int8 in memory
+(``int8_graph.float_graph``): 47 MB less per session, the same vectors.
+
+Threads: each call runs on ``threads`` (1 in the services), and a call that finds no
+other running in the process runs on ``solo_threads`` (2) instead, on a second
+session of the same graph (~15 MB in int8): a request embedded alone is faster, and
+calls that overlap do not share one thread pool (which made each slower). Idle pool
+threads sleep rather than spin, so a busy neighbour on a shared core costs little.
+``make bench-embedder`` compares the two in one run.
 
 ``Embedder(int8=True)`` computes those products in int8 instead, on the same
 int8 weights (``int8_graph``): a short query 1.5-2x faster on one thread, every
@@ -76,57 +84,71 @@ class Embedder:
     model_name = MODEL_NAME
 
     def __init__(
-        self, *, threads: int | None = None, max_tokens: int = MAX_TOKENS, int8: bool = False
+        self,
+        *,
+        threads: int | None = None,
+        max_tokens: int = MAX_TOKENS,
+        int8: bool = False,
+        solo_threads: int | None = None,
     ) -> None:
         """``int8``: compute the matrix products in int8 if the probe at load keeps
-        that graph (see the module doc); ``compute`` names the graph that serves."""
+        that graph (see the module doc); ``compute`` names the graph that serves.
+        ``threads`` serve each call; ``solo_threads``, when more, serve a call that
+        finds no other running (a second session on the same graph, see ``_run``)."""
+        from reach_common import int8_graph  # onnx takes ~0.3 s to import
+
         self.max_tokens = max_tokens
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
-        options.inter_op_num_threads = 1
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.threads = threads or min(4, os.cpu_count() or 1)
+        # More threads than cores only queue behind each other.
+        self.solo_threads = max(self.threads, min(solo_threads or 1, os.cpu_count() or 1))
         tokenizer = Tokenizer.from_file(str(_tokenizer_file()))
         tokenizer.enable_truncation(max_length=max_tokens)
         tokenizer.no_padding()
         self._tokenizer = tokenizer
         self._lock = threading.Lock()  # the tokenizer's truncation state is shared
-        self._session = ort.InferenceSession(
-            str(_model_file()), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        graph = int8_graph.float_graph(_model_file())
+        self._session = _session(graph, self.threads)
         self._input_names = {i.name for i in self._session.get_inputs()}
         self.compute = "float32"
         if int8:
-            self._try_int8(options)
+            graph = self._try_int8() or graph
+        self._solo: ort.InferenceSession | None = None
+        if self.solo_threads > self.threads:
+            self._solo = _session(graph, self.solo_threads)
+        self._running = 0
+        self._running_lock = threading.Lock()
 
     @classmethod
     def configured(
         cls, settings: EmbedderSettings, *, int8_default: bool, threads: int | None = None
     ) -> Embedder:
-        """The embedder a service's settings ask for: ``threads`` or EMBEDDER_THREADS, and
-        int8 products per EMBEDDER_INT8 or, when that is unset, the service's default."""
+        """The embedder a service's settings ask for: ``threads`` or EMBEDDER_THREADS
+        (and EMBEDDER_SOLO_THREADS for a call that runs alone), and int8 products per
+        EMBEDDER_INT8 or, when that is unset, the service's default."""
         int8 = settings.embedder_int8
         return cls(
             threads=threads or settings.embedder_threads,
             int8=int8_default if int8 is None else int8,
+            solo_threads=settings.embedder_solo_threads,
         )
 
-    def _try_int8(self, options: ort.SessionOptions) -> None:
-        """Serve from the int8 graph if it builds, loads and passes the probe."""
-        from reach_common import int8_graph  # onnx takes ~0.3 s to import: only when asked
+    def _try_int8(self) -> bytes | None:
+        """Serve from the int8 graph if it builds, loads and passes the probe; the graph
+        if it does."""
+        from reach_common import int8_graph
 
         try:
             graph = int8_graph.int8_matmul_graph(_model_file())
-            session = ort.InferenceSession(
-                graph, sess_options=options, providers=["CPUExecutionProvider"]
-            )
+            session = _session(graph, self.threads)
             reason = int8_graph.probe(session, self._session, self._feeds(PROBE))
         except Exception as exc:  # noqa: BLE001 - any failure leaves the float graph serving
             reason = f"int8 graph unusable: {type(exc).__name__}: {exc}"
         if reason is not None:
             log.warning("embedder keeps float32 products: %s", reason)
-            return
+            return None
         self._session = session
         self.compute = "int8"
+        return graph
 
     @property
     def identity(self) -> str:
@@ -177,12 +199,35 @@ class Embedder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._input_names:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden: Vectors = self._session.run(["last_hidden_state"], feeds)[0]
+        with self._running_lock:
+            alone = self._running == 0
+            self._running += 1
+        # A call alone takes the session with more threads: 20 tokens in int8 took 3.2 ms
+        # on 2 threads against 5.0 ms on 1 (make bench-embedder). A call that finds
+        # another running takes its own thread, so two calls do not share one pool.
+        session = self._solo if alone and self._solo is not None else self._session
+        try:
+            hidden: Vectors = session.run(["last_hidden_state"], feeds)[0]
+        finally:
+            with self._running_lock:
+                self._running -= 1
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         unit: Vectors = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
         return unit
+
+
+def _session(graph: bytes, threads: int) -> ort.InferenceSession:
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    # Idle pool threads sleep instead of spinning: a spinning thread on 2 shared cores
+    # takes the core from the process that has work (2 threads beside a busy core: 7.0
+    # ms spinning, 4.5 ms not, 5.1 ms on 1 thread).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return ort.InferenceSession(graph, sess_options=options, providers=["CPUExecutionProvider"])
 
 
 @dataclass

@@ -127,9 +127,22 @@ class EmbedderSettings(BaseSettings):
         ge=1,
         le=64,
         description=(
-            "onnxruntime threads per embedding call. 1 serves concurrent requests best: "
-            "measured on 2 busy cores, one short query took 4.3 ms with 1 thread and 8.7 ms "
-            "with 2 (make bench-embedder)."
+            "onnxruntime threads per embedding call (EMBEDDER_SOLO_THREADS for a call that "
+            "finds no other running). 1 serves concurrent requests best: measured on 2 busy "
+            "cores, one short query took 4.3 ms with 1 thread and 8.7 ms with 2 threads that "
+            "spin while idle (make bench-embedder)."
+        ),
+    )
+    embedder_solo_threads: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description=(
+            "onnxruntime threads for an embedding call that finds no other running in the "
+            "process (capped at the CPU count): a second session on the same graph, ~15 MB "
+            "in int8. A request embedded alone is faster (20 tokens in int8: 3.2 ms on 2 "
+            "threads, 5.0 ms on 1); calls that overlap each keep EMBEDDER_THREADS. At most "
+            "EMBEDDER_THREADS: no second session."
         ),
     )
     embedder_int8: bool | None = Field(
