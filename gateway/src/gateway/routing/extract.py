@@ -214,7 +214,10 @@ _FILE_TOKEN = re.compile(r"(?<![\w/.-])[\w][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![
 # (not a link's "https://" nor a clock's "9:30")
 _COLON = re.compile(r"(?:(?<!\d):(?!//)|:(?!\d|//)|：)\s*(.+)$", re.DOTALL)
 # "Bank of China", "Maria de la Cruz": the particles are whole words ("What's due" is no name).
-_CAPITALISED = re.compile(r"\b(?:[A-Z][\w'&.-]*)(?:\s+(?:[A-Z][\w'&.-]*|(?:of|de|la|du)\b))*")
+# (an apostrophe inside a name, "O'Brien", not the closing quote of 'Windrose')
+_CAPITALISED = re.compile(
+    r"\b(?:[A-Z](?:[\w&.-]|'(?=\w))*)(?:\s+(?:[A-Z](?:[\w&.-]|'(?=\w))*|(?:of|de|la|du)\b))*"
+)
 # (a "true positive" or a "false alarm" is a finding, no answer)
 _TRUE = re.compile(
     r"\b(yes|true(?!\s+(?:positive|negative)s?\b)|enable|enabled|include|with)\b", re.IGNORECASE
@@ -335,6 +338,9 @@ _WRITTEN_DATE = re.compile(
 _CLOCK_AFTER = re.compile(r"\s?(?:[ap]\.?m\b|o'?clock\b|[点點](?!\d))", re.IGNORECASE)
 
 
+_MINUTES_OF_CLOCK = re.compile(r"\d\s?[点點]\s?$")
+
+
 def _numbers(query: str) -> Iterator[re.Match[str]]:
     """The numbers of the query that stand as numbers: not the digits of an identifier
     ("INV-2026-00042"), a date ("2026-12-05") or a time ("10:30", "6pm", 6点); "6cm"
@@ -370,6 +376,8 @@ def _find_numbers(query: str) -> Iterator[re.Match[str]]:
             continue
         if re.search(r"\d[-/:]$", before) or _CLOCK_AFTER.match(query, end):
             continue
+        if _MINUTES_OF_CLOCK.search(query, max(0, start - 3), start):
+            continue  # the minutes of 7点30分, no count of 30
         if _CODE_IN_HAN.match(query, max(0, start - 1)) and start > 0:
             continue  # (2025)沪0105民初1234号: a court's code, no count of 105
         millions = query[end : end + 1] == "M" and ("." in match[0] or _priced(query, match))
@@ -539,11 +547,13 @@ _SURNAMES = (
 )
 _CJK_NAME = re.compile(
     r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士|一下|教练|医生|老师|改成|换成|该是)"
+    # after who they are to the writer: 我朋友王磊, 我妹妹陈静
+    r"|(?<=朋友|同事|家人|哥哥|姐姐|弟弟|妹妹|老婆|老公|太太|丈夫|儿子|女儿|孩子|同学|船员)"
     r"|(?<=收件人|收货人|联系人|收花人)"  # a label right before it: 收件人张伟
     r"|(?<=[给为叫帮替让请那]))"
     rf"([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
     r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员"
-    r"|教练|医生|大夫|师傅|[上下这本]周|[今明昨后]天"
+    r"|教练|医生|大夫|师傅|[上下这本]周|[今明昨后]天|[开办](?:一|个|张)"
     # what is sent or granted to someone: "给王阿姨发一个", "给张伟一个访客码", "给李明开通"
     r"|(?<=[给为帮替].{2})(?:发|开通|生成|分享|寄|送|一个|一张|一份|办|做)"
     r"|(?<=[给为帮替].{3})(?:发|开通|生成|分享|寄|送|一个|一张|一份|办|做))"
@@ -1914,7 +1924,10 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         # no other parameter took, of the first one's shape
         tokens = [t for _, t in _id_tokens(query) if _is_identifier(t) and t not in taken]
         shapes = [_RUNS_SHAPE.sub(_run_kind, t) for t in tokens]
-        alike = (t for t, shape in zip(tokens, shapes, strict=True) if shape == shapes[0])
+        # of the shape the list's own example has ("Image numbers like IMG_0012": no 4x6)
+        exemplified = {_RUNS_SHAPE.sub(_run_kind, e) for e in examples_of(items)}
+        first = next((s for s in shapes if s in exemplified), shapes[0] if shapes else "")
+        alike = (t for t, shape in zip(tokens, shapes, strict=True) if shape == first)
         found = list(dict.fromkeys(alike))[:limit]
     elif items.get("type", "string") == "string" and _TERMS_LIST.search(name):
         found = _named_terms(query, taken)[:limit]  # skills: "Python and Django", "会 PyTorch"
@@ -1923,6 +1936,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     ):
         addresses = (m.group(0) for m in _FORMATS["email"].finditer(query))
         found = list(dict.fromkeys(a for a in addresses if a not in taken))[:limit]
+        if not found and _NAMES_LIST.search(f"{name} {items.get('description') or ''}"):
+            found = _people_named(query, taken)[:limit]  # ``guest_names``: the guests' names
     elif items.get("type", "string") == "string" and _NAMES_LIST.search(
         f"{name} {items.get('description') or spec.get('description') or ''}"
     ):
@@ -1985,7 +2000,10 @@ def _people_named(query: str, taken: Collection[object]) -> list[str]:
 
 # A Latin person's name in a Chinese request: capitalised words ("Kevin Tan"), not a
 # company ("Kessler GmbH").
-_LATIN_PERSON = re.compile(r"(?<![A-Za-z])[A-Z][a-z'-]+(?:\s[A-Z][a-z'-]+){0,2}(?![A-Za-z])")
+_LATIN_PERSON = re.compile(
+    r"(?<![A-Za-z])[A-Z][a-z]+(?:['-][A-Za-z][a-z]+)*(?:\s[A-Z][a-z]+(?:['-][A-Za-z][a-z]+)*){0,2}"
+    r"(?![A-Za-z'-])"
+)
 _COMPANY_AFTER = re.compile(r"\s*(?:GmbH|Ltd|Inc|Corp|LLC|AG|S\.?A\.?|Co\.|公司|集团|科技)")
 _COMPANY_WORDS = frozenset(
     {"GmbH", "Ltd", "Inc", "Corp", "Co", "LLC", "AG", "SA", "Group", "Technology", "Tech"}
@@ -2448,12 +2466,15 @@ def _cjk_negated_at(query: str, stems: set[str]) -> bool | None:
         for piece in segment_words(run.group(0), words):
             sense = {stem(w) for w in _LATIN_WORD.findall(words.get(piece, "").lower())}
             if sense & stems:
-                found.append(negated[bisect.bisect_right(starts, at) - 1])
+                # its clause negated, or the word itself (不急, 不是很急, 没那么急)
+                not_itself = _NOT_BEFORE.search(query, max(0, at - 5), at) is not None
+                found.append(negated[bisect.bisect_right(starts, at) - 1] or not_itself)
             at += len(piece)
     return any(found) if found else None
 
 
 _CLAUSE_MARK = re.compile(r"[，,。；;！!？?]")
+_NOT_BEFORE = re.compile(r"(?:不|没|无|非)(?:是|太|很|那么|怎么|算){0,2}$")
 
 
 # Words people use for a flag's word: a history is a list of records (缴费记录, 积分明细,
@@ -3045,11 +3066,12 @@ def _sides(
     40128876 from 61009374") change places; one value written once holds one end only."""
     for start, end in paired:
         first, second = arguments.get(start), arguments.get(end)
-        if (
-            isinstance(first, str)
-            and second in (None, first)
-            and _side(query, on_calendar, first) is None
-        ):
+        departs = roles.departure_ends(start, end)  # a stay's arrival, then its departure
+
+        def side_of(value: str, departs: bool = departs) -> str | None:
+            return _side(query, on_calendar, value, departure_ends=departs)
+
+        if isinstance(first, str) and second in (None, first) and side_of(first) is None:
             last = _day_before_one(on_calendar(), first)
             if last is not None and _fits(last, props[end]):  # "before christmas": the 24th
                 del arguments[start]
@@ -3060,7 +3082,7 @@ def _sides(
             # but a day no word makes either end, of a range whose end may be left out,
             # is the whole range ("trips yesterday", 昨天的急加速事件). A stay's required
             # check-out is never its check-in.
-            side = _side(query, on_calendar, first)
+            side = side_of(first)
             if side is None and _whole_range(first, on_calendar, props[end], end in required):
                 continue
             del arguments[start if side == roles.END else end]
@@ -3068,26 +3090,24 @@ def _sides(
         if (
             isinstance(first, str)
             and second is None
-            and _side(query, on_calendar, first) is None
+            and side_of(first) is None
             and _whole_range(first, on_calendar, props[end], end in required)
         ):
             arguments[end] = first
             continue
         if isinstance(first, str) and isinstance(second, str):
-            if _side(query, on_calendar, first) == roles.END and (
-                _side(query, on_calendar, second) == roles.START
-            ):
+            if side_of(first) == roles.END and (side_of(second) == roles.START):
                 arguments[start], arguments[end] = second, first
             continue
         for here, there, wanted in ((start, end, roles.END), (end, start, roles.START)):
             value = arguments.get(here)
             if there in arguments or not isinstance(value, str):
                 continue
-            if _side(query, on_calendar, value) == wanted and _fits(value, props[there]):
+            if side_of(value) == wanted and _fits(value, props[there]):
                 arguments[there] = arguments.pop(here)
             else:
                 other = _partner(query, value, props[here], props[there])
-                if other is not None and _side(query, on_calendar, other) == wanted:
+                if other is not None and side_of(other) == wanted:
                     arguments[there] = other  # "from LHR-T5 to EDI-WAV": the return branch
             break
 
@@ -3201,13 +3221,15 @@ def _changed_to(
     return changed
 
 
-def _side(query: str, on_calendar: Callable[[], str], value: str) -> str | None:
+def _side(
+    query: str, on_calendar: Callable[[], str], value: str, *, departure_ends: bool = False
+) -> str | None:
     """Which end of a pair the request's words make ``value`` (a date is read where the
-    request has it in ISO form)."""
+    request has it in ISO form); ``departure_ends``: as ``roles.side``."""
     if value not in query and value.lower() in query.lower():  # "out of c-11-1-a"
-        return roles.side(query.lower(), value.lower())
+        return roles.side(query.lower(), value.lower(), departure_ends=departure_ends)
     text = query if value in query else on_calendar()
-    return roles.side(text, value)
+    return roles.side(text, value, departure_ends=departure_ends)
 
 
 def _fits(value: str, spec: dict[str, Any]) -> bool:
@@ -3535,7 +3557,7 @@ def _option_named(
         _currency(query, enums.currency_codes(options))
         or _language(lowered, enums.language_codes(options))
         or _glossed_option(query, firsts, around)
-        or _sensed_option(lowered, options)
+        or _sensed_option(lowered, options, description)
         or _synonym_option(query, options, f"{description} {around}")
         or _window_option(query, of_enum(_windows))
         or _shared_character_option(
@@ -3805,6 +3827,14 @@ _PARTICIPLES = {
 }  # fmt: skip
 
 
+# British words a dictionary's senses give in American English (汽油 "gasoline").
+_SAID_ALSO = {
+    "petrol": "gasoline", "lorry": "truck", "flat": "apartment", "lift": "elevator",
+    "nappy": "diaper", "biscuit": "cookie", "trainers": "sneakers", "mobile": "cellphone",
+    "aubergine": "eggplant", "courgette": "zucchini", "postcode": "zipcode",
+}  # fmt: skip
+
+
 def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
     """The one word option the query writes inflected ("finals" for ``final``, "mailed"
     for ``mail``: an ending added to an option of three letters or more; not "product"
@@ -3907,18 +3937,32 @@ def _sensed_pairing(lowered: str, paired: dict[Any, tuple[str, ...]]) -> Any:
     return by_words.get(word) if word is not None else None
 
 
-def _sensed_option(lowered: str, options: Sequence[Any]) -> Any:
+def _sensed_option(lowered: str, options: Sequence[Any], described: str = "") -> Any:
     """The one Chinese option whose English sense the query writes (``gloss``): 下午
     "afternoon", 皮肤科 "dermatology" for "dermatologist" (one stem begins the other, five
     letters or more), 夜班 "night shift" for "nights", 被盗 "steal" for "stolen" (a
-    participle read as its verb). A sense word two options share names neither."""
+    participle read as its verb), 汽油 "gasoline" for "petrol" (``_SAID_ALSO``). A sense
+    word two options share names neither. A sense word the parameter's own description
+    (``described``) holds names an option only when no other word does: "book fuel …
+    petrol" is 汽油, not 柴油 "diesel fuel" of 燃油种类 "fuel kind"; "suspend my line" is
+    still 临时停机 of 停机原因."""
     if not gloss_ready() or not _LATIN_WORD.search(lowered):
         return None
     written = [w for w in _LATIN_WORD.findall(lowered) if w not in STOPWORDS]
+    written += [_SAID_ALSO[w] for w in written if w in _SAID_ALSO]
     # An irregular participle is said by its verb too: "stolen" for 被盗 ("steal").
     verbs = {stem(v) for v, participle in _PARTICIPLES.items() if participle in written}
     asked = {stem(w) for w in written if len(w) >= 4} | verbs
-    senses = {o: _sense_stems(o) for o in options if isinstance(o, str) and has_han(o)}
+    kind = _sense_stems(described) if has_han(described) else _word_stems(described)
+    chinese = [o for o in options if isinstance(o, str) and has_han(o)]
+    return _sense_named(asked, verbs, chinese, kind) or _sense_named(asked, verbs, chinese)
+
+
+def _sense_named(
+    asked: set[str], verbs: set[str], options: list[str], left_out: frozenset[str] = frozenset()
+) -> str | None:
+    """``_sensed_option``'s reading, the senses ``left_out`` aside."""
+    senses = {o: _sense_stems(o) - left_out for o in options}
     shared = Counter(s for found in senses.values() for s in found)
 
     def said(sense: str) -> bool:
@@ -3931,7 +3975,26 @@ def _sensed_option(lowered: str, options: Sequence[Any]) -> Any:
     named = [o for o, found in senses.items() if any(shared[s] == 1 and said(s) for s in found)]
     if len(named) > 1:  # what happened to the thing says more than the thing ("phone")
         named = [o for o in named if senses[o] & verbs]
+    if not named:  # a sense several share, at the head of one's senses only: 小提琴 "fiddle
+        # violin …" for "violin", not 大提琴 "cello … instrument of the violin family"
+        heads = {o: _head_senses(o) - left_out for o in senses}
+        named = [
+            o
+            for o in senses
+            if any(said(s) and shared[s] > 1 for s in heads[o])
+            and not any(said(s) for other in senses if other != o for s in heads[other])
+        ]
     return named[0] if len(named) == 1 else None
+
+
+_HEAD_SENSES = 2  # the words that begin a Chinese option's senses, which name it first
+
+
+def _head_senses(option: str) -> frozenset[str]:
+    """The stems of the first ``_HEAD_SENSES`` content words of the option's senses."""
+    words = _LATIN_WORD.findall((every_sense(option) or gloss(option)).lower())
+    content = [w for w in words if w not in STOPWORDS and len(w) >= 4]
+    return frozenset(stem(w) for w in content[:_HEAD_SENSES])
 
 
 # Currencies as people write them, for an enum of ISO codes: "86 元", "650 块", "20 欧元".
@@ -5020,7 +5083,8 @@ def _number(
                 kind,
                 used,
                 _DAY_NAME.search(name) is not None,
-                people=_counts_people(name, spec),
+                people=people,
+                timed=timed,
             )
             or _english_count(query, name, spec)
             or _measure_in_words(query, name, spec, used)
@@ -5188,7 +5252,9 @@ _A_LENGTH_OF_TIME = re.compile(
 )
 # What a number counts, a word apart at most ("3 city bikes", 两辆): no length of time.
 _COUNTS_A_NOUN = re.compile(
-    r"\s{0,2}(?:(?:[A-Za-z]+\s+)?([A-Za-z]{3,}s)\b|(辆|个|件|张|台|把|副|位|人|盒|箱|份))"
+    r"\s{0,2}(?:(people|persons|children|kids|adults)\b|(?:[A-Za-z]+\s+)?([A-Za-z]{3,}s)\b"
+    r"|(辆|个|件|张|台|把|副|位|人|盒|箱|份))",
+    re.IGNORECASE,
 )
 # (and what comes once a period, or is booked by the time it takes: "the next 24
 # payments" of ``months_ahead``, "3 lessons", "2 nights")
@@ -5205,7 +5271,9 @@ def _counts_other_things(query: str, end: int) -> bool:
     counted = _COUNTS_A_NOUN.match(query, end)
     if counted is None:
         return False
-    plural = counted.group(1)
+    if counted.group(1) is not None:  # "6 people"
+        return True
+    plural = counted.group(2)
     return plural is None or (
         plural.lower() not in _TIME_PLURALS and plural.lower() not in _NOT_PLURALS
     )
@@ -5246,6 +5314,10 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
         value = _COUNT_WORDS[match.group(1).lower()]
         if stem(match.group(2).lower()) in counted and _within(float(value), spec):
             return value
+    for match in _TENS_OF_THINGS.finditer(query):  # "forty litres" for ``litres``
+        tens = english_number(re.split(r"[\s-]+", match.group(1).strip()))
+        if tens is not None and stem(match.group(2).lower()) in counted and _within(tens, spec):
+            return tens
     if counted & _PEOPLE_STEMS:  # "a table for two", "party of four"
         for match in _FOR_PEOPLE.finditer(query):
             value = _COUNT_WORDS[match.group(1).lower()]
@@ -5290,7 +5362,7 @@ def _counts_people(name: str, spec: dict[str, Any]) -> bool:
 
 
 _FOR_PEOPLE = re.compile(
-    rf"(?<![a-z-])(?:for|party of|table of|group of)\s+({'|'.join(_COUNT_WORDS)})\b"
+    rf"(?<![a-z-])(?:for|(?:party|table|group|team|family|crew|class)\s+of)\s+({'|'.join(_COUNT_WORDS)})\b"
     r"(?!\s*-?\s*(?!(?:people|persons|guests|adults|diners|of us)\b)"
     r"(?:[a-z]+s|night|day|week|month|year|hour|minute|time|of|more|extra)\b)",
     re.IGNORECASE,
@@ -5316,6 +5388,17 @@ _HUNDREDS_OF_THINGS = re.compile(
     re.IGNORECASE,
 )
 # A count and the plural it counts, a word apart at most ("two extra pillows").
+# A count past twelve in words and what it counts: "forty litres", "twenty-five nights",
+# "a hundred and fifty guests" (the number read back by ``english_number``).
+_TENS_OF_THINGS = re.compile(
+    r"(?<![a-z-])((?:(?:a|one|two|three|four|five|six|seven|eight|nine|and)[\s-]+){0,3}"
+    r"(?:thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty"
+    r"|fifty|sixty|seventy|eighty|ninety|hundred|thousand)"
+    r"(?:[\s-]+(?:and[\s-]+)?(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven"
+    r"|twelve|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)){0,3})"
+    r"\s+(?:(?:more|extra|additional)\s+)?([a-z]+)",
+    re.IGNORECASE,
+)
 _COUNT_OF_THINGS = re.compile(
     rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+(?:[a-z]+\s+)?([a-z]{{3,}}s)\b", re.IGNORECASE
 )
@@ -5344,16 +5427,20 @@ def _chinese_count(
     day: bool = False,
     *,
     people: bool = False,
+    timed: bool = False,
 ) -> int | None:
     """The first count the request writes in Chinese numerals that the schema's bounds
     allow, when it writes none in digits (the measure word keeps 五月 and 三点 out); for a
-    ``day`` parameter, a day of the month (二十五号)."""
+    ``day`` parameter, a day of the month (二十五号); for a ``timed`` one (``days``), no
+    count of people (两位客人)."""
     if not has_han(query):
         return None
     found = list(itertools.islice((_CN_DAY_OF_MONTH if day else _CN_COUNT).finditer(query), 32))
     if people:  # 一次品鉴，三个人: a count of people is the one 人 or 位 measures, if any is
         counted = [m for m in found if _CN_PEOPLE.match(query, m.end(1))]
         found = counted or found
+    elif timed:
+        found = [m for m in found if not _CN_PEOPLE.match(query, m.end(1))]
     for match in found:
         value = temporal.cn_number(match.group(1))
         if match.start() in used or value is None or not _within(float(value), spec):
@@ -6011,7 +6098,9 @@ def _mentioned_example(query: str, spec: dict[str, Any], taken: Collection[objec
 # A parameter named for what something is written or shown as (``sign_as``, ``save_as``,
 # ``displayAs``), and a capitalised name of up to three words after "as" ("as Uncle Bob").
 _AS_NAME = re.compile(r"(?:_as|[a-z]As)$")
-_WRITTEN_AS = re.compile(r"\bas\s+((?:[A-Z][\w'-]{0,30})(?:\s+[A-Z][\w'-]{0,30}){0,2})")
+_WRITTEN_AS = re.compile(
+    r"\bas\s+((?:[A-Z](?:[\w-]|'(?=\w)){0,30})(?:\s+[A-Z](?:[\w-]|'(?=\w)){0,30}){0,2})"
+)
 
 
 def _named_on(spec: dict[str, Any], value: str) -> list[str]:

@@ -274,15 +274,8 @@ def asks_what_about(text: str) -> bool:
 
 
 # Moving something in time: "switch APT… to the 9th of June", "push my appointment back a
-# week", "move it to friday" (not "move 200 units to WH03": no day or time follows).
-_MOVED_IN_TIME = re.compile(
-    r"^(?:move|switch|shift|push|bump|change)\b[^.?!]{0,60}?"
-    r"(?:\b(?:back|forward|later|earlier)\b|\bto\s+(?:the\s+)?"
-    # a day of the month, an hour or a date; no account number ("to 73350219")
-    r"(?:\d{1,2}(?!\d)|\d{4}-|next\b|tomorrow\b|tonight\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
-    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b))",
-    re.IGNORECASE,
-)
+# week", "move it to friday" (``vocabulary.MOVED_IN_TIME``).
+_MOVED_IN_TIME = vocabulary.MOVED_IN_TIME
 
 
 # Orders in two words, named by their action class: "roll back payments-api", "go back

@@ -37,6 +37,7 @@ _FAMILIES = (
     (("check", "in"), ("check", "out")), (("checkin",), ("checkout",)),
     (("departure",), ("return",)), (("depart",), ("return",)), (("outbound",), ("inbound",)),
     (("origin",), ("destination",)), (("source",), ("destination",)),
+    (("arrival",), ("departure",)), (("arrive",), ("depart",)), (("arrival",), ("leave",)),
 )  # fmt: skip
 _NAME_TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -114,15 +115,43 @@ def _pairs(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     return tuple(sorted(found, key=lambda pair: order.index(pair[0])))
 
 
-def side(text: str, value: str) -> str | None:
+# Leaving, which ends a stay (an arrival and a departure) though it starts a journey.
+_LEAVES = re.compile(
+    r"\b(?:depart(?:s|ing|ure)?|leav(?:e|es|ing)|sail(?:s|ing)?\s+(?:out|away))\b"
+    r"|离港|离开|离店|出港",
+    re.IGNORECASE,
+)
+_LEAVES_AFTER = re.compile(r"\s*(?:离港|离开|出港|走(?![廊路道]))")
+
+
+def departure_ends(start: str, end: str) -> bool:
+    """Whether a pair of parameters is a stay's arrival and departure (``new_arrival_date``
+    and ``new_departure_date``): then leaving ends it (``side``)."""
+    ends = _tokens(end)
+    return any(t.startswith(("depart", "leav")) for t in ends) and any(
+        t.startswith("arriv") for t in _tokens(start)
+    )
+
+
+def side(text: str, value: str, *, departure_ends: bool = False) -> str | None:
     """Which end ``text`` says ``value`` is: :data:`START`, :data:`END`, or None. The
-    nearest role word before the value within its clause, else one right after it."""
+    nearest role word before the value within its clause, else one right after it. With
+    ``departure_ends`` (a stay: ``departure_ends``), leaving ends the range ("leave on
+    the 22nd", "new departure date 2027-01-03", "17号走")."""
     at = text.find(value)
     if at < 0 or not value:
         return None
     clause = CLAUSE_END.split(text[:at])[-1]
     found = [(m.end(), END) for m in _END_BEFORE.finditer(clause)]
-    found += [(m.end(), START) for m in _START_BEFORE.finditer(clause)]
+    found += [
+        (m.end(), START)
+        for m in _START_BEFORE.finditer(clause)
+        if not departure_ends or not _LEAVES.fullmatch(m.group(0))
+    ]
+    if departure_ends:
+        found += [(m.end(), END) for m in _LEAVES.finditer(clause)]
+        if _LEAVES_AFTER.match(text, at + len(value)):
+            return END
     if not _CHANGE.search(clause):  # a "to" just before the value, plain words between
         near = len(clause) - _TO_REACH
         found += [

@@ -98,6 +98,12 @@ log = structlog.get_logger(__name__)
 _T = TypeVar("_T")
 
 
+def _read_as(query: str) -> str:
+    """What a request is routed by: what it asks for (``instruction``), a verb typed with a
+    slip read as the verb (``vocabulary.respelt``: "cancle BK-…")."""
+    return vocabulary.respelt(instruction(query))
+
+
 class _Runner(Protocol):
     """How a route's reading runs: on the event loop (``_inline``) or off it
     (``Router._off_loop``)."""
@@ -447,7 +453,7 @@ class Router:
         values) done by ``run``, on the loop or off it (``OFF_LOOP_CHARS``)."""
         scope, has_examples = self._scope(index, allowed)
         # Found by what it asks for (a payload after a colon aside); filled from all of it.
-        text = await run(instruction, query)
+        text = await run(_read_as, query)
         # The shape's vector costs a second model run: embedded when the tools' examples
         # or an LLM re-rank (whose calls a semantic hit saves) can use it (see _embed).
         needs_shape = has_examples or self.provider is not None
@@ -584,7 +590,7 @@ class Router:
     async def _rank(
         self, query: str, index: ToolIndex, allowed: frozenset[str], k: int, run: _Runner
     ) -> list[Candidate]:
-        text = await run(instruction, query)
+        text = await run(_read_as, query)
         vector, shape_vector = await run(self._embed, text)
         english = await self._english(text, index, allowed, run)
         search = functools.partial(
@@ -710,7 +716,7 @@ class Router:
     ) -> tuple[RouteDecision | None, str]:
         """A cache hit whose tool is still the top candidate: its decision with this
         query's arguments, or None and why it is not used."""
-        text = instruction(query)
+        text = _read_as(query)
         lost = self._unoffered(text, candidates)(current.tool_id)
         if current.confidence - lost < self.settings.threshold:
             return None, f"{label} not used: the request asks what the tool does not offer"
@@ -1316,7 +1322,7 @@ class Router:
         and the converter two currencies name (``_converter``);
         ``english``: a Chinese request's English reading, and which tools are described
         only in English (``_in_english``)."""
-        text = instruction(query)
+        text = _read_as(query)
         drop, misread = self._in_english(english, candidates, text, last_tool)
         choice = choose(
             candidates,

@@ -705,7 +705,9 @@ _REWRITES += [
             # (?<!\s): a run of spaces is entered once, not again from each of its spaces
             r"(上午|早上|中午|下午|傍晚|晚上|(?<![最提])早|(?<![最])晚)?(?<!\s)\s*(\d{1,2}|[一二两三四五六七八九十]{1,3})\s*[点點]"
             # the minutes end there: "9点 2040店" is nine o'clock at store 2040
-            r"(?:\s*(半)|\s*(\d{1,2}(?!\d)|[一二三四五六七八九十]{1,3})\s*分?)?"
+            # and a count after it is none: "晚上7点 一小时" is 19:00 for an hour
+            r"(?:\s*(半)|\s*(\d{1,2}(?!\d)|[一二三四五六七八九十]{1,3})"
+            r"(?!\s*(?:小时|个|刻|天|次|节|人|位|张|晚|周|月|年|号|份|分钟))\s*分?)?"
         ),
         lambda m, t: _clock(_num(m[2]), 30 if m[3] else (_num(m[4]) or 0), _afternoon(m)),
     ),

@@ -155,7 +155,13 @@ _NEGATIVE_SENTENCE = re.compile(
     r"请勿|勿用|并非用于|不要(?!求)|"
     # (after an adverb too: "也不用于查询余额" is as much not for balances as "不用于…")
     r"(?:也|并|但|均|都)?(?:不适用|不支持|不用于|不能用于|不可用于"
-    r"|不会|不能|不可以|不负责|不做|不提供))",
+    r"|不会|不能|不可以|不负责|不做|不提供)"
+    # and what a sentence's subject says is not done here: "Cancellations are not handled
+    # here", "Refunds are not processed by this tool" (not "Fields that are not changed…")
+    r"|(?:(?!(?:that|which|who|whose|if|when|unless|where|any|all)\b)[a-z][\w'/-]*\s+){1,3}"
+    r"(?:is|are|can|cannot|can't)\s+(?:not\s+|be\s+|not\s+be\s+)*(?:handled|processed|"
+    r"supported|accepted|covered|managed|possible|available|allowed|permitted|done|taken|"
+    r"offered|included|performed|dealt\s+with)\b)",
     re.IGNORECASE,
 )
 # A clause that sends a request elsewhere, at its end: "to go back to an older release use

@@ -32,6 +32,7 @@ lexical coverage, ``BM25Index.coverage``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
@@ -163,6 +164,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     # which transfers stock as often)
     "update": (
         frozenset({"update", "change", "modify", "edit", "rename", "adjust", "set", "replace"})
+        | {"amend", "switch"}  # ("switch it off" is toggling: ``_SWITCHED_ON_OFF``)
         | {"reschedule", "postpone", "rebook", "delay", "extend", "increase", "decrease"}
         | {"dim", "brighten"},  # a light's level
         (
@@ -239,6 +241,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     # deciding on what someone else asked for ("approve Li Na's leave request", 审批)
     "approve": (frozenset({"approve", "reject"}), ("审批", "批准", "驳回")),
 }
+_VERBS = frozenset(w for english, _ in _ACTIONS.values() for w in english)
 # An English verb asks for an action when it begins a clause ("cancel order …", "…, then
 # update it"), or follows "please", "to" ("I want to cancel"), "you" ("can you delete"),
 # "me" ("help me add"): "the store's numbers", "a change in sales" ask for none. "How to"
@@ -247,7 +250,8 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
 # the comma and "reinstate" after "please".
 _IMPERATIVE = re.compile(
     r"(?:^|[,.;:!?(\n]|\b(?:please|pls|(?<!how )(?<!what )(?<!where )(?<!when )to|you|me|and"
-    r"|then|just|now|also))\s{0,16}"
+    r"|then|just|now|also|(?<!where )(?<!how )(?<!what )(?<!when )(?<!why )(?<!who )"
+    r"(?:can|could|may|shall)\s+(?:i|we)))\s{0,16}"
     r"(?=([A-Za-z]+)\b(?!'))",
     re.IGNORECASE,
 )
@@ -381,13 +385,46 @@ def said_alike(verb: str) -> frozenset[str]:
 _ADDED_INTO = re.compile(r"(?<![增追添])加(?=[到进入][^，。；！？,.;!?\d]{1,20}?[里中内])")
 
 
+# "switch the lights off", "switch on the heating": a switch thrown (toggling), where
+# "switch booking BK-… to a swing mooring" changes it.
+_SWITCHED_ON_OFF = re.compile(
+    r"\bswitch(?=\s+(?:(?:it|them|the\s+[\w-]+(?:\s+[\w-]+)?)\s+)?(?:on|off)\b)",
+    re.IGNORECASE,
+)
+
+
+# Moving something in time: "move it to friday", "push my session BK-… to Saturday the
+# 19th", "switch APT… to the 9th of June", "push my appointment back a week" (not "move
+# 200 units to WH03": no day or time follows). The verb is the match.
+MOVED_IN_TIME = re.compile(
+    r"\b(?:move|switch|shift|push|bump|change)\b(?=[^.?!]{0,60}?"
+    r"(?:\b(?:back|forward|later|earlier)\b|\bto\s+(?:the\s+)?"
+    # a day of the month, an hour or a date; no account number ("to 73350219")
+    r"(?:\d{1,2}(?!\d)|\d{4}-|next\b|tomorrow\b|tonight\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)))",
+    re.IGNORECASE,
+)
+
+# A verb typed with two letters swapped, one left out or one doubled ("cancle", "updte",
+# "cancell") is read as the verb: ``_misspelt``.
+_MISSPELT_MIN = 5
+
+
+# A question of an amount asks for it, not for the action after "to": "how much is left to
+# pay on my account", "how many days do I have to cancel".
+_AMOUNT_TO = re.compile(r"\bhow\s+(?:much|many)\b[^,.;:!?\n]{0,60}?\bto(?=\s+[a-z])", re.I)
+
+
 def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
     imperative stands (``_IMPERATIVE``), or a Chinese action word used as a verb."""
-    text = _ADDED_INTO.sub("添加", text)
-    words = {
-        _ORDER_SYNONYMS.get(w, w) for w in imperatives(_SETS_UP.sub("create", plain_verbs(text)))
-    }
+    text = _SWITCHED_ON_OFF.sub("turn", _ADDED_INTO.sub("添加", text))
+    text = _AMOUNT_TO.sub(lambda m: m.group(0)[:-2] + "for", text)
+    text = MOVED_IN_TIME.sub("reschedule", text)
+    words = set()
+    for word in imperatives(_SETS_UP.sub("create", plain_verbs(text))):
+        verb = _misspelt(word) or word
+        words.add(_ORDER_SYNONYMS.get(verb, verb))
     if "drop" in words:
         words.update(_DROP_ALSO)
     return frozenset(
@@ -395,6 +432,51 @@ def requested_actions(text: str) -> frozenset[str]:
         for action, (english, chinese) in _ACTIONS.items()
         if not words.isdisjoint(english) or any(_acts(text, w) for w in chinese)
     )
+
+
+def respelt(text: str) -> str:
+    """``text`` with each verb typed with a slip (``_misspelt``) where an imperative stands
+    written as the verb: "cancle BK-448812 please" reads "cancel BK-448812 please", so the
+    tools named for cancelling are found by its words too."""
+    fixes = [
+        (m.start(1), m.end(1), verb)
+        for m in _IMPERATIVE.finditer(text)
+        if (verb := _misspelt(m.group(1).lower())) is not None
+    ]
+    for start, end, verb in reversed(fixes):
+        text = text[:start] + verb + text[end:]
+    return text
+
+
+@functools.lru_cache(maxsize=4096)
+def _misspelt(word: str) -> str | None:
+    """The action verb ``word`` is a slip of (two neighbouring letters swapped, one left
+    out inside it, or one doubled), if it is no verb itself and at least
+    ``_MISSPELT_MIN`` letters long; None otherwise. Not a letter changed ("remote" is not
+    "remove"), and not an ending ("refunds", "cancelled" are the verb's own forms)."""
+    if len(word) < _MISSPELT_MIN or word in _VERBS:
+        return None
+    return next((verb for verb in _VERBS if _slip_of(word, verb)), None)
+
+
+def _slip_of(word: str, verb: str) -> bool:
+    if len(verb) < _MISSPELT_MIN or word[:-1] == verb:
+        return False
+    if len(word) == len(verb):
+        slips = [i for i, (a, b) in enumerate(zip(word, verb, strict=True)) if a != b]
+        return (
+            len(slips) == 2
+            and slips[1] == slips[0] + 1
+            and word[slips[0]] == verb[slips[1]]
+            and word[slips[1]] == verb[slips[0]]
+        )
+    if len(word) == len(verb) + 1:  # a letter doubled: "cancell" aside (an ending)
+        return any(
+            word[i] == word[i - 1] and word[:i] + word[i + 1 :] == verb for i in range(1, len(word))
+        )
+    if len(word) == len(verb) - 1:  # a letter left out, not the first or the last
+        return any(verb[:i] + verb[i + 1 :] == word for i in range(1, len(verb) - 1))
+    return False
 
 
 def last_chinese_action(text: str) -> str | None:
@@ -455,6 +537,8 @@ _UNDOES = {
     "delete": frozenset({"restore", "create"}),
     "refund": frozenset({"pay"}),
     "pause": frozenset({"restore"}),
+    # (and a change is not an end: "switch booking BK-… to a swing mooring" of a cancel)
+    "update": frozenset({"cancel", "delete"}),
 }
 
 
