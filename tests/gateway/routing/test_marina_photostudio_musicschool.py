@@ -25,8 +25,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from gateway.routing import intent, vocabulary
 from gateway.routing import text as routing_text
-from gateway.routing import vocabulary
 from tests.gateway.routing.conftest import blind_set, dry_run, extracted, object_schema
 
 CATALOGUE = blind_set("marina")
@@ -295,3 +295,18 @@ def test_a_slip_of_a_verb_is_read_as_the_verb() -> None:
         vocabulary.respelt("pls updte it, the remote is broken")
         == "pls update it, the remote is broken"
     )
+
+
+def test_moving_in_time_later_in_a_request_is_its_action() -> None:
+    text = "something came up, need to push my session BK-309447 to Saturday the 19th"
+    assert intent.action_word(text) == "reschedule"
+    assert intent.action_word("something came up, can you move 200 units to WH03") is None
+
+
+def test_what_to_do_instead_in_another_case_is_not_what_the_tool_does() -> None:
+    description = (
+        "Cancels a shoot booking. If the customer just wants another date, reschedule "
+        "instead of cancelling."
+    )
+    assert routing_text.positive_description(description) == "Cancels a shoot booking."
+    assert "reschedule" in routing_text.disclaimed_text(description)

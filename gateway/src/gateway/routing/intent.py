@@ -478,6 +478,10 @@ def action_word(text: str) -> str | None:
     verb = order_verb(text)
     if verb is not None or asks_to_read(text):
         return verb
+    if _MOVED_IN_TIME.search(text) and "reschedule" in vocabulary.imperatives(
+        _MOVED_IN_TIME.sub("reschedule", text)
+    ):  # "something came up, need to push my session BK-… to Saturday the 19th"
+        return "reschedule"
     return vocabulary.last_chinese_action(text)
 
 

@@ -193,6 +193,12 @@ _SENT_ELSEWHERE = re.compile(
 _USE_INSTEAD = re.compile(
     r"\b(?:use|try|call)\s+(?:the\s+)?[\w/ `'-]{1,50}?\s+instead\s*[.;!]?$", re.IGNORECASE
 )
+# "If the customer just wants another date, reschedule instead of cancelling": what to do
+# instead, in a case the tool is not for.
+_IF_INSTEAD = re.compile(
+    r"^\s*(?:if|when|where)\b[^.;!?]{1,80}?,\s*[^.;!?]{1,60}?\binstead\b[^.;!?]*[.;!?]?$",
+    re.IGNORECASE,
+)
 _CONDITION_REDIRECT = re.compile(
     r"^\s*[^。！？；;，,]{0,20}?(?:如果|若|如需|如要|要是|想要?)[^。！？；;]{1,40}?[，,]\s*(?:请|可以?)?(?:走|改用|使用|调用|用)"
     r"[^。！？；;，,]{1,20}(?:[，,][^。！？；;]{0,20})?[。！？；;]?$"
@@ -230,6 +236,7 @@ def _not_for(sentence: str) -> bool:
         or _SENT_ELSEWHERE.search(sentence)
         or _USE_INSTEAD.search(stripped)
         or _CONDITION_REDIRECT.match(sentence)
+        or _IF_INSTEAD.match(stripped)
     )
 
 
