@@ -393,7 +393,9 @@ def order_verb(text: str) -> str | None:
     if _CJK_BA.search(stripped):
         return vocabulary.last_chinese_action(text)
     chinese = _CJK_WRITE.match(stripped)
-    return chinese.group(1) if chinese else None
+    if chinese is None or vocabulary.names_its_number(stripped, chinese.start(1), chinese[1]):
+        return None  # "预约AP-385512能不能改到周四": the appointment's number, no booking
+    return chinese.group(1)
 
 
 _INSTEAD = re.compile(r"\binstead\b", re.IGNORECASE)
@@ -482,7 +484,23 @@ def action_word(text: str) -> str | None:
         _MOVED_IN_TIME.sub("reschedule", text)
     ):  # "something came up, need to push my session BK-… to Saturday the 19th"
         return "reschedule"
-    return vocabulary.last_chinese_action(text)
+    # an order after what led to it: "I'm sick and can't make it tomorrow, cancel AP-…"
+    # (a clause of its own, not "happy to pay for it")
+    return vocabulary.last_chinese_action(text) or _clause_order(text)
+
+
+_CLAUSE_ORDER = re.compile(
+    r"(?:^|[,.;!?—–]\s*|\s-\s*)(?:please\s+|pls\s+|just\s+|so\s+)?([a-z]+)\b", re.IGNORECASE
+)
+
+
+def _clause_order(text: str) -> str | None:
+    """A verb of writing that begins a later clause of ``text`` (``later_order_verb``)."""
+    later = later_order_verb(text)
+    if later is None:
+        return None
+    begun = {m.group(1).lower() for m in _CLAUSE_ORDER.finditer(text)}
+    return later if later in begun else None
 
 
 @dataclass(frozen=True)
@@ -516,13 +534,14 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     description = own_actions_text(str(manifest.get("description") or ""))
     words = [str(manifest.get(key) or "") for key in ("tool_id", "name")] + [description]
     words += [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
-    text = "\n".join(words)
+    text = vocabulary.without_fee_names("\n".join(words))  # no "late cancellation fee"
     # and each phrasal verb in one word, as a request's is read ("Sign someone up" enrols
     # and still signs: "sign S20230972 up for STAT-2300" is read as "sign")
     plain = vocabulary.plain_verbs(text)
     found = [w.lower() for w in _WORD.findall(split_identifier(text))]
     found += [w.lower() for w in _WORD.findall(split_identifier(plain))] if plain != text else []
-    named = [w.lower() for w in _WORD.findall(split_identifier("\n".join(words[:2])))]
+    named_text = vocabulary.without_fee_names("\n".join(words[:2]))
+    named = [w.lower() for w in _WORD.findall(split_identifier(named_text))]
     acts = _act_options(manifest)  # a ``change`` of ["add", "remove"]: it adds and removes
     stems = frozenset(stem(w) for w in found + acts) | _verbs_of_nouns(named)
     acting = frozenset(stem(w) for w in found + acts if not _PARTICIPLE.search(w))

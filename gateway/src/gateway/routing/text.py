@@ -276,10 +276,17 @@ _HANDED_OFF = re.compile(
 )
 
 
+# An aside on how to do something else: "The service stays the same (to change the
+# service, cancel and book again)". Its verbs are another tool's.
+_ASIDE_TO_DO_ELSE = re.compile(r"\(\s*to\s+[a-z]+\b[^()]{0,120}\)", re.IGNORECASE)
+
+
 def own_actions_text(description: str) -> str:
     """What the description says the tool does itself: :func:`positive_description`
-    less what it says others do next (``_HANDED_OFF``)."""
-    return _HANDED_OFF.sub(" ", positive_description(description))
+    less what it says others do next (``_HANDED_OFF``) and its asides on how to do
+    something else (``_ASIDE_TO_DO_ELSE``)."""
+    own = _HANDED_OFF.sub(" ", positive_description(description))
+    return _ASIDE_TO_DO_ELSE.sub(" ", own)
 
 
 def disclaimed_text(description: str) -> str:

@@ -271,6 +271,23 @@ def imperatives(text: str) -> list[str]:
 # (and a word asked about, not for: "审批人" the approver, "退款进度" a refund's progress,
 # "审批了吗" whether it was approved)
 _NOUN_AFTER = re.compile(r"号|单|编号|记录|信息|是|的|人|进度|状态|流程|环节|价|[了过](?:吗|没)")
+# A booking's word before its number names the booking: "预约AP-385512能不能改到周四" (not
+# 取消AP-310488, which cancels it; not 帮我预约SC-4412, asked for; not 预订 D9, a site).
+_NAMES_ITS_NUMBER = ("预约", "预订")
+_ITS_NUMBER = re.compile(r"\s?[A-Za-z]{1,6}[-_]?\d{4}")
+_ASKED_BEFORE = re.compile(r"(?:帮我|帮忙|请|麻烦|我要|我想|想|给我|能不能|可以)\s?$")
+
+
+def names_its_number(text: str, start: int, word: str) -> bool:
+    """Whether the booking word ``word`` at ``start`` of ``text`` names a booking by the
+    number after it rather than asking for one (``_NAMES_ITS_NUMBER``)."""
+    return (
+        word in _NAMES_ITS_NUMBER
+        and _ITS_NUMBER.match(text, start + len(word)) is not None
+        and _ASKED_BEFORE.search(text, max(0, start - 4), start) is None
+    )
+
+
 _NOUN_BEFORE = ("的", "个", "这", "那")
 _ADVERBS_BEFORE = ("整个", "一个个")
 
@@ -295,9 +312,13 @@ def _acts(text: str, word: str) -> bool:
 def _acts_at(text: str, word: str, start: int) -> bool:
     """Whether the action word ``word`` at ``start`` of ``text`` is a verb there."""
     end = start + len(word)
-    noun = _NOUN_AFTER.match(text, end) or (
-        text[max(0, start - 1) : start] in _NOUN_BEFORE
-        and text[max(0, start - 2) : start] not in _ADVERBS_BEFORE  # 整个删掉: "delete it all"
+    noun = (
+        _NOUN_AFTER.match(text, end)
+        or names_its_number(text, start, word)
+        or (
+            text[max(0, start - 1) : start] in _NOUN_BEFORE
+            and text[max(0, start - 2) : start] not in _ADVERBS_BEFORE  # 整个删掉: "delete it all"
+        )
     )
     return not noun and not _WHO_DID.search(text, max(0, start - _WHO_DID_WITHIN), start)
 
@@ -311,6 +332,8 @@ _PHRASAL = (
     (re.compile(r"\b(?:fire|shoot)\s+off\b", re.IGNORECASE), "send"),
     (re.compile(r"\bwrite\s+back\b", re.IGNORECASE), "reply"),
     (re.compile(r"\bkick\s+off\b", re.IGNORECASE), "start"),  # not "kick the server"
+    # what is called off is cancelled ("we have to call off the wedding cake, CK-…")
+    (re.compile(r"\bcall(?:ing)?\s+(?:(?:it|this|that|them)\s+)?off\b", re.IGNORECASE), "cancel"),
     (
         re.compile(
             r"\bsign\s+(?:(?:me|us|him|her|them|someone|somebody|people|my\s+\w+)\s+)?up\b",
@@ -576,8 +599,23 @@ def _asked_text(manifest: Mapping[str, Any], between: str = "") -> str:
 
 
 def _own_text(manifest: Mapping[str, Any]) -> str:
-    """The tool's id, name, what its description says it is for, aliases and examples."""
-    return _asked_text(manifest, own_actions_text(str(manifest.get("description") or "")))
+    """The tool's id, name, what its description says it is for, aliases and examples,
+    less the words that only name a fee (``without_fee_names``)."""
+    own = _asked_text(manifest, own_actions_text(str(manifest.get("description") or "")))
+    return without_fee_names(own)
+
+
+# An action that names a fee, a charge or a policy ("late cancellation fee", "booking
+# charge", "refund policy") is no action of the tool: "Pay no-show / late cancellation
+# fee" pays, and does not cancel.
+_FEE_NAMED = re.compile(
+    r"\b[A-Za-z]+(?=[\s/-]+(?:fees?|charges?|penalt(?:y|ies)|polic(?:y|ies))\b)", re.IGNORECASE
+)
+
+
+def without_fee_names(text: str) -> str:
+    """``text`` without the words that name a fee, a charge or a policy (``_FEE_NAMED``)."""
+    return _FEE_NAMED.sub(" ", text)
 
 
 # A description that limits the tool to one action: "Only adds: removing a driver … goes
