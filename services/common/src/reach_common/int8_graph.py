@@ -65,12 +65,7 @@ def int8_matmul_graph(path: Path, block_size: int = BLOCK_SIZE) -> bytes:
     model = onnx.load(str(path))
     graph = model.graph
     _gather_int8(graph)
-    initializers = {i.name: i for i in graph.initializer}
-    producer = {out: node for node in graph.node for out in node.output}
-    uses: dict[str, int] = {}
-    for node in graph.node:
-        for name in node.input:
-            uses[name] = uses.get(name, 0) + 1
+    initializers, producer, uses = _wiring(graph)
     dropped: set[int] = set()
     nodes = list(graph.node)
     for position, node in enumerate(nodes):
@@ -108,6 +103,18 @@ def int8_matmul_graph(path: Path, block_size: int = BLOCK_SIZE) -> bytes:
     return serialized
 
 
+def _wiring(graph: Any) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
+    """The graph's initializers by name, each output's producing node, and how many
+    inputs each name feeds."""
+    initializers = {i.name: i for i in graph.initializer}
+    producer = {out: node for node in graph.node for out in node.output}
+    uses: dict[str, int] = {}
+    for node in graph.node:
+        for name in node.input:
+            uses[name] = uses.get(name, 0) + 1
+    return initializers, producer, uses
+
+
 def _gather_int8(graph: Any) -> None:
     """Rewrite ``Gather(Mul(Cast(int8 T), row scales), ids)`` as
     ``Mul(Cast(Gather(T, ids)), Gather(row scales, ids))`` in place.
@@ -117,12 +124,7 @@ def _gather_int8(graph: Any) -> None:
     every session, for the few rows a text uses. Gathering those rows first and widening
     only them gives each the same products (``T[i] * scales[i]``, elementwise), so the
     same vectors."""
-    initializers = {i.name: i for i in graph.initializer}
-    producer = {out: node for node in graph.node for out in node.output}
-    uses: dict[str, int] = {}
-    for node in graph.node:
-        for name in node.input:
-            uses[name] = uses.get(name, 0) + 1
+    initializers, producer, uses = _wiring(graph)
     nodes = list(graph.node)
     dropped: set[int] = set()
     for position, node in enumerate(nodes):
