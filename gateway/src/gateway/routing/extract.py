@@ -3990,6 +3990,7 @@ def _sense_named(
 _HEAD_SENSES = 2  # the words that begin a Chinese option's senses, which name it first
 
 
+@functools.lru_cache(maxsize=4096)  # as _sense_stems: an option read once per process
 def _head_senses(option: str) -> frozenset[str]:
     """The stems of the first ``_HEAD_SENSES`` content words of the option's senses."""
     words = _LATIN_WORD.findall((every_sense(option) or gloss(option)).lower())
