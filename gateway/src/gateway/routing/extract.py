@@ -3858,9 +3858,35 @@ def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
             or any(text + ending in words for ending in _INFLECTIONS)
             or any(f"{_doubled(text)}{ending}" in words for ending in ("ed", "ing"))  # hemmed
             or _trade_named(text, written)  # (高速 reads "high speed": no speeding)
+            or _done_as_verb(text, written, lowered)  # "delivered" of ``delivery``
         ):
             found.append(option)
     return found[0] if len(found) == 1 else None
+
+
+# An option that is a verb and its particle run together: ``pickup``, ``dropoff``,
+# ``checkout``, ``setup``.
+_PHRASAL_OPTION = re.compile(r"([a-z]{3,6})(up|off|out|in|back)")
+_VERB_ENDINGS = ("", "s", "ed", "ing")
+
+
+def _done_as_verb(option: str, words: Collection[str], lowered: str) -> bool:
+    """Whether the request writes as a verb what ``option`` names as a noun: "deliver it"
+    or "delivered" of ``delivery`` (a verb of seven letters or more and a "y": no
+    "battered" of ``battery``), "pick it up" or "picked up" of ``pickup``."""
+    if option.endswith("y") and len(option) >= 8 and not option.endswith(("ly", "ay", "ey")):
+        root = option[:-1]
+        return any(root + ending in words for ending in _VERB_ENDINGS)
+    phrasal = _PHRASAL_OPTION.fullmatch(option)
+    if phrasal is None:
+        return False
+    verb, particle = phrasal.groups()
+    doubled = _doubled(verb)  # "dropped off"
+    endings = [verb + e for e in _VERB_ENDINGS] + [doubled + e for e in ("ed", "ing")]
+    forms = "|".join(re.escape(f) for f in endings if " " not in f)
+    return bool(
+        _cached(rf"\b(?:{forms})\s+(?:(?:it|them|this|that|me|us)\s+)?{particle}\b").search(lowered)
+    )
 
 
 # A trade's option named by its work or its worker: "cleaners" and "a deep clean" of
@@ -3948,6 +3974,21 @@ def _sensed_option(lowered: str, options: Sequence[Any], described: str = "") ->
     still 临时停机 of 停机原因."""
     if not gloss_ready() or not _LATIN_WORD.search(lowered):
         return None
+    named = _sensed_in(lowered, options, described)
+    left = _CHANGED_FROM.sub(" ", lowered) if named is None else lowered
+    # "from vanilla to chocolate": of two options named, the one it changes to
+    return named if left == lowered else _sensed_in(left, options, described)
+
+
+# What a change is from: "from vanilla to chocolate", "instead of vanilla".
+_CHANGED_FROM = re.compile(
+    r"\bfrom\s+[a-z'-]+(?:\s+[a-z'-]+){0,2}?(?=\s+(?:to|into)\b)|\b(?:instead\s+of|rather\s+than)"
+    r"\s+[a-z'-]+(?:\s+[a-z'-]+)?"
+)
+
+
+def _sensed_in(lowered: str, options: Sequence[Any], described: str) -> Any:
+    """``_sensed_option``'s reading of ``lowered``."""
     written = [w for w in _LATIN_WORD.findall(lowered) if w not in STOPWORDS]
     written += [_SAID_ALSO[w] for w in written if w in _SAID_ALSO]
     # An irregular participle is said by its verb too: "stolen" for 被盗 ("steal").
@@ -4628,12 +4669,38 @@ def _digits_of(query: str, value: object) -> Iterator[int]:
         return
     if not value.isdigit() and value.lower() in query.lower():
         return  # written whole ("XMAS15: 15 percent off"): a 15 apart is a number of its own
+    dated = _ISO_DATE_VALUE.match(value)
+    if dated is not None:  # a date's day, only where the request writes it as one
+        yield from _days_written(query, int(dated.group(1)))
+        return
     digits = value if value.isdigit() else None
     if digits is None:
         found = re.search(r"(?<=[A-Za-z_/-])\d+$", value)
         digits = found.group(0) if found else None
     if digits is not None:
         yield from (n.start() for n in _numbers(query) if n.group(0) == digits)
+
+
+# A date or a date-time as the calendar writes it: its day is no identifier's digits ("serves
+# 12, pickup this saturday" is twelve servings on Saturday the 12th).
+_ISO_DATE_VALUE = re.compile(r"\d{4}-\d{2}-(\d{2})(?:[T ][\d:.+-]*Z?)?$")
+_DAY_MARK = re.compile(r"\s?(?:st|nd|rd|th|号|日)(?![A-Za-z])", re.IGNORECASE)
+
+
+def _days_written(query: str, day: int) -> Iterator[int]:
+    """Where the query writes the day of the month ``day`` as a date's: inside a date
+    written with its month ("Dec 12", "12 June") or marked as a day ("the 12th", 12号)."""
+    written = [(m.start(), m.end()) for m in itertools.islice(_WRITTEN_DATE.finditer(query), 8)]
+    for number in itertools.islice(_numbers(query), _MAX_MATCHES):
+        if (
+            number.group(0).isdigit()
+            and int(number.group(0)) == day
+            and (
+                any(start <= number.start() < end for start, end in written)
+                or _DAY_MARK.match(query, number.end())
+            )
+        ):
+            yield number.start()
 
 
 def _numbers_worth(query: str, value: float) -> Iterator[int]:
@@ -5683,11 +5750,35 @@ _CJK_GOODS_ASKED = re.compile(
     r"(?=吗|么|没|不|的话|[，,。？?！!\s]|$|有货|在|还有|库存)"
     rf"|{_CJK_GOODS}(?:还有货|有货|有没有货|还有多少|的库存|库存)"
 )
+# What a question about a menu's or a shop's item is about: "is there gluten in the
+# chocolate chip cookies?" (the cookies, not the gluten), "does the carrot cake have nuts",
+# "is the almond croissant safe …", "ingredients in the sesame bagel?", "what allergens are
+# in your brownies"; 提拉米苏里面有鸡蛋吗, 你们的芒果慕斯含不含乳制品, 抹茶蛋糕有哪些过敏原.
+_THE = r"(?:the|your|ur|this|that|these|those)\s+"
+_GOODS_THERE_IN = re.compile(
+    rf"\b(?:is|are)\s+there\b[^?.!,;]{{1,60}}?\s(?:in|inside)\s+{_THE}"
+    rf"({_GOODS_WORD}(?:\s+{_GOODS_WORD}){{0,3}}?)(?=\s*[?？.!,;]|$)",
+    re.IGNORECASE,
+)
+_GOODS_ABOUT = re.compile(
+    rf"\b(?:does|do|is|are|can|will)\s+{_THE}({_GOODS_WORD}(?:\s+{_GOODS_WORD}){{0,3}}?)"
+    r"\s+(?:have|has|contain|contains|include|includes|come|comes|use|uses|got|safe"
+    r"|suitable|made)\b"
+    rf"|\b(?:in|inside)\s+{_THE}({_GOODS_WORD}(?:\s+{_GOODS_WORD}){{0,3}}?)(?=\s*[?？.!,;]|$)",
+    re.IGNORECASE,
+)
+_CJK_GOODS_ABOUT = re.compile(
+    r"(?:^|[，,。？?！!\s])(?:请问|问一?下)?(?:你们的?|贵店的?|这款|这个|这种|那款|那个)?"
+    r"([\u4e00-\u9fffA-Za-z]{2,8}?)"
+    r"(?:(?:里面|里头|里)(?:有|含)|(?:有没有|含不含|有哪些|有什么|含有|含|的(?:成分|配料|过敏原)))"
+)
 # Words that are no goods: what is asked around them ("any left", "got it").
 _NOT_GOODS = frozenset((
     "it", "them", "one", "ones", "stock", "left", "more", "some", "idea", "news", "way",
     "chance", "update", "problem", "issue", "questions", "time", "store", "shop", "店",
-    "货", "库存", "多少", "一下", "the", "a", "an", "me", "my",
+    "货", "库存", "多少", "一下", "the", "a", "an", "me", "my", "order", "orders", "cart",
+    "basket", "account", "app", "menu", "box", "bag", "anything", "something", "nothing",
+    "订单", "购物车", "菜单",
 ))  # fmt: skip
 
 
@@ -5695,8 +5786,8 @@ def _goods(query: str, taken: Collection[object]) -> str | None:
     """What a request asks a shop for (``_GOODS_ASKED``), a quantity's words left out;
     None when it names nothing or only what another parameter holds."""
     held = {str(t) for t in taken}
-    finders = [_CJK_GOODS_ASKED] if has_han(query) else []
-    for finder in [*finders, _GOODS_ASKED, _GOODS_IN_STOCK]:
+    finders = [_CJK_GOODS_ASKED, _CJK_GOODS_ABOUT] if has_han(query) else []
+    for finder in [*finders, _GOODS_THERE_IN, _GOODS_ASKED, _GOODS_IN_STOCK, _GOODS_ABOUT]:
         for match in finder.finditer(query):
             word = next((g for g in match.groups() if g), "")
             word = re.sub(r"^(?:些|点|个|盒|瓶|支|包)", "", word).strip()

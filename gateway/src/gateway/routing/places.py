@@ -54,9 +54,15 @@ _POSTCODE_SHAPE = (
 # Manchester M1 2AB", "14 Harbour Road, Leith, Edinburgh EH6 6LX"), or a town alone where
 # the sentence goes on ("3 Beech Close, Oxford.").
 _TOWN = r"[A-Z][a-z'-]{1,30}(?:\s[A-Z][a-z'-]{1,30}){0,2}"
+# The words that go on past a town with the rest of the sentence ("500 Market St, Oakland
+# on Thursday", "…, Leeds between 2 and 4").
+_GOES_ON = (
+    r"(?:on|by|at|between|before|after|from|for|around|tomorrow|today|tonight|this|next"
+    r"|please|pls|and|asap)"
+)
 _TOWNS_AND_CODE = re.compile(
     rf"(?:,\s{{0,3}}{_TOWN}){{0,2}}(?:,?\s{{1,3}}{_POSTCODE_SHAPE})"
-    rf"|,\s{{0,3}}{_TOWN}(?=\s{{0,3}}(?:$|[.;!?)]|-\s|,\s{{0,3}}[a-z0-9]))"
+    rf"|,\s{{0,3}}{_TOWN}(?=\s{{0,3}}(?:$|[.;!?)]|-\s|,\s{{0,3}}[a-z0-9])|\s{{1,3}}{_GOES_ON}\b)"
 )
 _MORE_SUFFIX = re.compile(rf"\s(?i:{_SUFFIXES})\b\.?")
 # Words a street's name is not made of ("pickup on the Road", "next to my Drive").

@@ -819,10 +819,10 @@ _REWRITES += [
         ),
         lambda m, t: _days_of_month_range(m, t),
     ),
-    (  # "on the 22nd", "until the 14th", "move it to the 17th": the next such day of a
-        # month, today or after
+    (  # "on the 22nd", "until the 14th", "move it to the 17th", "should be the 22nd",
+        # "make it the 9th": the next such day of a month, today or after
         re.compile(
-            r"\b(on|by|until|till|before|through|thru|to|for|after)\s+the\s+"
+            r"\b(on|by|until|till|before|through|thru|to|for|after|be|is|it)\s+the\s+"
             r"(\d{1,2})(?:st|nd|rd|th)\b"
             r"(?!\s+(?:of|floor|time|place|row|century|percentile|attempt|option|choice|one"
             r"|item|line|step|page|version|edition|round|level|grade|stage|seat|day|week"
