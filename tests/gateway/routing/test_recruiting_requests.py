@@ -36,8 +36,8 @@ SEARCH = object_schema(
         ),
         ("有没有会 Golang 和 K8s 的", {"skills": ["Golang", "K8s"]}),
         (
-            "帮我搜一下上海做 Java 的候选人，至少三年经验",
-            {"skills": ["Java"], "min_years_experience": 3},
+            "帮我搜一下上海做 Java 的候选人，至少三年经验",  # (a "City" parameter takes 上海)
+            {"skills": ["Java"], "min_years_experience": 3, "location": "上海"},
         ),
     ],
 )

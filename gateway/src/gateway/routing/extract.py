@@ -87,7 +87,7 @@ from gateway.routing import (
     temporal,
     weekdays,
 )
-from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han
+from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han, town_named
 from gateway.routing.gloss import segment as segment_words
 from gateway.routing.text import STOPWORDS, split_identifier, stem
 from reach_common.references import names_an_identifier, refers_back
@@ -152,7 +152,7 @@ def _names_a_person(name: str) -> bool:
 
 _NAME_LIKE = (
     "name", "city", "location", "company", "country", "place", "person", "team", "brand",
-    "customer", "recipient", "owner", "author", "contact",
+    "customer", "recipient", "owner", "author", "contact", "venue", "hotel",
     # an organisation: "losing_operator", "provider", "carrier", "vendor", "supplier"
     "operator", "provider", "carrier", "vendor", "supplier",
 )  # fmt: skip
@@ -306,8 +306,11 @@ def _unanchored(pattern: str) -> str:
 
 
 def _mentions(name: str, schema: dict[str, Any]) -> list[str]:
+    """The words of a parameter's name a request may write it by, a plural's singular too
+    ("2 adult full-day tickets" for ``adults``)."""
     words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 1]
-    return words or [name.lower()]
+    singular = [w[:-1] for w in words if len(w) > 4 and w.endswith("s") and not w.endswith("ss")]
+    return [*words, *singular] or [name.lower()]
 
 
 _TOKEN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:")
@@ -464,6 +467,7 @@ _POSSESSIVE = re.compile(r"['’]s$")
 _OPENERS = frozenset(
     {"any", "are", "can", "could", "do", "does", "did", "what", "which", "where", "when"}
     | {"who", "how", "why", "would", "should", "hi", "hello", "hey", "dear"}
+    | {"has", "have", "had", "is", "was", "were", "will", "shall", "may", "might", "must"}
 )
 # Capitalised words that name no one: "I", a month or a weekday ("from May 3").
 _NOT_NAME_WORDS = frozenset(
@@ -550,9 +554,10 @@ _CJK_NAME = re.compile(
     # after who they are to the writer: 我朋友王磊, 我妹妹陈静
     r"|(?<=朋友|同事|家人|哥哥|姐姐|弟弟|妹妹|老婆|老公|太太|丈夫|儿子|女儿|孩子|同学|船员)"
     r"|(?<=收件人|收货人|联系人|收花人)"  # a label right before it: 收件人张伟
+    r"|(?<=添加|加上|邀请)|(?<=[把和])"  # who is added: 添加刘芳、赵磊, 把李娜和王强加到…
     r"|(?<=[给为叫帮替让请那]))"
     rf"([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}?)"
-    r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员"
+    r"(?=$|[\s,，。:：、;；!?！？\d]|的|订|入住|要|想|先生|女士|老师|同学|退房|预订|下单|会员|和|加到|加进|加入"
     r"|教练|医生|大夫|师傅|[上下这本]周|[今明昨后]天|[开办](?:一|个|张)"
     # what is sent or granted to someone: "给王阿姨发一个", "给张伟一个访客码", "给李明开通"
     r"|(?<=[给为帮替].{2})(?:发|开通|生成|分享|寄|送|一个|一张|一份|办|做)"
@@ -741,7 +746,20 @@ def _after_described_label(query: str, spec: dict[str, Any], taken: Collection[o
             text = re.split(r"\s+(?=[+\d])", match.group(2).strip())[0]
         if text not in map(str, taken):
             return text
+    # a clause that begins with the word the description ends its name with: 抬头个人,
+    # 抬头是深圳驰远物流有限公司 for "发票抬头（公司名称或“个人”）"
+    head = re.split(r"[（(，,。:：;；\s]", description, maxsplit=1)[0]
+    for match in _CJK_CLAUSE_LABEL.finditer(query):
+        text = match.group(2).strip()
+        if head.endswith(match.group(1)) and text not in map(str, taken):
+            return text
     return None
+
+
+# A clause of a label and its text, no word between: 抬头个人, 抬头为个人.
+_CJK_CLAUSE_LABEL = re.compile(
+    r"(?:^|(?<=[，,。;；\s]))([\u4e00-\u9fff]{2,4}?)(?:是|为)?([^，,。;；!?！？\s是为][^，,。;；!?！？\n]{0,199})"
+)
 
 
 def _labelled_text(query: str, parameter: str) -> str | None:
@@ -1882,6 +1900,8 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
             if option is None:
                 break
             found.append(option)
+        # 前保险杠 lists no 后保险杠 by the 保险杠 they share
+        found = [o for o in found if not _looks_like_written(query, o, found)]
         described = str(items.get("description") or "")
         found.sort(key=lambda option: _mentioned_at(query, option, described))  # as listed
     elif items.get("type") in ("integer", "number"):
@@ -1944,6 +1964,21 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         found = _people_named(query, taken)[:limit]  # "Kevin Tan、黄思琪", "王磊、刘洋、陈静"
     minimum = spec.get("minItems")
     return found if found and len(found) >= (minimum if isinstance(minimum, int) else 1) else None
+
+
+def _looks_like_written(query: str, option: Any, found: Sequence[Any]) -> bool:
+    """Whether a Chinese ``option`` the request does not write shares a character with
+    one ``found`` that it writes whole, and the request writes no two characters of it
+    that those do not hold (后保险杠 beside 前保险杠, 车门 beside 车顶; not 学历验证 of
+    "查学历和工作履历")."""
+    text = str(option)
+    if not has_han(text) or text in query:
+        return False
+    written = [str(other) for other in found if str(other) in query]
+    pairs = (text[i : i + 2] for i in range(len(text) - 1))
+    if any(pair in query and not any(pair in other for other in written) for pair in pairs):
+        return False  # named by words of its own
+    return any(set(text) & set(other) for other in written)
 
 
 # A run of numbers written as one list, a percent sign after one of them at least: "50, 80
@@ -2015,7 +2050,10 @@ def _plates(query: str, taken: Collection[object]) -> list[str]:
     after a plate ("plates ab12 cde and ab13 cde"), in order."""
     used: set[int] = set()
     found: list[str] = []
-    while len(found) < _MAX_ITEMS and (plate := _licence_plate(query, used, [*taken, *found])):
+    # (a token in a plate's shape only while none is found: 粤B·D12345 holds no D12345)
+    while len(found) < _MAX_ITEMS and (
+        plate := _licence_plate(query, used, [*taken, *found], bare=not found)
+    ):
         found.append(plate)
     for start in sorted(used):
         end = start
@@ -5320,7 +5358,8 @@ _A_LENGTH_OF_TIME = re.compile(
 )
 # What a number counts, a word apart at most ("3 city bikes", 两辆): no length of time.
 _COUNTS_A_NOUN = re.compile(
-    r"\s{0,2}(?:(people|persons|children|kids|adults)\b|(?:[A-Za-z]+\s+)?([A-Za-z]{3,}s)\b"
+    r"\s{0,2}(?:(people|persons?|child(?:ren)?|kids?|adults?|seniors?|infants?|guests?|teens?)\b"
+    r"|(?:[A-Za-z]+\s+)?([A-Za-z]{3,}s)\b"
     r"|(辆|个|件|张|台|把|副|位|人|盒|箱|份))",
     re.IGNORECASE,
 )
@@ -5772,6 +5811,23 @@ _CJK_GOODS_ABOUT = re.compile(
     r"([\u4e00-\u9fffA-Za-z]{2,8}?)"
     r"(?:(?:里面|里头|里)(?:有|含)|(?:有没有|含不含|有哪些|有什么|含有|含|的(?:成分|配料|过敏原)))"
 )
+# What a guest lost: "I lost my black gloves on the gondola", "left my iphone on the
+# chairlift", "lost a blue beanie somewhere near …"; 我的手套丢在缆车上了, 钱包不见了, 丢了一根雪杖.
+_GOODS_LOST = re.compile(
+    r"\b(?:lost|left|dropped|forgot|misplaced)\s+(?:my|a|an|the|our|his|her|their)\s+"
+    rf"(?:(?:kid|son|daughter|wife|husband|friend)'s\s+)?({_GOODS_WORD}(?:\s+{_GOODS_WORD}){{0,2}}?)"
+    r"(?=\s+(?:on|in|at|near|somewhere|around|by|while|this|yesterday|today|last|during"
+    r"|when|behind|inside|up|under)\b|\s*[,.;!?，。]|$)",
+    re.IGNORECASE,
+)
+# (what follows 丢了 is read first: 在冰川站丢了一根雪杖 lost 雪杖, not 在冰川站)
+_CJK_LOST_AFTER = re.compile(
+    r"(?:丢了|掉了|落了|丢失了?)(?:[一两][个根只副件条把部台])?([\u4e00-\u9fffA-Za-z]{2,8}?)"
+    r"(?=[，,。！!？?\s]|$)"
+)
+_CJK_LOST_BEFORE = re.compile(
+    r"(?:我的|我们的|孩子的|把)?([\u4e00-\u9fffA-Za-z]{1,8}?)(?:丢在|落在|忘在|掉在|丢了|不见了|找不到了)"
+)
 # Words that are no goods: what is asked around them ("any left", "got it").
 _NOT_GOODS = frozenset((
     "it", "them", "one", "ones", "stock", "left", "more", "some", "idea", "news", "way",
@@ -5786,8 +5842,10 @@ def _goods(query: str, taken: Collection[object]) -> str | None:
     """What a request asks a shop for (``_GOODS_ASKED``), a quantity's words left out;
     None when it names nothing or only what another parameter holds."""
     held = {str(t) for t in taken}
-    finders = [_CJK_GOODS_ASKED, _CJK_GOODS_ABOUT] if has_han(query) else []
-    for finder in [*finders, _GOODS_THERE_IN, _GOODS_ASKED, _GOODS_IN_STOCK, _GOODS_ABOUT]:
+    chinese = [_CJK_GOODS_ASKED, _CJK_GOODS_ABOUT, _CJK_LOST_AFTER, _CJK_LOST_BEFORE]
+    finders = chinese if has_han(query) else []
+    english = [_GOODS_THERE_IN, _GOODS_ASKED, _GOODS_IN_STOCK, _GOODS_ABOUT, _GOODS_LOST]
+    for finder in [*finders, *english]:
         for match in finder.finditer(query):
             word = next((g for g in match.groups() if g), "")
             word = re.sub(r"^(?:些|点|个|盒|瓶|支|包)", "", word).strip()
@@ -5898,6 +5956,10 @@ def _string(
         goods = _goods(query, taken)
         if goods is not None:  # "do you have Claritin in stock", 有没有儿童退烧药
             return goods
+    if _takes_a_town(name, spec) and has_han(query):
+        town = town_named(query)  # 深圳的婚礼乐队有哪些, 帮我找找杭州的花艺
+        if town is not None and town not in taken:
+            return town
     if _is_file_parameter(name, spec):
         file_name = _file_name(query, used_ids)
         if file_name is not None:
@@ -5988,6 +6050,17 @@ _ACRONYM = re.compile(r"[A-Z]{2,4}")
 # A parameter that holds a town or a country: it takes the name the request places ("dates
 # in London") before another ("Taylor Swift"), as an address's does.
 _TOWN_NAMES = re.compile(r"city|town|country|region|province|destination")
+# A parameter that holds a city or a town, by its name or its description: ``city``,
+# "所在城市", "Town or city".
+_TOWN_WORDS = re.compile(r"(?<![a-z])(?:city|town)(?![a-z])|城市", re.IGNORECASE)
+
+
+def _takes_a_town(name: str, spec: dict[str, Any]) -> bool:
+    return not _constrains(spec) and bool(
+        _TOWN_WORDS.search(f"{name.replace('_', ' ')} {spec.get('description') or ''}")
+    )
+
+
 # Only a place comes after these ("Jenny from Northwind" is from a company).
 _IN_PLACE = re.compile(r"\b(?:at|in|near)\s{1,3}(?:the\s{1,3})?$", re.IGNORECASE)
 
@@ -6068,10 +6141,13 @@ _VEHICLE_PLATE = re.compile(
 )
 
 
-def _licence_plate(query: str, used: set[int], taken: Collection[object]) -> str | None:
+def _licence_plate(
+    query: str, used: set[int], taken: Collection[object], *, bare: bool = True
+) -> str | None:
     """The request's first Chinese licence plate no other parameter took, as written
     without spaces; else the first plate labelled as one, or written after the vehicle
-    it is on, as written."""
+    it is on, as written; else (``bare``) the one token in a plate's shape
+    (``_BARE_PLATE``)."""
     for match in _CHINESE_PLATE.finditer(query):
         plate = re.sub(r"\s", "", match.group(0))
         if match.start() not in used and plate not in taken:
@@ -6082,7 +6158,24 @@ def _licence_plate(query: str, used: set[int], taken: Collection[object]) -> str
         if match.start(1) not in used and plate not in taken:
             used.add(match.start(1))
             return plate
+    if not bare:
+        return None
+    # else the one token in a plate's shape, unlabelled: "washes for LMN4471", "ABC-1234"
+    shaped = [
+        m
+        for m in itertools.islice(_BARE_PLATE.finditer(query), _MAX_MATCHES)
+        if m.start() not in used and m.group(0) not in taken and 5 <= len(m.group(0)) <= 9
+    ]
+    if len(shaped) == 1:
+        used.add(shaped[0].start())
+        return shaped[0].group(0)
     return None
+
+
+# A plate in capitals, letters and digits, with a dash at most: LMN4471, 9PQR114, ABC-1234.
+_BARE_PLATE = re.compile(
+    r"(?<![\w-])(?=[A-Z0-9-]*[A-Z])(?=[A-Z0-9-]*\d)[A-Z0-9]{1,5}-?[A-Z0-9]{1,5}(?![\w-])"
+)
 
 
 def _is_phone_parameter(name: str, spec: dict[str, Any]) -> bool:

@@ -345,6 +345,10 @@ def _wordings(sense: str) -> str:
 
 _words: dict[str, str] | None = None
 _every: dict[str, str] = {}  # a word of two characters or more → all its senses, as written
+_towns: set[str] = set()  # the names of cities and towns (``town_named``)
+# A proper noun's sense that makes it a town: "Shenzhen subprovincial city in Guangdong",
+# "Tianjin municipality", "Taipei capital of Taiwan", "Sanya prefecture-level city".
+_TOWN_SENSE = re.compile(r"\b(?:city|capital|municipality|county town|town)\b")
 
 
 def dictionary() -> dict[str, str]:
@@ -353,8 +357,9 @@ def dictionary() -> dict[str, str]:
     if _words is None:
         with _lock:
             if _words is None:
-                words, every = _read()
+                words, every, towns = _read()
                 _every.update(every)
+                _towns.update(towns)
                 for word, sense in _OWN_SENSES.items():  # 河滨 is "riverside" here too
                     if len(word) > 1:
                         _every[word] = f"{sense}/{every[word]}" if word in every else sense
@@ -387,10 +392,24 @@ def gloss_ready() -> bool:
     return _words is not None
 
 
-def _read() -> tuple[dict[str, str], dict[str, str]]:
+def town_named(text: str) -> str | None:
+    """The first city or town ``text`` names in Chinese (a proper noun of two to four
+    characters that CC-CEDICT calls a city, a capital or a municipality: 深圳, 杭州, 天津),
+    the longest at the same place; None when it names none or the dictionary is unread."""
+    for run in _HAN.finditer(text[:_MAX_CHARS]):
+        chars = run.group(0)
+        for start in range(len(chars) - 1):
+            for end in range(min(start + _SENSE_WORD_CHARS, len(chars)), start + 1, -1):
+                if chars[start:end] in _towns:
+                    return chars[start:end]
+    return None
+
+
+def _read() -> tuple[dict[str, str], dict[str, str], set[str]]:
     # simplified -> (proper noun?, number of senses, the sense); the common reading wins
     chosen: dict[str, tuple[bool, int, str]] = {}
     every: dict[str, str] = {}
+    towns: set[str] = set()
     with gzip.open(_dictionary_file(), "rt", encoding="utf-8") as lines:
         for line in lines:
             match = _LINE.match(line.rstrip("\n"))
@@ -398,6 +417,8 @@ def _read() -> tuple[dict[str, str], dict[str, str]]:
                 continue
             _, simplified, reading, senses = match.groups()
             several = len(simplified) > 1
+            if several and reading[:1].isupper() and _TOWN_SENSE.search(senses.split("/")[0]):
+                towns.add(simplified)  # (its first sense: 大理 is a town, 南京 once a capital)
             if several and not reading[:1].isupper():  # as written: read when asked for
                 every[simplified] = (
                     f"{every[simplified]}/{senses}" if simplified in every else senses
@@ -409,7 +430,7 @@ def _read() -> tuple[dict[str, str], dict[str, str]]:
             held = chosen.get(simplified)
             if held is None or rank > (not held[0], held[1]):  # ties: the first entry
                 chosen[simplified] = (reading[:1].isupper(), rank[1], sense)
-    return {word: sense for word, (_, _, sense) in chosen.items()}, every
+    return {word: sense for word, (_, _, sense) in chosen.items()}, every, towns
 
 
 def segment(run: str, words: dict[str, str]) -> list[str]:

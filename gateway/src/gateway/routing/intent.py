@@ -160,6 +160,7 @@ _WRITE_VERBS = frozenset(
         *("refer", "merge", "flag", "reopen", "resend", "reissue", "upgrade", "downgrade"),
         *("unenroll", "unenrol", "release", "split", "fix", "rate", "end"),
         *("record", "declare", "reduce", "lower", "write", "subscribe"),
+        *("topup", "recharge"),  # money put on a card ("top up", ``_PHRASAL``)
         # and of changing a running system ("trigger a backup" is not a backup-status
         # lookup, "renew the cert" not an expiry check)
         *("trigger", "initiate", "launch", "rotate", "renew", "provision", "revert"),
@@ -534,7 +535,8 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
     description = own_actions_text(str(manifest.get("description") or ""))
     words = [str(manifest.get(key) or "") for key in ("tool_id", "name")] + [description]
     words += [str(t) for t in (manifest.get("aliases") or []) + (manifest.get("examples") or [])]
-    text = vocabulary.without_fee_names("\n".join(words))  # no "late cancellation fee"
+    # no "late cancellation fee", no "how much is left to pay"
+    text = vocabulary.without_amounts_asked(vocabulary.without_fee_names("\n".join(words)))
     # and each phrasal verb in one word, as a request's is read ("Sign someone up" enrols
     # and still signs: "sign S20230972 up for STAT-2300" is read as "sign")
     plain = vocabulary.plain_verbs(text)

@@ -588,6 +588,19 @@ _REWRITES: list[Rewrite] = [
         ),
         lambda m, t: _day_of_month(int(m[2]), t, _WEEKDAY_STEMS.get(m[1][:3].lower())),
     ),
+    (  # "friday next week", "Friday of next week", "next week friday", "tuesday this
+        # week": that weekday of the week named
+        re.compile(
+            r"\b(?:(" + "|".join(_WEEKDAYS) + r")(?:\s+of)?\s+(next|this|last)\s+week"
+            r"|(next|this|last)\s+week(?:'s|,)?\s+(?:on\s+)?(" + "|".join(_WEEKDAYS) + r"))\b",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _weekday(
+            _WEEKDAYS[(m[1] or m[4]).lower()],
+            t,
+            weeks_ahead={"next": 1, "this": 0, "last": -1}[(m[2] or m[3]).lower()],
+        ),
+    ),
     (  # next Monday, this friday, monday; last tuesday, since tuesday: the one gone by
         re.compile(
             r"\b(?:(next|this|on|last|since|past|previous)\s+)?(" + "|".join(_WEEKDAYS) + r")\b",
@@ -617,6 +630,22 @@ _REWRITES: list[Rewrite] = [
                 weeks_ahead={"下下": 2, "下": 1, "这": 0, "本": 0, "上": -1, "上上": -2}.get(m[1]),
             )
         ),
+    ),
+    (  # "the 14th of August next year", "June 12 this year" (the day rewritten by now):
+        # that day of the year named
+        re.compile(
+            r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d-])\s*,?\s+(?:of\s+)?(next|this)\s+year\b",
+            re.IGNORECASE,
+        ),
+        lambda m, t: _day_of(t.year + (m[4].lower() == "next"), int(m[2]), int(m[3])),
+    ),
+    (  # "from tomorrow to the day after" (tomorrow rewritten by now): the day after it
+        re.compile(
+            r"(?<![\d-])(\d{4}-\d{2}-\d{2})(\s+(?:to|until|till|or|-)\s+)the\s+day\s+after\b"
+            r"(?!\s+(?:tomorrow|next|that|this|the|\d))",
+            re.IGNORECASE,
+        ),
+        lambda m, t: f"{m[1]}{m[2]}{date.fromisoformat(m[1]) + timedelta(days=1)}",
     ),
 ]
 
@@ -819,6 +848,11 @@ _REWRITES += [
         ),
         lambda m, t: _days_of_month_range(m, t),
     ),
+    (  # "from the 28th", "starting the 28th": this month's, if not gone by (a report's
+        # start may be: "from the 3rd" is left as said)
+        re.compile(r"\b(from|starting)\s+the\s+(\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of|to)\b)", re.I),
+        lambda m, t: _from_day(m[1], int(m[2]), t),
+    ),
     (  # "on the 22nd", "until the 14th", "move it to the 17th", "should be the 22nd",
         # "make it the 9th": the next such day of a month, today or after
         re.compile(
@@ -839,6 +873,13 @@ def _day_of(year: int, month: int, day: int) -> str | None:
         return date(year, month, day).isoformat()
     except ValueError:
         return None
+
+
+def _from_day(word: str, day: int, today: date) -> str | None:
+    """ "from the 28th": the 28th of this month, after ``word``, if it is not gone by and
+    the month has it; else None (left as said)."""
+    found = _day_of(today.year, today.month, day) if day >= today.day else None
+    return None if found is None else f"{word} {found}"
 
 
 def _days_of_month_range(match: re.Match[str], today: date) -> str | None:
@@ -983,6 +1024,10 @@ _CN_DAYS_OF_MONTH = re.compile(
     r"(\d{1,2})\s?月\s?(\d{1,2})\s?([日号])((?:\s?[、，,和及与跟]\s?\d{1,2}\s?[日号]){1,6})"
 )
 _CN_LISTED_DAY = re.compile(r"(\d{1,2})\s?[日号]")
+# A range of days in one month: 12月3号到5号, 3月1日至15日.
+_CN_DAY_RANGE = re.compile(
+    r"(\d{1,2})\s?月\s?(\d{1,2})\s?([日号])\s?(到|至|~|～|-|—)\s?(\d{1,2})\s?([日号])"
+)
 
 
 def _days_of_one_month(text: str) -> str:
@@ -1011,7 +1056,14 @@ def _days_of_one_month(text: str) -> str:
         listed = [match[2], *_CN_LISTED_DAY.findall(match[4])]
         return "和".join(f"{month}月{d}{unit}" for d in listed)
 
+    def chinese_range(match: re.Match[str]) -> str:
+        month, first, last = match[1], int(match[2]), int(match[5])
+        if not 1 <= first < last <= 31:  # (a range into the next month is left alone)
+            return match.group(0)
+        return f"{month}月{first}{match[3]}{match[4]}{month}月{last}{match[6]}"
+
     if any(c.isdigit() for c in text):
+        text = _CN_DAY_RANGE.sub(chinese_range, text)
         text = _DAYS_BEFORE_MONTH.sub(before, text)
         text = _MONTH_BEFORE_DAYS.sub(after, text)
         text = _CN_DAYS_OF_MONTH.sub(chinese, text)

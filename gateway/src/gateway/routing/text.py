@@ -281,12 +281,25 @@ _HANDED_OFF = re.compile(
 _ASIDE_TO_DO_ELSE = re.compile(r"\(\s*to\s+[a-z]+\b[^()]{0,120}\)", re.IGNORECASE)
 
 
+# What is left for someone to do: "Outstanding balance left to pay on a booking", "the
+# amount still to be paid", 待支付, 未付清. A balance that says so reports; it does not pay.
+_LEFT_TO_DO = re.compile(
+    r"\b(?:left|remaining|still|yet)\s+to\s+(?:be\s+)?[a-z]+|[待未](?:支付|付款|付清|缴纳|缴费)",
+    re.IGNORECASE,
+)
+
+
+def without_left_to_do(text: str) -> str:
+    """``text`` without what it says is left for someone to do (``_LEFT_TO_DO``)."""
+    return _LEFT_TO_DO.sub(" ", text)
+
+
 def own_actions_text(description: str) -> str:
     """What the description says the tool does itself: :func:`positive_description`
-    less what it says others do next (``_HANDED_OFF``) and its asides on how to do
-    something else (``_ASIDE_TO_DO_ELSE``)."""
+    less what it says others do next (``_HANDED_OFF``) or is left to do (``_LEFT_TO_DO``),
+    and its asides on how to do something else (``_ASIDE_TO_DO_ELSE``)."""
     own = _HANDED_OFF.sub(" ", positive_description(description))
-    return _ASIDE_TO_DO_ELSE.sub(" ", own)
+    return _ASIDE_TO_DO_ELSE.sub(" ", without_left_to_do(own))
 
 
 def disclaimed_text(description: str) -> str:

@@ -50,6 +50,7 @@ from gateway.routing.text import (
     split_identifier,
     stem,
     tokenize,
+    without_left_to_do,
 )
 
 UNSEEN_WEIGHT = 0.5
@@ -62,6 +63,15 @@ _REDIRECT = re.compile(r"\b(?:use|see|try)\s+[A-Za-z][\w.\-]*", re.IGNORECASE)
 _INCAPABLE = re.compile(r"\b(?:cannot|can'?t|can\s+not)\b", re.IGNORECASE)
 _LATIN_WORD = re.compile(r"^[a-z]{3,}$")
 _NEGATION = frozenset({"cannot", "never", "instead", "onli", "use"})
+# Words of a disclaiming sentence that say nothing of what is disclaimed: "those
+# appointments cannot be changed through this gateway" disclaims no "through".
+_NOT_DISCLAIMED = frozenset(
+    {"through", "those", "these", "this", "that", "they", "them", "their", "there", "here"}
+    | {"via", "within", "across", "over", "under", "after", "before", "while", "where"}
+    | {"which", "when", "such", "same", "other", "anoth", "each", "everi", "than", "then"}
+    | {"been", "were", "will", "would", "should", "must", "might", "shall", "yet", "still"}
+    | {"gateway", "tool", "system", "api", "endpoint", "servic", "anymor"}
+)
 # What is left of a contraction ("hasn't" -> "hasn"): says nothing of the request.
 _FRAGMENTS = frozenset({"aren", "couldn", "didn", "doesn", "don", "hadn", "hasn", "haven"})
 _FRAGMENTS |= {"isn", "shouldn", "wasn", "weren", "won", "wouldn"}
@@ -115,7 +125,10 @@ def disclaimed(bm25: BM25Index, manifests: Iterable[Mapping[str, Any]]) -> froze
             words.update(
                 t
                 for t in tokenize(sentence)
-                if _LATIN_WORD.match(t) and t not in _NEGATION and not bm25.has(t)
+                if _LATIN_WORD.match(t)
+                and t not in _NEGATION
+                and t not in _NOT_DISCLAIMED
+                and not bm25.has(t)
             )
     return frozenset(words)
 
@@ -208,9 +221,11 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         frozenset({"withdraw", "drop", "unenroll", "unenrol", "quit"}),
         ("退课", "退选", "退出"),
     ),
+    # (money put on a card or an account is paid in: "top up", "recharge", 充值; not
+    # "reload", which reloads a service's configuration as often)
     "pay": (
-        frozenset({"pay", "transfer", "settle"}),
-        ("支付", "付款", "转账", "缴费", "交费", "还款", "结清", "偿还", "缴纳"),
+        frozenset({"pay", "transfer", "settle"}) | {"topup", "recharge"},
+        ("支付", "付款", "转账", "缴费", "交费", "还款", "结清", "偿还", "缴纳", "充值", "充钱"),
     ),
     # and of running systems and staff, which operators' tools name in either language
     "close": (frozenset({"close", "shut"}), ("关闭", "关掉", "结案")),
@@ -270,7 +285,9 @@ def imperatives(text: str) -> list[str]:
 # A Chinese action word used as a noun: "我的预约是几点", "预约号 APT…", "这个预约".
 # (and a word asked about, not for: "审批人" the approver, "退款进度" a refund's progress,
 # "审批了吗" whether it was approved)
-_NOUN_AFTER = re.compile(r"号|单|编号|记录|信息|是|的|人|进度|状态|流程|环节|价|[了过](?:吗|没)")
+_NOUN_AFTER = re.compile(
+    r"号|单|编号|记录|信息|是|的|人|进度|状态|流程|环节|价|[了过](?:吗|没)|到哪"  # 报销到哪一步了
+)
 # A booking's word before its number names the booking: "预约AP-385512能不能改到周四" (not
 # 取消AP-310488, which cancels it; not 帮我预约SC-4412, asked for; not 预订 D9, a site).
 _NAMES_ITS_NUMBER = ("预约", "预订")
@@ -326,12 +343,15 @@ def _acts_at(text: str, word: str, start: int) -> bool:
 # Setting up a thing, or setting a new one, makes it: "set a wakeup for 2702 at 06:00",
 # "set up a 30 min demo with …" create; "set the price of … to …" changes one.
 _SETS_UP = re.compile(r"\bsets?(?=\s+(?:up|an?)\b)", re.IGNORECASE)
+# Money put on a card: "top up my card", "top it up with 50", "Resort card top-up".
+_TOP_UP = re.compile(r"\btop(?:s|ped|ping)?(?:\s+(?:it|this|that|them))?[\s-]+up\b", re.I)
 # Phrasal verbs whose first word alone names another action: "fire off a test send" sends
 # (firing is dismissing), "sign me up for …" enrols (signing is signing a document).
 _PHRASAL = (
     (re.compile(r"\b(?:fire|shoot)\s+off\b", re.IGNORECASE), "send"),
     (re.compile(r"\bwrite\s+back\b", re.IGNORECASE), "reply"),
     (re.compile(r"\bkick\s+off\b", re.IGNORECASE), "start"),  # not "kick the server"
+    (_TOP_UP, "topup"),
     # what is called off is cancelled ("we have to call off the wedding cake, CK-…")
     (re.compile(r"\bcall(?:ing)?\s+(?:(?:it|this|that|them)\s+)?off\b", re.IGNORECASE), "cancel"),
     (
@@ -438,11 +458,24 @@ _MISSPELT_MIN = 5
 _AMOUNT_TO = re.compile(r"\bhow\s+(?:much|many)\b[^,.;:!?\n]{0,60}?\bto(?=\s+[a-z])", re.I)
 
 
+_AMOUNT_TO_VERB = re.compile(
+    r"(\bhow\s+(?:much|many)\b[^,.;:!?\n]{0,60}?)\bto\s+[a-z]+", re.IGNORECASE
+)
+
+
+def without_amounts_asked(text: str) -> str:
+    """A tool's phrases without the verb an amount's question or a balance names ("How
+    much is left to pay on WB-…?", "balance left to pay"): a balance tool's example
+    asks what is owed; it does not pay."""
+    return without_left_to_do(_AMOUNT_TO_VERB.sub(r"\1", text))
+
+
 def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
     imperative stands (``_IMPERATIVE``), or a Chinese action word used as a verb."""
     text = _SWITCHED_ON_OFF.sub("turn", _ADDED_INTO.sub("添加", text))
-    text = _AMOUNT_TO.sub(lambda m: m.group(0)[:-2] + "for", text)
+    # what is left to pay is asked about, not paid ("what's left to pay before the day?")
+    text = without_left_to_do(_AMOUNT_TO.sub(lambda m: m.group(0)[:-2] + "for", text))
     text = MOVED_IN_TIME.sub("reschedule", text)
     words = set()
     for word in imperatives(_SETS_UP.sub("create", plain_verbs(text))):
@@ -602,7 +635,7 @@ def _own_text(manifest: Mapping[str, Any]) -> str:
     """The tool's id, name, what its description says it is for, aliases and examples,
     less the words that only name a fee (``without_fee_names``)."""
     own = _asked_text(manifest, own_actions_text(str(manifest.get("description") or "")))
-    return without_fee_names(own)
+    return without_amounts_asked(without_fee_names(own))
 
 
 # An action that names a fee, a charge or a policy ("late cancellation fee", "booking
@@ -665,7 +698,9 @@ def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
     # verbs count: a Chinese description's nouns name actions it only reports on
     # ("付款状态" of an invoice lookup that "不处理付款", "删除了内容" of an audit log that
     # "不能删除日志").
-    offered = _actions_in(_asked_text(manifest)) | _actions_in(
+    # (a Chinese name's action word names the tool's act only as a verb: 付款记录 "payment
+    # records" lists what "不能付款" says it cannot do)
+    offered = _actions_in(_asked_text(manifest), as_verbs=True) | _actions_in(
         _SETS_UP.sub("create", own_actions_text(description)), chinese=False
     )
     return _actions_in(refused) - offered
@@ -676,13 +711,16 @@ def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
 _SWITCHES = re.compile(r"\bon\s*/\s*off\b|\bon\s+(?:or|and)\s+off\b|开关|开/关", re.IGNORECASE)
 
 
-def _actions_in(text: str, *, chinese: bool = True) -> frozenset[str]:
-    stems = set(tokenize(text))
+def _actions_in(text: str, *, chinese: bool = True, as_verbs: bool = False) -> frozenset[str]:
+    """The action classes ``text`` names: by an English verb's stem, or a Chinese action
+    word (``chinese``) anywhere in it, or only where it is a verb (``as_verbs``: not 付款
+    of 付款记录 "payment records")."""
+    stems = set(tokenize(_TOP_UP.sub("topup", text)))  # a name's "top-up"
     found = frozenset(
         action
         for action, (english, words) in _ACTIONS.items()
         if not stems.isdisjoint(stem(w) for w in english)
-        or (chinese and any(w in text for w in words))
+        or (chinese and any((_acts(text, w) if as_verbs else w in text) for w in words))
     )
     return found | {"toggle", "close"} if _SWITCHES.search(text) else found
 
