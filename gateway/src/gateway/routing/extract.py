@@ -823,8 +823,88 @@ def _named_by_label(query: str, parameter: str) -> str | None:
                     return surname.group(1)
             value = _NAME_AFTER_LABEL.match(query, found.end())
             if value is not None and value.group(1).lower() not in _NOT_NAME_WORDS:
-                return value.group(1)
+                return (
+                    _part_of_name(value.group(1), parameter)
+                    if hints == ("name",)
+                    else value.group(1)
+                )
     return None
+
+
+# A parameter that is a day of birth: ``date_of_birth``, ``dob``, ``birthDate``, ``born_on``.
+_BIRTH = re.compile(r"birth|(?:^|_)dob(?:$|_)|born", re.IGNORECASE)
+
+
+# A whole name in Latin letters: two or three capitalised words.
+_WHOLE_NAME = re.compile(r"[A-Z][\w'’-]*(?:\s[A-Z][\w'’-]*){1,2}")
+
+
+def _born_before(arguments: dict[str, Any], today: date) -> None:
+    """A day of birth is gone by: "expiry 2 March 2036" is no ``date_of_birth``."""
+    for name, value in list(arguments.items()):
+        if _BIRTH.search(name) and isinstance(value, str) and value[:10] >= today.isoformat():
+            del arguments[name]
+
+
+def _name_roles(props: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The given-name and the family-name parameters of a schema, when it has both."""
+    given = family = None
+    for name in props:
+        lowered = name.lower()
+        if "name" not in lowered:
+            continue
+        if any(hint in lowered for hint in _NAME_LABELS[0][0]):
+            family = family or name
+        elif any(hint in lowered for hint in _NAME_LABELS[1][0]):
+            given = given or name
+    return (given, family) if given and family else (None, None)
+
+
+def _split_name(arguments: dict[str, Any], props: dict[str, Any]) -> None:
+    """A whole Latin name the given-name parameter took ("my daughter Chloe Bennett"),
+    split between it and the family-name one, when that one holds no word of it."""
+    given, family = _name_roles(props)
+    if given is None or family is None:
+        _family_alone(arguments, props)
+        return
+    whole = arguments.get(given)
+    if not isinstance(whole, str) or not _WHOLE_NAME.fullmatch(whole):
+        return
+    words = whole.split()
+    if arguments.get(family) not in (None, whole) and arguments.get(family) in words:
+        arguments[given] = " ".join(w for w in words if w != arguments[family]) or whole
+        return
+    arguments[given], arguments[family] = " ".join(words[:-1]), words[-1]
+
+
+def _family_alone(arguments: dict[str, Any], props: dict[str, Any]) -> None:
+    """A family name's parameter with no given one beside it holds the last word of a
+    whole Latin name it took ("I'm Tomasz Nowak" for ``last_name``: Nowak)."""
+    for name, value in list(arguments.items()):
+        lowered = name.lower()
+        if not (
+            "name" in lowered
+            and any(hint in lowered for hint in _NAME_LABELS[0][0])
+            and isinstance(value, str)
+            and _WHOLE_NAME.fullmatch(value)
+        ):
+            continue
+        spec = props.get(name) or {}
+        if spec.get("type", "string") == "string" and "enum" not in spec:
+            arguments[name] = value.split()[-1]
+
+
+def _part_of_name(name: str, parameter: str) -> str:
+    """Of a whole name a bare "name" labels ("Name's James Whitfield"), the part a family
+    or given name's parameter holds: Whitfield for ``last_name``, James for ``first_name``."""
+    words = name.split()
+    if len(words) < 2:
+        return name
+    if any(hint in parameter for hint in _NAME_LABELS[0][0]):
+        return words[-1]
+    if any(hint in parameter for hint in _NAME_LABELS[1][0]):
+        return " ".join(words[:-1])
+    return name
 
 
 def _labelled_name(query: str, parameter: str) -> str | None:
@@ -1309,7 +1389,7 @@ class ArgumentExtractor:
             if name not in required and _guessed_word(value, spec):
                 value = None  # an optional filter is better left out than set to "what"
             if spec.get("format") == "date-time" and isinstance(value, str):
-                value = _zoned(_date_time(value), query)  # "2025-07-08 15:00" is …T15:00:00
+                value = _zoned(_date_time(value), query, spec)  # "2025-07-08 15:00" is …T15:00:00
             if value is not None:
                 result.arguments[name] = value
                 # The whole request as a search's text holds the others' numbers too.
@@ -1350,6 +1430,8 @@ class ArgumentExtractor:
                 )
                 break
         _implied_options(result.arguments, props, required)
+        _born_before(result.arguments, self.today())
+        _split_name(result.arguments, props)
         self._complete(
             result, query, props, [n for n in required if n not in unread], previous, remembered,
             elliptical,
@@ -2989,7 +3071,19 @@ def _day_at(resolved: str, taken: Collection[object]) -> str | None:
     for _, value in sorted(found):
         if value not in taken and _date_time(value) not in taken:
             return value
+    # the one day and the one clock of a request, words apart: "明晚的海鲜餐厅，3位，7点半",
+    # "friday for the steakhouse, party of 4, 8:30pm"
+    days = set(_LONE_ISO_DAY.findall(resolved))
+    clocks = set(_LONE_ISO_CLOCK.findall(resolved))
+    if not found and len(days) == 1 and len(clocks) == 1:
+        value = f"{days.pop()} {clocks.pop()}"
+        if value not in taken and _date_time(value) not in taken:
+            return value
     return None
+
+
+_LONE_ISO_DAY = re.compile(r"(?<![\d-])(\d{4}-\d{2}-\d{2})(?![\d-])")
+_LONE_ISO_CLOCK = re.compile(r"(?<![\d:])(\d{2}:\d{2})(?![\d:])")
 
 
 def _written_forms(taken: Collection[str]) -> set[str]:
@@ -3009,13 +3103,39 @@ _ZONE = re.compile(
 )
 
 
-def _zoned(value: str, query: str) -> str:
+# An offset a parameter's example or description writes: "e.g. 2026-12-12T07:40:00+08:00",
+# "球会当地时间（+08:00）", "UTC, e.g. …T00:00:00Z".
+_WRITTEN_OFFSET = re.compile(
+    r"(?<=\d{2}:\d{2})(Z)(?![A-Za-z])"
+    r"|(?:(?<=\d{2}:\d{2})|(?<![\w:+-]))([+-])(\d{2}):(\d{2})(?![\d:])"
+)
+
+
+def _zones(text: str) -> set[tuple[str, int, int]]:
+    return {(m[1], int(m[2] or 0), int(m[3] or 0)) for m in _ZONE.finditer(text)}
+
+
+def _parameter_zone(spec: dict[str, Any]) -> set[tuple[str, int, int]]:
+    """The offsets a date-time parameter's own words give its values (its examples and
+    description): the club's "+08:00" for a tee time asked "at 7:30" with no zone."""
+    text = " ".join([str(spec.get("description") or "")[:300], *map(str, _example_values(spec))])
+    zones = _zones(re.sub(r"(?:UTC|GMT)\s+offset", "", text, flags=re.IGNORECASE))
+    for match in _WRITTEN_OFFSET.finditer(text):
+        zones.add(("", 0, 0) if match[1] else (match[2], int(match[3]), int(match[4])))
+    return {("", 0, 0) if h == m == 0 else (sign, h, m) for sign, h, m in zones}
+
+
+def _zoned(value: str, query: str, spec: dict[str, Any] | None = None) -> str:
     """A date-time in the one time zone the request names ("6pm-10pm utc" is
-    …T18:00:00Z, "UTC+8" …+08:00); as it was when the request names none, or several."""
+    …T18:00:00Z, "UTC+8" …+08:00), else in the one its parameter's example or
+    description writes ("e.g. 2026-12-12T07:40:00+08:00"); as it was when neither names
+    exactly one."""
     parts = _DATE_TIME.fullmatch(value)
     if parts is None or parts[4]:
         return value
-    zones = {(m[1], int(m[2] or 0), int(m[3] or 0)) for m in _ZONE.finditer(query)}
+    zones = _zones(query)
+    if not zones and spec is not None:
+        zones = _parameter_zone(spec)
     if len(zones) != 1:
         return value
     sign, hours, minutes = zones.pop()
@@ -5151,6 +5271,15 @@ def _number(
         _counts_people(name, spec) or bool(_HEADCOUNT_STEMS & {stem(w) for w in words})
     )
     dated = not _CALENDAR_NAME.search(name)  # "on the 15th" is a day, no sum or length
+    if number is None and people:  # "me and 2 mates": three go, not two
+        together = _ME_AND.search(query)
+        if together is not None and (together[1] or "").isdigit():
+            counted_with_me = _people_with_me(
+                query, adults=bool({"adult", "adults"} & words), besides=_besides_me(spec)
+            )
+            if counted_with_me is not None and _within(float(counted_with_me), spec):
+                used.add(together.start(1))
+                return counted_with_me if kind in ("integer", "number") else None
     if number is None:
         # a sum takes a number written as money over one that is not: "form 4868 … I'll
         # owe around $3,000" holds 3000
@@ -5190,7 +5319,8 @@ def _number(
                 used,
                 _DAY_NAME.search(name) is not None,
                 people=people,
-                timed=timed,
+                # nights are no people either: 三个大人 is no ``minNights``
+                timed=timed or "night" in name.lower(),
             )
             or _english_count(query, name, spec)
             or _measure_in_words(query, name, spec, used)
@@ -5430,6 +5560,11 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
             value = _COUNT_WORDS[match.group(1).lower()]
             if _within(float(value), spec):
                 return value
+        together = _people_with_me(  # "solo", "me and my dad"
+            query, adults=stem("adults") in counted, besides=_besides_me(spec)
+        )
+        if together is not None and _within(float(together), spec):
+            return together
     if name.lower() not in _ANY_COUNT_NAMES and not counted & _HEADCOUNT_STEMS:
         return None
     one_more = _ONE_MORE.search(query)
@@ -5455,7 +5590,7 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
 # for two", "a party of four" (not "for two nights", "for one of your drivers", "for two
 # extra towels").
 _PEOPLE_WORDS = "party guests people persons pax covers diners headcount adults travellers"
-_PEOPLE_WORDS += " travelers passengers attendees participants"
+_PEOPLE_WORDS += " travelers passengers attendees participants players"
 _PEOPLE_STEMS = frozenset(stem(w) for w in _PEOPLE_WORDS.split())
 _PEOPLE_DESCRIBED = re.compile(r"人数|几个人|多少人|几位")
 
@@ -5466,6 +5601,137 @@ def _counts_people(name: str, spec: dict[str, Any]) -> bool:
     return bool(words & _PEOPLE_STEMS) or bool(
         _PEOPLE_DESCRIBED.search(str(spec.get("description") or ""))
     )
+
+
+# Who goes, counted from the one asking: "solo", "just me", "me and my dad", "me and 2
+# mates", "my wife and I" (not "me and my kids": how many is not said).
+_ALONE = re.compile(r"\b(?:solo|alone|by myself|on my own|just me|only me|just myself)\b", re.I)
+_ME_AND = re.compile(
+    r"(?<![a-z])me\s+(?:and|&|\+|plus)\s+(?:(?:my|a|an|one)\s+)?(?:(\d{1,2}|[a-z]+)\s+)?([a-z]+)\b"
+    r"|(?<![a-z])(?:my|a)\s+([a-z]+)\s+and\s+(?:i|me)\b",
+    re.IGNORECASE,
+)
+
+
+def _people_with_me(query: str, *, adults: bool = False, besides: bool = False) -> int | None:
+    """How many go, the one asking included (not when the parameter counts those
+    ``besides`` them: "guests besides the resident"), when the request counts from them
+    (for a count of ``adults``, not when the others are children)."""
+    me = 0 if besides else 1
+    match = _ME_AND.search(query)
+    if match is not None:
+        count, noun = match.group(1, 2)
+        noun = (noun or match.group(3)).lower()
+        if adults and (noun in _CHILDREN or (count or "").lower() in _CHILDREN):
+            return None
+        if count is not None and noun.endswith("s"):
+            number = int(count) if count.isdigit() else _COUNT_WORDS.get(count.lower())
+            return None if number is None else number + me
+        if count is None and not noun.endswith("s") and noun in _COMPANIONS:
+            return 1 + me
+        if count is not None and count.lower() in _COMPANIONS and noun in _NOT_PEOPLE_AFTER:
+            return 1 + me  # "me and my dad sunday"
+        return None
+    return me if _ALONE.search(query) else None
+
+
+# A count of others than the one asking: "Number of guests besides the resident", 同行人数.
+_BESIDES = re.compile(
+    r"\b(?:besides|excluding|other than|not (?:including|counting)|in addition to|apart from"
+    r"|accompanying)\b|除.{0,8}外|不含|不包括",
+    re.IGNORECASE,
+)
+
+
+def _besides_me(spec: dict[str, Any]) -> bool:
+    return _BESIDES.search(str(spec.get("description") or "")[:200]) is not None
+
+
+# Who one goes with, one of them: "me and my dad", "my wife and I".
+_COMPANIONS = frozenset(
+    [
+        "dad",
+        "father",
+        "mum",
+        "mom",
+        "mother",
+        "wife",
+        "husband",
+        "partner",
+        "son",
+        "daughter",
+        "kid",
+        "child",
+        "friend",
+        "mate",
+        "buddy",
+        "pal",
+        "brother",
+        "sister",
+        "colleague",
+        "boyfriend",
+        "girlfriend",
+        "fiance",
+        "fiancee",
+        "boss",
+        "cousin",
+        "uncle",
+        "aunt",
+        "grandpa",
+        "grandma",
+        "grandmother",
+        "grandfather",
+        "nephew",
+        "niece",
+        "spouse",
+        "roommate",
+        "neighbour",
+        "neighbor",
+        "guest",
+    ]
+)
+_CHILDREN = frozenset(
+    [
+        "kid",
+        "kids",
+        "child",
+        "children",
+        "son",
+        "sons",
+        "daughter",
+        "daughters",
+        "baby",
+        "toddler",
+        "boy",
+        "boys",
+        "girl",
+        "girls",
+    ]
+)
+# Words after a companion that end the phrase ("me and my dad sunday", "me and my wife on").
+_NOT_PEOPLE_AFTER = frozenset(
+    [
+        "on",
+        "at",
+        "this",
+        "next",
+        "sunday",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "tomorrow",
+        "today",
+        "tonight",
+        "in",
+        "for",
+        "to",
+        "please",
+        "pls",
+    ]
+)
 
 
 _FOR_PEOPLE = re.compile(
@@ -5557,7 +5823,10 @@ def _chinese_count(
     return None
 
 
-_CN_PEOPLE = re.compile(r"\s?(?:个人|位|人|名)")
+_CN_PEOPLE = re.compile(
+    r"\s?(?:个人|位|人|名"  # and who they are: 三个大人, 两个小孩, 四个同事
+    r"|个?(?:大人|成人|小孩|孩子|儿童|老人|客人|朋友|同事|学生|乘客|游客|宾客|员工))"
+)
 
 
 _UNITS = [
@@ -6865,7 +7134,11 @@ def _begins_a_token(query: str, name: str) -> bool:
 
 # What may stand between a parameter's word and its value: "order SO…", "employee id 20417",
 # "member no. 5521", "ticket #4471".
-_ID_LABEL_GAP = re.compile(r"[\s:#]{0,3}(?:(?:id|no|num|number|code|ref)\.?[\s:#]{1,3})?")
+# and what says it is: "card number is 3019940075", 卡号是5512330098.
+_ID_LABEL_GAP = re.compile(
+    r"[\s:#：]{0,3}(?:(?:id|no|num|number|code|ref)\.?[\s:#：]{1,3})?"
+    r"(?:(?<![a-z])(?:is|was)\s{1,3}|(?:是|为)[\s:#：]{0,3})?"
+)
 
 
 # The words that label any identifier: "id 2299", "ID: 2299", "#2299", "no. 2299".
@@ -6911,7 +7184,9 @@ _MEASURE = re.compile(r"\d+(?:\.\d+)?(?:mg|mcg|ml|km|cm|mm|lbs?|oz)", re.IGNOREC
 # "Membership ID", 会员编号, 账号.
 _NUMBERED = re.compile(
     r"\b(?:number|no\.|id|identifier)\b\W*$|^\W*(?:the\s+)?(?:\w+\s+){0,3}(?:number|id)\b"
-    r"|编号|号码|账号|卡号|户号",
+    r"|编号|号码|账号|卡号|户号"
+    # a thing's number in Chinese, first: "舱房号，4 或 5 位数字", 预订号, 会员号
+    r"|^\W*[\u4e00-\u9fff]{1,6}号(?![\u4e00-\u9fff])",
     re.IGNORECASE,
 )
 # Other ways a request names what a parameter's name words name: "acct 31188", 账户 41876.
@@ -6921,6 +7196,9 @@ _LABEL_ALIASES = {
     "customer": ("客户",),
     "invoice": ("inv", "发票"),
     "card": ("卡号", "卡"),  # 礼品卡 990011223344, 卡号 55601239
+    # a ship's or a hotel's room: "room 8412", 舱房 7415, 房间号 9214
+    "cabin": ("room", "stateroom", "舱房号", "房间号", "房号", "舱房", "房间"),
+    "room": ("cabin", "房间号", "房号", "房间"),
 }
 # The last word of a name that says its value is a number (``card_number``): the
 # labels of its other words introduce it as a description that says so would.
@@ -6992,7 +7270,41 @@ def _identifier_by_name(
         chosen = mixed[0]
     if chosen is None and is_id_name(name, machine=False):  # "campaign results, id 2299"
         chosen = _first_introduced(lowered, _ID_WORD.finditer(lowered), tokens)
+    if chosen is None and numbered:  # "money left on my giftcard? its 3019940075"
+        chosen = _lone_long_number(lowered, tokens)
     if chosen is None:
         return None
     used.add(chosen[0])
     return chosen[1]
+
+
+# A number's neighbours that make it part of another: a phone's groups ("07911 123456"),
+# "+44 …", or a phone's word before it.
+_GROUPED_BEFORE = re.compile(r"(?:\d[\s-]|\+)$")
+_GROUPED_AFTER = re.compile(r"^[\s-]\d")
+_PHONE_BEFORE = re.compile(r"(?:phone|tel|mobile|cell|call|text|whatsapp|电话|手机|联系)\W{0,12}$")
+
+
+# What may stand before a number no other word labels: "its 3019940075", "card? 30199…",
+# 是 5512330098 (not "barcode 3100776540", nor 续借一下3100234598).
+_BARE_BEFORE = re.compile(
+    r"(?:^|[,.;:!?，。；：！？()（）]|(?<![a-z])(?:its|it's|is|was|my|the|number|no\.?|#)"
+    r"|[是为号])\s*$"
+)
+
+
+def _lone_long_number(lowered: str, tokens: list[tuple[int, str]]) -> tuple[int, str] | None:
+    """For a parameter that is a thing's number, the request's one number of six digits
+    or more that is no phone's and no part of a longer grouped one; None when it has
+    none, or several."""
+    found = [
+        (start, text)
+        for start, text in tokens
+        if text.isdigit()
+        and len(text) >= 6
+        and not _GROUPED_BEFORE.search(lowered, max(0, start - 2), start)
+        and not _GROUPED_AFTER.match(lowered[start + len(text) : start + len(text) + 2])
+        and not _PHONE_BEFORE.search(lowered[max(0, start - 24) : start])
+        and _BARE_BEFORE.search(lowered[max(0, start - 12) : start])
+    ]
+    return found[0] if len(found) == 1 else None

@@ -29,6 +29,9 @@ _THING_NAMES = frozenset(
     ("product", "item", "name", "sku", "title", "article", "goods", "description", "product_name")
 )
 _THING_NAMES |= {"item_name", "product_id", "sku_id", "item_id", "code", "part", "part_number"}
+# (a kind counted: tickets by type, "2 adults and 1 kid", 两个大人一个小孩)
+_KIND_NAMES = frozenset(("type", "ticket_type", "kind", "category", "fare_type", "guest_type"))
+_THING_NAMES |= _KIND_NAMES
 _COUNT_NAMES = frozenset(("quantity", "qty", "count", "units", "amount", "number", "pieces"))
 _MAX_LINES = 20
 
@@ -126,6 +129,8 @@ def lines(
         found = _patterned(query, pattern)
     else:
         found = _written(query)
+    if thing.lower() in _KIND_NAMES:  # a kind is one of its options, or no line at all
+        found = [(name, number) for name, number in found if name in (options or ())]
     lines = [{thing: name, count: number} for name, number in found[:_MAX_LINES] if number > 0]
     return lines or None
 
@@ -146,12 +151,43 @@ def _optioned(
     either = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
     literal = _patterned(query, f"^(?:{either})$")  # as written: "bubble wrap" is words
     if literal:
-        return literal
+        # unless more of them are read in words: "1 adult and 2 children" (child)
+        worded = [line for line in _read_options(query, options, option_of) if line[0] in options]
+        return worded if {o for o, _ in literal} <= {o for o, _ in worded} else literal
+    return _read_options(query, options, option_of)
+
+
+def _read_options(
+    query: str, options: list[str], option_of: Callable[[str], Any] | None
+) -> list[tuple[str, int]]:
+    """Each thing written after its count, as the option it reads as, else as written."""
     read = []
     for name, number in _written(query):
-        option = _sized_option(name, options) or (option_of(name) if option_of else None)
+        option = (
+            _sized_option(name, options)
+            or _person_kind(name, options)
+            or (option_of(name) if option_of else None)
+        )
         read.append((option if isinstance(option, str) else name, number))
     return read
+
+
+# What people call an adult's and a child's ticket or place, by the option's word.
+_PERSON_KINDS = {
+    "adult": ("adult", "adults", "grown-up", "grown-ups", "grownup", "grownups", "大人", "成人"),
+    "child": ("child", "children", "kid", "kids", "小孩", "孩子", "儿童"),
+}
+
+
+def _person_kind(name: str, options: list[str]) -> str | None:
+    """The adult's or child's option ``name`` calls by another word ("kids", 大人)."""
+    head = name.lower().split()[0] if name.split() else name
+    for option in options:
+        if head in _PERSON_KINDS.get(option.lower(), ()) or name in _PERSON_KINDS.get(
+            option.lower(), ()
+        ):
+            return option
+    return None
 
 
 # A size a thing's name gives, and the letters an option writes it in (BOX-S, tee_XL).

@@ -133,9 +133,20 @@ _ZH_DAY_WORDS = re.compile(
 )
 
 
+# A clock time and a count of people in Chinese are values too: 晚上8点, 十点半, 两点一刻,
+# 五个人, 三位 ("一点" alone is "a little", and 上午 alone is kept, as above).
+_ZH_N = "[0-9零一二两三四五六七八九十]"
+_ZH_CLOCK_OR_PEOPLE = re.compile(
+    rf"(?:早上|上午|中午|下午|晚上|傍晚|凌晨)\s?{_ZH_N}{{1,3}}\s?[点點](?:半|一刻|{_ZH_N}{{1,3}}分?)?"
+    rf"|(?<!{_ZH_N})(?:\d{{1,2}}|[二两三四五六七八九十]{{1,3}})\s?[点點](?:半|一刻|{_ZH_N}{{1,3}}分?)?"
+    rf"|(?<!{_ZH_N}){_ZH_N}{{1,3}}\s?(?:个人|[位名](?=[\s,，。、!?！？]|$|[客大小成老学孩朋]))"
+)
+
+
 def without_day_words(text: str) -> str:
-    """``text`` with its Chinese day words blanked (see ``_ZH_DAY_WORDS``)."""
-    return _ZH_DAY_WORDS.sub(" ", text)
+    """``text`` with its Chinese day words (see ``_ZH_DAY_WORDS``), clock times and
+    counts of people blanked."""
+    return _ZH_CLOCK_OR_PEOPLE.sub(" ", _ZH_DAY_WORDS.sub(" ", text))
 
 
 def cjk_share(text: str) -> float:

@@ -47,6 +47,7 @@ from gateway.routing.text import (
     disclaimed_text,
     negative_sentences,
     own_actions_text,
+    positive_description,
     split_identifier,
     stem,
     tokenize,
@@ -119,9 +120,13 @@ def disclaimed(bm25: BM25Index, manifests: Iterable[Mapping[str, Any]]) -> froze
     """Latin words of redirect-free "it cannot …" sentences that no tool's text has."""
     words: set[str] = set()
     for manifest in manifests:
-        for sentence in negative_sentences(str(manifest.get("description") or "")):
+        description = str(manifest.get("description") or "")
+        offered: frozenset[str] | None = None
+        for sentence in negative_sentences(description):
             if _REDIRECT.search(sentence) or not _INCAPABLE.search(sentence):
                 continue
+            if offered is None:
+                offered = _actions_in(positive_description(description), chinese=False)
             words.update(
                 t
                 for t in tokenize(sentence)
@@ -129,6 +134,9 @@ def disclaimed(bm25: BM25Index, manifests: Iterable[Mapping[str, Any]]) -> froze
                 and t not in _NEGATION
                 and t not in _NOT_DISCLAIMED
                 and not bm25.has(t)
+                # a verb of what the tool itself does disclaims an object, not the act:
+                # "cannot switch to a different ship" of a tool that changes bookings
+                and not (offered and _actions_in(t, chinese=False) & offered)
             )
     return frozenset(words)
 
@@ -167,6 +175,9 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
             # reporting a fault, a loss or a claim files it: 报个修, 报个质量问题, 报失, 报案
             # (not 报个价: a word before 价 names a price, ``_NOUN_AFTER``)
             *("报个", "报一个", "报失", "报案"),
+            # a ticket, an order or an account opened: 开个维修单 (not 开一张, which reissues a
+            # receipt as often: 能重新开一张吗)
+            "开个",
         ),
     ),
     "store": (
@@ -225,7 +236,10 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
     # "reload", which reloads a service's configuration as often)
     "pay": (
         frozenset({"pay", "transfer", "settle"}) | {"topup", "recharge"},
-        ("支付", "付款", "转账", "缴费", "交费", "还款", "结清", "偿还", "缴纳", "充值", "充钱"),
+        (
+            *("支付", "付款", "转账", "缴费", "交费", "还款", "结清", "偿还", "缴纳", "充值"),
+            "充钱",
+        ),
     ),
     # and of running systems and staff, which operators' tools name in either language
     "close": (frozenset({"close", "shut"}), ("关闭", "关掉", "结案")),
