@@ -240,3 +240,13 @@ def test_guests_besides_the_one_asking_do_not_count_them() -> None:
     amenity = schema_of("property", "amenity_booking_create")  # "guests besides the resident"
     query = "Need the meeting room on July 8, 2025 at 2:30pm for 90 min, just me and 3 clients"
     assert extracted(f"{query}. BIR-1502", amenity)["guests"] == 3
+
+
+def test_a_count_of_us_includes_the_one_asking() -> None:
+    search = schema_of("cruiseline", "sailing_search")
+    assert extracted("any caribbean cruises out of Miami? two of us", search)["guests"] == 2
+    dining = schema_of("cruiseline", "specialty_dining_reserve")
+    query = "the teppanyaki place for cabin 8412 on Thursday at 6:30pm, just the two of us"
+    assert extracted(query, dining)["party_size"] == 2
+    amenity = schema_of("property", "amenity_booking_create")  # guests besides the resident
+    assert "guests" not in extracted("the rooftop on July 4 2025 at 7pm, three of us", amenity)

@@ -5560,6 +5560,10 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
             value = _COUNT_WORDS[match.group(1).lower()]
             if _within(float(value), spec):
                 return value
+        for match in _OF_US.finditer(query):  # "two of us", "just the two of us"
+            value = _COUNT_WORDS[match.group(1).lower()]
+            if _within(float(value), spec) and not _besides_me(spec):
+                return value
         together = _people_with_me(  # "solo", "me and my dad"
             query, adults=stem("adults") in counted, besides=_besides_me(spec)
         )
@@ -5603,6 +5607,8 @@ def _counts_people(name: str, spec: dict[str, Any]) -> bool:
     )
 
 
+# A count of people that includes the one asking: "two of us", "there will be three of us".
+_OF_US = re.compile(rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+of\s+us\b", re.IGNORECASE)
 # Who goes, counted from the one asking: "solo", "just me", "me and my dad", "me and 2
 # mates", "my wife and I" (not "me and my kids": how many is not said).
 _ALONE = re.compile(r"\b(?:solo|alone|by myself|on my own|just me|only me|just myself)\b", re.I)
