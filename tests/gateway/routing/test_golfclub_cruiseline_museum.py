@@ -19,12 +19,13 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import httpx
 import pytest
 
-from gateway.routing import vocabulary
+from gateway.routing import temporal, vocabulary
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import positive_description, without_day_words
 from tests.gateway.routing.conftest import blind_set, dry_run, extracted, object_schema
@@ -250,3 +251,36 @@ def test_a_count_of_us_includes_the_one_asking() -> None:
     assert extracted(query, dining)["party_size"] == 2
     amenity = schema_of("property", "amenity_booking_create")  # guests besides the resident
     assert "guests" not in extracted("the rooftop on July 4 2025 at 7pm, three of us", amenity)
+
+
+@pytest.mark.parametrize(
+    ("query", "month"),
+    [
+        ("Book STU-22871 into the flute grade 6 performance exam in march", "2027-03"),
+        ("Register my daughter for the violin practical in June", "2027-06"),
+        ("can you book me in for march", "2027-03"),
+        ("报名三月份的考试", "2027-03"),
+        # what was done, or a report, is of the month gone by
+        ("what did I book in March?", "2026-03"),
+        ("What did we reserve in February?", "2026-02"),
+        ("sales in January", "2026-01"),
+    ],
+)
+def test_a_month_a_request_books_for_is_the_one_to_come(query: str, month: str) -> None:
+    assert month in temporal.resolve(query, date(2026, 12, 7))
+
+
+def test_a_month_in_words_picks_an_enum_of_months() -> None:
+    exam = {
+        "type": "object",
+        "properties": {
+            "session": {"type": "string", "enum": ["2027-03", "2027-06", "2027-11"]},
+            "student_id": {"type": "string", "pattern": "^STU-\\d{5}$"},
+        },
+        "required": ["session", "student_id"],
+    }
+    query = "Register my daughter STU-30019 for the grade 3 violin practical in June"
+    assert extracted(query, exam)["session"] == "2027-06"
+    assert extracted("enter STU-10234 in the March 2027 session", exam)["session"] == "2027-03"
+    assert extracted("报名三月份的考试 STU-22871", exam)["session"] == "2027-03"
+    assert "session" not in extracted("Register STU-30019 for the violin practical", exam)

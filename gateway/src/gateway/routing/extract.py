@@ -1386,6 +1386,8 @@ class ArgumentExtractor:
                 value = None  # "ASG-402266" is the assignment's (ASG-204518), not EXT-58213's
             if value is None and spec.get("type", "string") == "string" and "enum" not in spec:
                 value = _calendar_value(on_calendar(), query, name, spec, taken)
+            if value is None and _calendar_options(spec):  # "in June" of 2027-03 / 2027-06
+                value = _constrained(on_calendar(), spec, taken)
             if name not in required and _guessed_word(value, spec):
                 value = None  # an optional filter is better left out than set to "what"
             if spec.get("format") == "date-time" and isinstance(value, str):
@@ -3431,6 +3433,17 @@ def _date_time(value: str) -> str:
         return value
     day, clock, seconds, offset = parts.groups()
     return f"{day}T{clock}{seconds or ':00'}{offset}"
+
+
+def _calendar_options(spec: dict[str, Any]) -> bool:
+    """Whether an enum's options are all months or days ("2027-03", "2027-06-12"): a
+    month the request names in words is read where ``temporal.resolve`` wrote it."""
+    options = spec.get("enum")
+    return (
+        isinstance(options, list)
+        and bool(options)
+        and all(isinstance(o, str) and temporal.is_calendar_value(o) for o in options)
+    )
 
 
 def _time_parameter(name: str, spec: dict[str, Any]) -> bool:

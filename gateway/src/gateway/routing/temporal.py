@@ -433,7 +433,12 @@ def _num(text: str | None) -> int | None:
 _ASKS_FOR_OPENINGS = re.compile(
     r"\b(?:availability|available\s+(?:slots?|dates?|times?|spots?|places?|rooms?|units?)"
     r"|(?:free|open|empty)\s+(?:slots?|spots?|places?)|slots?|openings?|vacanc(?:y|ies))\b"
-    r"|名额|空位|空档|档期|有位置|可预约|能约",
+    r"|名额|空位|空档|档期|有位置|可预约|能约"
+    # and an order to book for it: "Book STU-22871 into the flute exam in march"
+    # (not what was done: "what did I book in March?")
+    r"|(?<!\bi )(?<!\bwe )(?<!\bhave )(?<!\bhad )(?<!\bi've )"
+    r"\b(?:book|reserve|register|enrol|enroll|schedule)\b(?!\s+(?:history|list|records?)\b)"
+    r"|\bsign\s+(?:me\s+|us\s+)?up\b|预订|报名",
     re.IGNORECASE,
 )
 
