@@ -284,3 +284,13 @@ def test_a_month_in_words_picks_an_enum_of_months() -> None:
     assert extracted("enter STU-10234 in the March 2027 session", exam)["session"] == "2027-03"
     assert extracted("报名三月份的考试 STU-22871", exam)["session"] == "2027-03"
     assert "session" not in extracted("Register STU-30019 for the violin practical", exam)
+
+
+def test_a_member_parameter_takes_the_members_identifier() -> None:
+    handicap = schema_of("golfclub", "handicap_lookup")  # ``member``: no pattern, no words
+    assert extracted("Need the handicap for M55310 for the entry form", handicap) == {
+        "member": "M55310"
+    }
+    assert extracted("what's my handicapp now? M10234", handicap)["member"] == "M10234"
+    # an amount is no member's number
+    assert "member" not in extracted("is my handicap under 12.4 now?", handicap)

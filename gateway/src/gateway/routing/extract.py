@@ -6525,6 +6525,7 @@ _RECORD_NAMES = (
     "order", "booking", "reservation", "ticket", "invoice", "shipment", "parcel", "claim",
     "policy", "case", "incident", "transaction", "payment", "contract", "subscription",
     "refund", "appointment", "account",
+    "member",  # a club's ``member``: "the handicap for M55310"
 )  # fmt: skip
 _RUNS = re.compile(r"[A-Za-z]+|\d+|.", re.DOTALL)
 # Word characters around a match that would make it part of a longer token.
