@@ -58,6 +58,20 @@ def test_a_date_time_takes_its_parameters_offset() -> None:
     assert extracted("start it friday at 8pm", utc)["starts_at"] == "2026-12-11T20:00:00Z"
 
 
+def test_an_offset_is_written_as_its_parameter_writes_it() -> None:
+    plus_zero = object_schema(
+        {
+            "new_start": {
+                "type": "string",
+                "format": "date-time",
+                "description": "英国当地时间，带时区，例如 2026-12-16T15:00:00+00:00。",
+            }
+        }
+    )
+    found = extracted("Can we push viewing VW-30817 to Wednesday at 3pm instead?", plus_zero)
+    assert found["new_start"] == "2026-12-09T15:00:00+00:00"
+
+
 def test_a_zone_the_request_names_or_no_zone_at_all() -> None:
     local = schema_of("cruiseline", "specialty_dining_reserve")  # 船上当地时间, no offset
     found = extracted("明天晚上7点半订海鲜餐厅，3位，房号 9214", local)

@@ -3117,14 +3117,19 @@ def _zones(text: str) -> set[tuple[str, int, int]]:
     return {(m[1], int(m[2] or 0), int(m[3] or 0)) for m in _ZONE.finditer(text)}
 
 
-def _parameter_zone(spec: dict[str, Any]) -> set[tuple[str, int, int]]:
-    """The offsets a date-time parameter's own words give its values (its examples and
-    description): the club's "+08:00" for a tee time asked "at 7:30" with no zone."""
+def _parameter_offset(spec: dict[str, Any]) -> str | None:
+    """The offset a date-time parameter's own words give its values, as they write it (its
+    examples and description): the club's "+08:00" for a tee time asked "at 7:30" with no
+    zone, "+00:00" where an example writes it so, "Z" for "UTC"; None unless exactly one."""
     text = " ".join([str(spec.get("description") or "")[:300], *map(str, _example_values(spec))])
-    zones = _zones(re.sub(r"(?:UTC|GMT)\s+offset", "", text, flags=re.IGNORECASE))
-    for match in _WRITTEN_OFFSET.finditer(text):
-        zones.add(("", 0, 0) if match[1] else (match[2], int(match[3]), int(match[4])))
-    return {("", 0, 0) if h == m == 0 else (sign, h, m) for sign, h, m in zones}
+    written = {
+        "Z" if not sign or hours == minutes == 0 else f"{sign}{hours:02d}:{minutes:02d}"
+        for sign, hours, minutes in _zones(re.sub(r"(?:UTC|GMT)\s+offset", "", text, flags=re.I))
+    }
+    written |= {"Z" if m[1] else f"{m[2]}{m[3]}:{m[4]}" for m in _WRITTEN_OFFSET.finditer(text)}
+    if len(written) == 2 and "Z" in written and "+00:00" in written:
+        written = {"+00:00"}  # "UTC, e.g. …+00:00": as the example writes it
+    return written.pop() if len(written) == 1 else None
 
 
 def _zoned(value: str, query: str, spec: dict[str, Any] | None = None) -> str:
@@ -3137,7 +3142,8 @@ def _zoned(value: str, query: str, spec: dict[str, Any] | None = None) -> str:
         return value
     zones = _zones(query)
     if not zones and spec is not None:
-        zones = _parameter_zone(spec)
+        offset = _parameter_offset(spec)
+        return value if offset is None else f"{value}{offset}"
     if len(zones) != 1:
         return value
     sign, hours, minutes = zones.pop()
@@ -5667,90 +5673,23 @@ def _besides_me(spec: dict[str, Any]) -> bool:
 
 
 # Who one goes with, one of them: "me and my dad", "my wife and I".
-_COMPANIONS = frozenset(
-    [
-        "dad",
-        "father",
-        "mum",
-        "mom",
-        "mother",
-        "wife",
-        "husband",
-        "partner",
-        "son",
-        "daughter",
-        "kid",
-        "child",
-        "friend",
-        "mate",
-        "buddy",
-        "pal",
-        "brother",
-        "sister",
-        "colleague",
-        "boyfriend",
-        "girlfriend",
-        "fiance",
-        "fiancee",
-        "boss",
-        "cousin",
-        "uncle",
-        "aunt",
-        "grandpa",
-        "grandma",
-        "grandmother",
-        "grandfather",
-        "nephew",
-        "niece",
-        "spouse",
-        "roommate",
-        "neighbour",
-        "neighbor",
-        "guest",
-    ]
-)
-_CHILDREN = frozenset(
-    [
-        "kid",
-        "kids",
-        "child",
-        "children",
-        "son",
-        "sons",
-        "daughter",
-        "daughters",
-        "baby",
-        "toddler",
-        "boy",
-        "boys",
-        "girl",
-        "girls",
-    ]
-)
+_COMPANIONS = frozenset((
+    "dad", "father", "mum", "mom", "mother", "wife", "husband", "partner", "son",
+    "daughter", "kid", "child", "friend", "mate", "buddy", "pal", "brother", "sister",
+    "colleague", "boyfriend", "girlfriend", "fiance", "fiancee", "boss", "cousin", "uncle",
+    "aunt", "grandpa", "grandma", "grandmother", "grandfather", "nephew", "niece",
+    "spouse", "roommate", "neighbour", "neighbor", "guest"
+))  # fmt: skip
+_CHILDREN = frozenset((
+    "kid", "kids", "child", "children", "son", "sons", "daughter", "daughters", "baby",
+    "toddler", "boy", "boys", "girl", "girls"
+))  # fmt: skip
 # Words after a companion that end the phrase ("me and my dad sunday", "me and my wife on").
-_NOT_PEOPLE_AFTER = frozenset(
-    [
-        "on",
-        "at",
-        "this",
-        "next",
-        "sunday",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "tomorrow",
-        "today",
-        "tonight",
-        "in",
-        "for",
-        "to",
-        "please",
-        "pls",
-    ]
-)
+_NOT_PEOPLE_AFTER = frozenset((
+    "on", "at", "this", "next", "sunday", "monday", "tuesday", "wednesday", "thursday",
+    "friday", "saturday", "tomorrow", "today", "tonight", "in", "for", "to", "please",
+    "pls"
+))  # fmt: skip
 
 
 _FOR_PEOPLE = re.compile(

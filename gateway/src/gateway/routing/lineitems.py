@@ -182,12 +182,7 @@ _PERSON_KINDS = {
 def _person_kind(name: str, options: list[str]) -> str | None:
     """The adult's or child's option ``name`` calls by another word ("kids", 大人)."""
     head = name.lower().split()[0] if name.split() else name
-    for option in options:
-        if head in _PERSON_KINDS.get(option.lower(), ()) or name in _PERSON_KINDS.get(
-            option.lower(), ()
-        ):
-            return option
-    return None
+    return next((o for o in options if head in _PERSON_KINDS.get(o.lower(), ())), None)
 
 
 # A size a thing's name gives, and the letters an option writes it in (BOX-S, tee_XL).
