@@ -87,6 +87,7 @@ from gateway.routing import (
     temporal,
     weekdays,
 )
+from gateway.routing import zones as zones_named
 from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han, town_named
 from gateway.routing.gloss import segment as segment_words
 from gateway.routing.text import STOPWORDS, split_identifier, stem
@@ -506,6 +507,10 @@ _NAMES_AS_VERBS = frozenset(
 )
 
 
+# A title before a name, which is no part of it (a doctor's or a professor's may be).
+_SOCIAL_TITLE = re.compile(r"^(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+(?=[A-Z])")
+
+
 def _capitalised_names(query: str) -> list[str]:
     """Runs of capitalised words, each cut where a sentence ends ("Kestrel Analytics. She
     came…" names Kestrel Analytics) and without a possessive ("Priya's pipeline"); not a
@@ -531,6 +536,7 @@ def _capitalised_names(query: str) -> list[str]:
                 continue
             name = _POSSESSIVE.sub("", " ".join(words).strip(" .,"))
             alone = sentence_start and " " not in name  # a sentence's first word
+            name = _SOCIAL_TITLE.sub("", name) or name  # "Mr Abdi Hassan" is Abdi Hassan
             money = name in countries.currency_codes()  # "1000 USD" names no one
             # nor SKU2024001, a code in capital segments (SHA-HQ) or one a Chinese word
             # is glued to (SHA-HQ门店)
@@ -1391,7 +1397,7 @@ class ArgumentExtractor:
             if name not in required and _guessed_word(value, spec):
                 value = None  # an optional filter is better left out than set to "what"
             if spec.get("format") == "date-time" and isinstance(value, str):
-                value = _zoned(_date_time(value), query, spec)  # "2025-07-08 15:00" is …T15:00:00
+                value = _zoned(_date_time(value), query, spec, props)  # "…-08 15:00": …T15:00:00
             if value is not None:
                 result.arguments[name] = value
                 # The whole request as a search's text holds the others' numbers too.
@@ -3132,17 +3138,36 @@ def _parameter_offset(spec: dict[str, Any]) -> str | None:
     return written.pop() if len(written) == 1 else None
 
 
-def _zoned(value: str, query: str, spec: dict[str, Any] | None = None) -> str:
+def _sibling_offset(props: dict[str, dict[str, Any]]) -> str | None:
+    """The one offset the schema's date-time parameters write between them (an arrival's
+    "e.g. …T06:00:00+08:00" beside a departure's "local time with offset"), else None."""
+    timed = itertools.islice((s for s in props.values() if s.get("format") == "date-time"), 16)
+    written = {_parameter_offset(spec) for spec in timed} - {None}
+    return written.pop() if len(written) == 1 else None
+
+
+def _zoned(
+    value: str,
+    query: str,
+    spec: dict[str, Any] | None = None,
+    props: dict[str, dict[str, Any]] | None = None,
+) -> str:
     """A date-time in the one time zone the request names ("6pm-10pm utc" is
     …T18:00:00Z, "UTC+8" …+08:00), else in the one its parameter's example or
-    description writes ("e.g. 2026-12-12T07:40:00+08:00"); as it was when neither names
-    exactly one."""
+    description writes ("e.g. 2026-12-12T07:40:00+08:00"), else the one its sibling
+    date-time parameters write (``props``); as it was when none names exactly one."""
     parts = _DATE_TIME.fullmatch(value)
     if parts is None or parts[4]:
         return value
     zones = _zones(query)
+    if not zones and (named := zones_named.named_zone(query)) is not None:
+        offset = zones_named.offset_on(named, value)  # "2pm Pacific", 美西时间
+        if offset is not None:
+            return f"{value}{offset}"
     if not zones and spec is not None:
         offset = _parameter_offset(spec)
+        if offset is None and props is not None:
+            offset = _sibling_offset(props)
         return value if offset is None else f"{value}{offset}"
     if len(zones) != 1:
         return value
@@ -3395,6 +3420,9 @@ def _side(
     if value not in query and value.lower() in query.lower():  # "out of c-11-1-a"
         return roles.side(query.lower(), value.lower(), departure_ends=departure_ends)
     text = query if value in query else on_calendar()
+    if value not in text and _DATE_TIME.fullmatch(value):  # …T20:00:00+08:00 was "… 20:00"
+        written = (f"{value[:10]} {value[11:16]}", value[:10])
+        value = next((w for w in written if w in text), value)
     return roles.side(text, value, departure_ends=departure_ends)
 
 
@@ -3497,6 +3525,12 @@ def _constrained(
         pattern = str(spec["pattern"])
         anchored = pattern.startswith("^") and pattern.endswith("$")
         whole = _pattern_value(query, _unanchored(pattern), taken, anchored=anchored)
+        if whole is not None and whole.isdigit():
+            # the digits of a code written apart from its letters: "SQ 838", "ek 385" for
+            # ``^[A-Z0-9]{2}[0-9]{1,4}$`` are SQ838 and EK385, not 838
+            joined = _separated(query, pattern, taken)
+            if joined is not None and re.sub(r"\W|_", "", joined).endswith(whole):
+                return joined
         if whole is not None:
             return whole
         return (
@@ -3969,7 +4003,15 @@ def _written(lowered: str, option: str) -> bool:
     "眼科下午有大夫吗")."""
     if _names(lowered, option):
         return True
-    return len(option) >= 2 and _ALL_HAN.fullmatch(option) is not None and option in lowered
+    if len(option) >= 2 and _ALL_HAN.fullmatch(option) is not None:
+        return option in lowered
+    if not has_han(option):
+        return False
+    # Latin and Chinese together (T2国内 of "T2国内安检队伍长吗"): a Latin end is a word's
+    # end, a Chinese end needs none
+    before = r"(?<![a-z0-9])" if option[0].isascii() and option[0].isalnum() else ""
+    after = r"(?![a-z0-9])" if option[-1].isascii() and option[-1].isalnum() else ""
+    return re.search(before + re.escape(option) + after, lowered) is not None
 
 
 _ALL_HAN = re.compile(r"[\u3400-\u9fff]+")
@@ -4741,7 +4783,7 @@ def _first_whole(values: Iterable[str], pattern: str, taken: Collection[object])
 _LETTERS_DIGITS = re.compile(
     r"(?<![A-Za-z0-9_-])(?:([a-z]{1,8})|([A-Z]{1,8})\s|([a-z]{2,8})\s)(\d{2,12})(?![A-Za-z0-9_-])"
 )
-_SEPARATORS = ("-", "_", "/", ".", " ")
+_SEPARATORS = ("-", "_", "/", ".", " ", "")
 
 
 def _separated(query: str, pattern: str, taken: Collection[object] = ()) -> str | None:

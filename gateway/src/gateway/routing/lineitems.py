@@ -47,10 +47,12 @@ _MEASURES = (
 _ENDS = (
     r"and|or|for|to|please|pls|with|at|on|by|from|in|into|deliver(?:ed|y)?|ship(?:ped)?"
     r"|send|sent|shipping|delivery|pick|picked|collect|i|i'll|we|we'll|asap|today|tomorrow"
-    r"|thanks|thank|each|per|every|as|via|then|plus"
+    r"|tmrw|tmr|tonight|thanks|thank|each|per|every|as|via|then|plus|w(?=/)"  # "w/ oat milk"
 )
+# (a count is no clock's minutes or a price's cents: "around 8:15 tmrw" orders no tmrw)
 _EN_LINE = re.compile(
-    rf"(?<![\w-])(?P<count>\d{{1,4}}|(?:{'|'.join(sorted(_WORD_COUNTS, key=len, reverse=True))})\b)"
+    r"(?<![\w:./-])"
+    rf"(?P<count>\d{{1,4}}|(?:{'|'.join(sorted(_WORD_COUNTS, key=len, reverse=True))})\b)"
     rf"\s*(?:x\s*)?(?:(?:{_MEASURES})\s+of\s+)?"
     rf"(?P<thing>(?!(?:{_ENDS}|{_MEASURES})\b)[A-Za-z][\w'-]*"
     rf"(?:\s+(?!(?:{_ENDS})\b)[A-Za-z0-9][\w'-]*){{0,4}})",

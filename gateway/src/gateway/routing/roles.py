@@ -38,6 +38,7 @@ _FAMILIES = (
     (("departure",), ("return",)), (("depart",), ("return",)), (("outbound",), ("inbound",)),
     (("origin",), ("destination",)), (("source",), ("destination",)),
     (("arrival",), ("departure",)), (("arrive",), ("depart",)), (("arrival",), ("leave",)),
+    (("entry",), ("exit",)),
 )  # fmt: skip
 _NAME_TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
@@ -45,14 +46,15 @@ _NAME_TOKEN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # new value whichever end it is), nor 到/至 (改到: changed to) alone.
 _END_BEFORE = re.compile(
     r"\b(?:until|till|til|through|thru|check(?:ing)?[- ]?out|leaving|return(?:ing|s)?"
-    r"|drop(?:ping)?[- ]?off|back\s+on|end(?:s|ing)?|expir(?:es|ing|y)|into|onto)\b"
-    r"|还车|归还|还回|退房|离店|截止|截至|结束|到期|返程|回程",
+    r"|drop(?:ping)?[- ]?off|back\s+on|end(?:s|ing)?|expir(?:es|ing|y)|into|onto|exit(?:ing)?)\b"
+    r"|还车|归还|还回|退房|离店|截止|截至|结束|到期|返程|回程|出场|离场",
     re.IGNORECASE,
 )
 _START_BEFORE = re.compile(
     r"\b(?:from|out\s+of|since|starting|start(?:s|ing)?|begin(?:s|ning)?|pick(?:ing)?[- ]?up"
-    r"|collect(?:ing|ion)?|check(?:ing)?[- ]?in|arriv(?:e|es|ing|al)|depart(?:s|ing|ure)?)\b"
-    r"|取车|提车|入住|开始|出发|去程|起始|生效",
+    r"|collect(?:ing|ion)?|check(?:ing)?[- ]?in|arriv(?:e|es|ing|al)|depart(?:s|ing|ure)?"
+    r"|entry|entering)\b"
+    r"|取车|提车|入住|开始|出发|去程|起始|生效|入场|进场",
     re.IGNORECASE,
 )
 # "to" before a value ends it ("transfer 200 to 61009374", 转到 40128876), unless the
@@ -68,9 +70,9 @@ _CHANGE = re.compile(
 )
 # After the value (Chinese puts the verb last: "2025-08-12 还", "5月9日还车", "1月1日起").
 _END_AFTER = re.compile(
-    r"\s*(?:还车|归还|还回|退房|离店|截止|结束|到期|为止|还(?![有没剩是要在可得需]))"
+    r"\s*(?:还车|归还|还回|退房|离店|截止|结束|到期|为止|出场|离场|还(?![有没剩是要在可得需]))"
 )
-_START_AFTER = re.compile(r"\s*(?:取车|提车|入住|开始|出发|起|生效)")
+_START_AFTER = re.compile(r"\s*(?:取车|提车|入住|开始|出发|起|生效|入场|进场)")
 # A clause ends at punctuation: words beyond it speak of another value.
 CLAUSE_END = re.compile(r"[,，。;；!?！？\n]")
 

@@ -50,7 +50,7 @@ from gateway.catalog.spec import ToolSpec
 from gateway.metrics import record_route, record_route_cache, record_route_failure
 from gateway.registry.cache import RegistryCache
 from gateway.registry.vectors import StoredVectors
-from gateway.routing import bounds, currencies, intent, vocabulary
+from gateway.routing import bounds, currencies, intent, kin, vocabulary
 from gateway.routing.cache import (
     CachedRoute,
     RouteCache,
@@ -280,7 +280,8 @@ class Router:
         self._kinds: tuple[int, bool] | None = None  # _mixed's memo
         # _attribute_words' memo: the manifest, its words, its text, whether glossed
         self._attributes: dict[int, tuple[dict[str, Any], frozenset[str], str, bool]] = {}
-        self._schemas: dict[int, tuple[ToolSpec, dict[str, Any]]] = {}
+        self._schemas: dict[int, tuple[ToolSpec, dict[str, Any], int]] = {}
+        self._kin: tuple[int, kin.Patterns] = (-2, kin.Patterns())
 
     # -- index lifecycle -------------------------------------------------------------
 
@@ -778,14 +779,26 @@ class Router:
         """The arguments by the extractor's rules, and the last call's values a follow-up
         keeps (``_carry_on``)."""
         spec = self.registry.tools[tool_id].spec
-        extraction = self.extractor.extract(
+        schema, own = self._schema(spec), self._own_schema(spec)
+        read = functools.partial(
+            self.extractor.extract,
             query,
-            self._schema(spec),
             previous=known.previous,
             remembered=known.remembered,
             elliptical=_reads_only(spec),
         )
-        _carry_on(extraction, query, tool_id, self._schema(spec), known.last)
+        extraction = read(schema)
+        unfound = kin.lent(schema, own) - extraction.arguments.keys() if schema is not own else ()
+        if unfound:
+            # a shape lent by the catalogue (``kin``) finds nothing: read as the tool writes
+            # it ("charge it to ALPHA-7" of a project code others write as PRJ-0000)
+            plain = read(own)
+            for name in unfound:
+                if name in plain.arguments:
+                    extraction.arguments[name] = plain.arguments[name]
+                    if name in extraction.missing:
+                        extraction.missing.remove(name)
+        _carry_on(extraction, query, tool_id, schema, known.last)
         return extraction
 
     def _fits(self, query: str, tool_id: str) -> bool:
@@ -1263,15 +1276,41 @@ class Router:
         return found[1], found[2], found[3]
 
     def _schema(self, spec: ToolSpec) -> dict[str, Any]:
-        """The input schema as the router reads it (``bounds.routing_schema``), memoised
-        per tool spec (a changed tool is a new one)."""
-        key = id(spec)
+        """The input schema as the router reads it (``bounds.routing_schema``, an unshaped
+        identifier given its namesakes' pattern: ``kin``), memoised per tool spec (a changed
+        tool is a new one) and registry revision."""
+        key, revision = id(spec), self.registry.revision
         found = self._schemas.get(key)
-        if found is None or found[0] is not spec:
+        if found is None or found[0] is not spec or found[2] != revision:
             if len(self._schemas) > 4096:
                 self._schemas.clear()
-            found = self._schemas[key] = (spec, bounds.routing_schema(spec.input_schema))
+            read = kin.with_kin(
+                self._own_schema(spec),
+                self._kin_patterns(),
+                spec.description or "",
+            )
+            found = self._schemas[key] = (spec, read, revision)
         return found[1]
+
+    def _own_schema(self, spec: ToolSpec) -> dict[str, Any]:
+        """``bounds.routing_schema`` of the tool's own schema (nothing lent by ``kin``)."""
+        return bounds.routing_schema(spec.input_schema)
+
+    def _kin_patterns(self) -> kin.Patterns:
+        """``kin.Patterns`` of the registry at its revision: brought there with the tools
+        changed since (``changed_since``), or read whole when that is not known."""
+        at, patterns = self._kin
+        revision, tools = self.registry.revision, self.registry.tools
+        if at != revision:
+            changed = self.registry.changed_since(at) if 0 <= at < revision else None
+            if changed is None:
+                patterns = kin.Patterns()
+                changed = frozenset(tools)
+            for tool_id in changed:
+                tool = tools.get(tool_id)
+                patterns.put(tool_id, None if tool is None else tool.spec.input_schema)
+            self._kin = (revision, patterns)
+        return patterns
 
     def _attribute_words(self, manifest: dict[str, Any]) -> tuple[frozenset[str], str]:
         """The words a request may name as what it changes (``vocabulary.attribute_text``,
@@ -1372,8 +1411,8 @@ class Router:
         decision = RouteDecision(
             top.tool_id, filled.arguments, top.confidence, hint, candidates, why=why
         )
-        if filled.missing:
-            schema = self._schema(self.registry.tools[top.tool_id].spec)
+        if filled.missing:  # (in the tool's own words: no shape lent by ``kin``)
+            schema = self._own_schema(self.registry.tools[top.tool_id].spec)
             raise RoutedArgumentsInvalid(filled.missing_message(schema), decision=decision)
         error = self._validate(top.tool_id, filled.arguments)
         if error is not None:

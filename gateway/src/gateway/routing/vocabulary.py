@@ -358,7 +358,11 @@ def _acts_at(text: str, word: str, start: int) -> bool:
 # "set up a 30 min demo with …" create; "set the price of … to …" changes one.
 _SETS_UP = re.compile(r"\bsets?(?=\s+(?:up|an?)\b)", re.IGNORECASE)
 # Money put on a card: "top up my card", "top it up with 50", "Resort card top-up".
-_TOP_UP = re.compile(r"\btop(?:s|ped|ping)?(?:\s+(?:it|this|that|them))?[\s-]+up\b", re.I)
+_TOP_UP = re.compile(
+    r"\btop(?:s|ped|ping)?(?:\s+(?:it|this|that|them))?[\s-]+up\b"
+    r"|\badd(?:s|ed|ing)?\s+(?:money|funds|credit)\b",  # "Adds money to a gift card"
+    re.I,
+)
 # Phrasal verbs whose first word alone names another action: "fire off a test send" sends
 # (firing is dismissing), "sign me up for …" enrols (signing is signing a document).
 _PHRASAL = (
@@ -717,6 +721,13 @@ def disclaimed_actions(manifest: Mapping[str, Any]) -> frozenset[str]:
     offered = _actions_in(_asked_text(manifest), as_verbs=True) | _actions_in(
         _SETS_UP.sub("create", own_actions_text(description)), chinese=False
     )
+    # A tool whose endpoint changes what it is sent to (PATCH, PUT) changes something: "does
+    # not change prices or the menu" of one that marks an item sold out names what else
+    # it leaves alone.
+    endpoint = manifest.get("endpoint")
+    method = str(endpoint.get("method") or "").upper() if isinstance(endpoint, Mapping) else ""
+    if method in ("PATCH", "PUT"):
+        offered |= {"update"}
     return _actions_in(refused) - offered
 
 
@@ -915,4 +926,14 @@ def object_gap(
     actions, thing = acted
     if thing in own_words or not actions & _actions_in(_own_text(manifest)):
         return 0.0
+    if any(_compound_of(word, thing) for word in own_words):
+        return 0.0  # "turn off automatic payments" of AutoPay
     return OBJECT_PENALTY
+
+
+def _compound_of(word: str, thing: str) -> bool:
+    """Whether ``word`` is a compound whose second half begins ``thing``: "autopay" of
+    "payment", "prepay" of "payments" (each half three letters or more)."""
+    return any(
+        word.endswith(thing[:cut]) and len(word) - cut >= 3 for cut in range(3, len(thing) + 1)
+    )
