@@ -195,3 +195,12 @@ def test_a_tools_own_example_shapes_its_one_plain_identifier() -> None:
         kin.with_kin(report["input_schema"], kin.Patterns(), report["description"])
         is (report["input_schema"])
     )
+
+
+def test_an_example_the_description_gives_another_parameter_is_not_lent() -> None:
+    promo = json.loads((DATA / "grocery" / "manifests" / "apply_promo_code.json").read_text())
+    orders = kin.Patterns()
+    orders.put("order", object_schema({"orderId": {"type": "string", "pattern": "^GR-[0-9]{6}$"}}))
+    read = kin.with_kin(promo["input_schema"], orders, promo["description"])  # "orderId like …"
+    assert read["properties"]["orderId"]["pattern"] == "^GR-[0-9]{6}$"
+    assert "GR-123456" not in str(read["properties"]["promoCode"].get("description"))

@@ -120,7 +120,7 @@ def with_kin(schema: dict[str, Any], patterns: Patterns, description: str = "") 
     plain = [n for n in required if n not in borrowed and _unshaped(properties.get(n))]
     if description and len(plain) == 1 and not examples_of(properties[plain[0]]):
         shown = examples_of({"description": description[:_MAX_DESCRIPTION]})
-        if len(shown) == 1:
+        if len(shown) == 1 and not _names_another(description, shown[0], plain[0], properties):
             spec = properties[plain[0]]
             said = str(spec.get("description") or "")
             borrowed[plain[0]] = {**spec, "description": f"{said} (e.g. {shown[0]})".lstrip()}
@@ -132,6 +132,25 @@ def with_kin(schema: dict[str, Any], patterns: Patterns, description: str = "") 
     kin = RoutingSchema(lending)
     kin.unread = schema.unread  # what the router leaves out stays left out
     return kin
+
+
+_BEFORE_EXAMPLE = 40  # characters before an example that may name whose it is
+
+
+def _names_another(
+    description: str, example: str, name: str, properties: Mapping[str, Any]
+) -> bool:
+    """Whether the words just before ``example`` in the tool's description name another
+    parameter than ``name``: "(orderId like GR-123456)" is the order's example, not the
+    promo code's."""
+    at = description.find(example)
+    before = description[max(0, at - _BEFORE_EXAMPLE) : max(0, at)]
+    written = _key(before)
+    return any(
+        other != name and isinstance(other, str) and len(_key(other)) >= 4
+        and _key(other) in written
+        for other in properties
+    )  # fmt: skip
 
 
 def lent(schema: Mapping[str, Any], own: Mapping[str, Any]) -> set[str]:
