@@ -280,7 +280,7 @@ class Router:
         self._kinds: tuple[int, bool] | None = None  # _mixed's memo
         # _attribute_words' memo: the manifest, its words, its text, whether glossed
         self._attributes: dict[int, tuple[dict[str, Any], frozenset[str], str, bool]] = {}
-        self._schemas: dict[int, tuple[ToolSpec, dict[str, Any], int]] = {}
+        self._schemas: dict[int, tuple[ToolSpec, dict[str, Any], dict[str, Any], int]] = {}
         self._kin: tuple[int, kin.Patterns] = (-2, kin.Patterns())
 
     # -- index lifecycle -------------------------------------------------------------
@@ -1279,22 +1279,24 @@ class Router:
         """The input schema as the router reads it (``bounds.routing_schema``, an unshaped
         identifier given its namesakes' pattern: ``kin``), memoised per tool spec (a changed
         tool is a new one) and registry revision."""
-        key, revision = id(spec), self.registry.revision
-        found = self._schemas.get(key)
-        if found is None or found[0] is not spec or found[2] != revision:
-            if len(self._schemas) > 4096:
-                self._schemas.clear()
-            read = kin.with_kin(
-                self._own_schema(spec),
-                self._kin_patterns(),
-                spec.description or "",
-            )
-            found = self._schemas[key] = (spec, read, revision)
-        return found[1]
+        return self._schemas_of(spec)[0]
 
     def _own_schema(self, spec: ToolSpec) -> dict[str, Any]:
-        """``bounds.routing_schema`` of the tool's own schema (nothing lent by ``kin``)."""
-        return bounds.routing_schema(spec.input_schema)
+        """``bounds.routing_schema`` of the tool's own schema (nothing lent by ``kin``):
+        the very object :meth:`_schema` is when nothing is lent."""
+        return self._schemas_of(spec)[1]
+
+    def _schemas_of(self, spec: ToolSpec) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(:meth:`_schema`, :meth:`_own_schema`), memoised together."""
+        key, revision = id(spec), self.registry.revision
+        found = self._schemas.get(key)
+        if found is None or found[0] is not spec or found[3] != revision:
+            if len(self._schemas) > 4096:
+                self._schemas.clear()
+            own = bounds.routing_schema(spec.input_schema)
+            read = kin.with_kin(own, self._kin_patterns(), spec.description or "")
+            found = self._schemas[key] = (spec, read, own, revision)
+        return found[1], found[2]
 
     def _kin_patterns(self) -> kin.Patterns:
         """``kin.Patterns`` of the registry at its revision: brought there with the tools
