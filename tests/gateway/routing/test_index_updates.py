@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gateway.routing.index import ToolIndex
+from gateway.routing.index import Glossed, ToolIndex
 from gateway.routing.lexical import BM25Index
 from reach_common.embeddings import Embedder, VectorCache
 from tests.gateway.conftest import shipped
@@ -94,7 +94,7 @@ def test_english_readings_follow_the_tools_in_place(embedder: Embedder) -> None:
     assert not index.english_only("stock_cn")
     assert index.english_only("weather")
     query = "how many units of SKU2024001 are left in the warehouse"
-    reading = ("weather tomorrow", embedder.embed_one("weather tomorrow"))
+    reading = Glossed("weather tomorrow", embedder.embed_one("weather tomorrow"))
     for text, gloss in ((query, None), ("SKU2024001 明天天气", reading)):
         vector = embedder.embed_one(text)
         got = {c.tool_id: c for c in index.search(text, vector, k=5, english=gloss)}

@@ -36,6 +36,8 @@ import re
 import threading
 from pathlib import Path
 
+from gateway.routing.text import STOPWORDS
+
 _LINE = re.compile(r"^(\S+) (\S+) \[([^\]]*)\] /(.*)/$")
 # Senses that send the reader elsewhere rather than say what the word means.
 _REFERRING = (
@@ -344,6 +346,7 @@ def _wordings(sense: str) -> str:
 
 
 _words: dict[str, str] | None = None
+_senses: dict[str, list[str]] = {}  # a headword → each sense's wordings (common readings)
 _every: dict[str, str] = {}  # a word of two characters or more → all its senses, as written
 _towns: set[str] = set()  # the names of cities and towns (``town_named``)
 # A proper noun's sense that makes it a town: "Shenzhen subprovincial city in Guangdong",
@@ -426,6 +429,11 @@ def _read() -> tuple[dict[str, str], dict[str, str], set[str]]:
             sense = _sense(senses, software=several)
             if not sense:
                 continue
+            if not reading[:1].isupper():
+                meant = (w for w in senses.split("/") if w and not w.startswith(_REFERRING))
+                _senses.setdefault(simplified, []).extend(
+                    x for x in map(_wordings, meant) if x and "|" not in x and "[" not in x
+                )
             rank = (not reading[:1].isupper(), senses.count("/") + 1 if several else 0)
             held = chosen.get(simplified)
             if held is None or rank > (not held[0], held[1]):  # ties: the first entry
@@ -489,6 +497,48 @@ def gloss(text: str, *, latin: bool = True) -> str:
                 out.append(words[word])
                 size += len(words[word]) + 1
     if latin and size <= _MAX_READING:
+        out.append(text[position:])
+    reading = " ".join(" ".join(piece.split()) for piece in out if piece.strip())
+    return reading[:_MAX_READING]
+
+
+_SENSE_TOKEN = re.compile(r"[a-z]{3,}")
+
+
+def catalogue_words(text: str) -> frozenset[str]:
+    """The words of ``text`` (lower-cased) that may choose a sense (``gloss_toward``): no
+    stop word, which every text says."""
+    return frozenset(_SENSE_TOKEN.findall(text)) - STOPWORDS
+
+
+def gloss_toward(text: str, catalogue: frozenset[str]) -> str:
+    """``gloss(text)`` with each Chinese word read in the sense that shares the most words
+    with ``catalogue`` (``catalogue_words`` of the tools described only in English), its
+    first sense when none shares more (印 "print" in a print shop). Every sense of a
+    headword's common readings counts (``_senses``)."""
+    text = _CHINESE_DATE.sub(_date_digits, text[:_MAX_CHARS])
+    if not has_han(text):
+        return text
+    words = dictionary()
+    out: list[str] = []
+    position = size = 0
+    for run in _HAN.finditer(text):
+        if size > _MAX_READING:
+            break
+        out.append(text[position : run.start()])
+        position = run.end()
+        for word in segment(run.group(0), words):
+            if word in _FUNCTION_WORDS or word not in words:
+                continue
+            chosen = words[word]
+            best = len(set(_SENSE_TOKEN.findall(chosen.lower())) & catalogue)
+            for sense in _senses.get(word, ()):
+                shared = len(set(_SENSE_TOKEN.findall(sense.lower())) & catalogue)
+                if shared > best:
+                    chosen, best = sense, shared
+            out.append(chosen)
+            size += len(chosen) + 1
+    if size <= _MAX_READING:
         out.append(text[position:])
     reading = " ".join(" ".join(piece.split()) for piece in out if piece.strip())
     return reading[:_MAX_READING]

@@ -95,6 +95,18 @@ class Candidate:
         }
 
 
+@dataclass(frozen=True)
+class Glossed:
+    """A mostly Chinese query read in English (``gloss``) and its vector; and, when it
+    differs, the reading that takes each word in the sense the English-only tools' words
+    share (``gloss_toward``), with its vector: ``leaning`` orders those tools only, and
+    the plain reading alone gives their confidence."""
+
+    text: str
+    vector: Matrix
+    leaning: tuple[str, Matrix] | None = None
+
+
 def describe_text(manifest: dict[str, Any]) -> str:
     return tool_document({**manifest, "tool_id": "", "name": ""}).strip()
 
@@ -472,7 +484,7 @@ class ToolIndex:
         alpha: float | None = None,
         shape_vector: Matrix | None = None,
         include: Collection[str] = (),
-        english: tuple[str, Matrix] | None = None,
+        english: Glossed | None = None,
     ) -> list[Candidate]:
         """Top ``k`` tools for ``query`` among ``allowed`` (all when ``None``), best first,
         and after them those of ``include`` (if allowed) that did not make the top ``k``.
@@ -481,7 +493,8 @@ class ToolIndex:
         compared with the tools' example vectors; the query's own vector when absent.
         ``alpha`` overrides the dense weight (1.0: dense only, 0.0: lexical only).
         ``english``: a Chinese query's gloss and its vector, searched as an English query
-        would be; each tool keeps the better score and confidence of the two readings.
+        would be; each tool keeps the better score and confidence of the two readings (and
+        the better score of its leaning reading, which gives no confidence).
         """
         view = self._view(allowed)
         rows = view.rows
@@ -492,10 +505,13 @@ class ToolIndex:
         )
         if english is not None and view.latin.any():
             # Only tools with no Chinese of their own: the others the query reaches as written.
-            text, vector = english
-            also = self._scores(view, text, vector, alpha, None, penalise=False)
+            also = self._scores(view, english.text, english.vector, alpha, None, penalise=False)
             latin = view.latin
             fused = np.where(latin, np.maximum(fused, also[0]), fused)
+            if english.leaning is not None:  # (a reading drawn to the catalogue's words
+                # would lift any request over the threshold: it orders, and no more)
+                lean = self._scores(view, *english.leaning, alpha, None, penalise=False)
+                fused = np.where(latin, np.maximum(fused, lean[0]), fused)
             dense = np.where(latin, np.maximum(dense, also[1]), dense)
             lexical = np.where(latin, np.maximum(lexical, also[2]), lexical)
             confidence = _better(confidence, also[3], latin)

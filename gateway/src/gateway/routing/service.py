@@ -83,8 +83,15 @@ from gateway.routing.extract import (
     person_names,
     takes_a_name,
 )
-from gateway.routing.gloss import dictionary, gloss, gloss_ready
-from gateway.routing.index import GLOSS_SHARE, Candidate, ToolIndex, example_texts, index_texts
+from gateway.routing.gloss import catalogue_words, dictionary, gloss, gloss_ready, gloss_toward
+from gateway.routing.index import (
+    GLOSS_SHARE,
+    Candidate,
+    Glossed,
+    ToolIndex,
+    example_texts,
+    index_texts,
+)
 from gateway.routing.options import choose_options
 from gateway.routing.rerank import rerank
 from gateway.routing.text import cjk_share, instruction, split_identifier, tokenize
@@ -255,6 +262,10 @@ class Router:
         # changed while one is read (``_reading``, taken by ``_update`` too).
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="route-reader")
         self._reading = asyncio.Lock()
+        # the English words of the tools a caller may use that have no Chinese of their
+        # own, per registry revision and caller's tools (``_catalogue_words``)
+        self._catalogues: dict[tuple[int, frozenset[str]], frozenset[str]] = {}
+        self._tool_words: dict[str, tuple[dict[str, Any], frozenset[str]]] = {}
         self._long_requests = 0  # admitted by _reader_for, being read or waiting
         self._long_by_owner: Counter[str] = Counter()  # the same, per caller
         self._index: ToolIndex | None = None
@@ -480,7 +491,7 @@ class Router:
                 decision = await self._fine_llm(query, candidates, recent)
             else:
                 last_tool = recent[0].tool_id if recent else None
-                reading = (english[0], index.english_only) if english else None
+                reading = (english.text, index.english_only) if english else None
                 decision = await run(
                     self._fine_offline, query, candidates, previous, last_tool, named, reading
                 )
@@ -500,7 +511,7 @@ class Router:
         index: ToolIndex,
         allowed: frozenset[str],
         recent: Sequence[PastCall],
-        english: tuple[str, Vector] | None,
+        english: Glossed | None,
     ) -> tuple[frozenset[str], list[Candidate]]:
         """The coarse stage's candidates, and the writers the request names (an order's
         verb across languages, a converter two currencies name, a plain order's writer
@@ -602,23 +613,53 @@ class Router:
 
     async def _english(
         self, text: str, index: ToolIndex, allowed: frozenset[str], run: _Runner
-    ) -> tuple[str, Vector] | None:
-        """A mostly Chinese request read in English words (``gloss``) and its vector: a
-        second model run, for Chinese requests only, and only when a tool the caller may
-        use is described only in English. The dictionary is read off the event loop the
-        first Chinese request (about half a second): argument filling reads Chinese words
-        of enum options in it too (年假 "annual leave" for ``annual``)."""
+    ) -> Glossed | None:
+        """A mostly Chinese request read in English words (``gloss``) and its vector (with
+        its leaning reading: ``Glossed``): a second model run, for Chinese requests only,
+        and only when a tool the caller may use is described only in English. The
+        dictionary is read off the event loop the first Chinese request (about half a
+        second): argument filling reads Chinese words of enum options in it too (年假
+        "annual leave" for ``annual``)."""
         if cjk_share(text) < GLOSS_SHARE:
             return None
         if not gloss_ready():
             await asyncio.to_thread(dictionary)
         if not index.reads_english_only(allowed):
             return None
-        return await run(self._glossed, text)
+        return await run(self._glossed, text, index, allowed)
 
-    def _glossed(self, text: str) -> tuple[str, Vector]:
+    def _glossed(self, text: str, index: ToolIndex, allowed: frozenset[str]) -> Glossed:
+        """``text``'s English reading, and its leaning one (``Glossed``) when that differs:
+        both embedded in one model run."""
         english = gloss(text)
-        return english, self._embed(english, needs_shape=False)[0]
+        leaning = gloss_toward(text, self._catalogue_words(index, allowed))
+        if leaning == english:
+            return Glossed(english, self._embed(english, needs_shape=False)[0])
+        vectors = self._embed_recent([english, leaning])
+        return Glossed(english, vectors[english], (leaning, vectors[leaning]))
+
+    def _catalogue_words(self, index: ToolIndex, allowed: frozenset[str]) -> frozenset[str]:
+        """The words of the tools of ``allowed`` described only in English (what a Chinese
+        word's sense is chosen by): per tool memoised while its manifest stays, the union
+        per revision and set of tools."""
+        key = (index.revision, allowed)
+        found = self._catalogues.get(key)
+        if found is None:
+            if len(self._catalogues) > 64:
+                self._catalogues.clear()
+            words: set[str] = set()
+            for tool_id in allowed:
+                if index.english_only(tool_id):
+                    words |= self._words_of(tool_id, index.manifests[tool_id])
+            found = self._catalogues[key] = frozenset(words)
+        return found
+
+    def _words_of(self, tool_id: str, manifest: dict[str, Any]) -> frozenset[str]:
+        held = self._tool_words.get(tool_id)
+        if held is None or held[0] is not manifest:
+            text = " ".join(index_texts([manifest])).lower()
+            held = self._tool_words[tool_id] = (manifest, catalogue_words(text))
+        return held[1]
 
     def _embed(self, query: str, needs_shape: bool = True) -> tuple[Vector, Vector | None]:
         """The query's vector (for the coarse stage) and its shape's (values abstracted:
