@@ -730,7 +730,8 @@ _TEXT_AFTER_NAME = r"\s*(?:[:：=]|\s+is\s)\s*([^，,。;；!?！？\n]{1,200})"
 # A Chinese label and the text written after it: 抬头写…, 备注：…, 昵称填… (not 改成: "预算改成4万"
 # gives the budget a new amount, it does not label one).
 _CJK_LABELLED = re.compile(
-    r"([\u4e00-\u9fff]{2,4}?)(?:写成|填写|写|填|[:：])\s*([^，,。;；!?！？\s][^，,。;；!?！？\n]{0,199})"
+    r"([\u4e00-\u9fff]{2,4}?)(?:(?:写成|填写|写|填)\s*[:：]?|[:：])\s*"  # 留言写：…
+    r"([^，,。;；!?！？\s][^，,。;；!?！？\n]{0,199})"
 )
 
 
@@ -1360,8 +1361,9 @@ class ArgumentExtractor:
                 str(v)
                 for value in result.arguments.values()
                 if isinstance(value, list)
-                for v in value
-            }
+                for item in value
+                for v in (item.values() if isinstance(item, dict) else (item,))
+            }  # (of a list's objects, their values: an invitee's email is no message)
             if not _constrains(item_spec(spec)):
                 # A guess (no pattern) leaves alone the tokens another parameter's own
                 # pattern takes: "dep-104233" is deploy_id's, not the service's. (A list of
@@ -1551,6 +1553,9 @@ class ArgumentExtractor:
         flat = {n: p for n, p in properties.items() if p.get("type") != "object"}
         if not flat:
             return None
+        counted = _counts_by_kind(query, flat)
+        if counted and all(n in counted for n in spec.get("required") or ()):
+            return counted  # tickets {adult, child, senior}: "2 senior tix + 1 adult"
         inner = self.extract(query, {**spec, "properties": flat})
         _numeric_range(inner, query, flat)  # "zones 2-4", 一区到二区
         _measures_by_noun(inner.arguments, query, flat)  # "waist … 82 cm", "100cm length"
@@ -1974,10 +1979,14 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
     items = spec.get("items")
     if not isinstance(items, dict):
         return None
-    if items.get("type") == "object":  # an order's lines: "1 litter box and two bags of …"
-        return lineitems.lines(query, items, _enum_option)  # "two wardrobe boxes"
     max_items = spec.get("maxItems")
     limit = min(max_items, _MAX_ITEMS) if isinstance(max_items, int) else _MAX_ITEMS
+    if items.get("type") == "object":
+        keyed = _keyed_items(query, items, taken, limit)
+        if keyed is not None:  # invitees {email, role}: "add a@x.io and b@y.io as editors"
+            minimum = spec.get("minItems")
+            return keyed if len(keyed) >= (minimum if isinstance(minimum, int) else 1) else None
+        return lineitems.lines(query, items, _enum_option)  # "two wardrobe boxes"
     found: list[Any] = []
     if "description" not in items and isinstance(spec.get("description"), str):
         # the list's description often says what its options mean: "bath=洗澡，haircut=剪毛"
@@ -2054,6 +2063,49 @@ def _array(query: str, name: str, spec: dict[str, Any], taken: Collection[object
         found = _people_named(query, taken)[:limit]  # "Kevin Tan、黄思琪", "王磊、刘洋、陈静"
     minimum = spec.get("minItems")
     return found if found and len(found) >= (minimum if isinstance(minimum, int) else 1) else None
+
+
+def _keyed_items(
+    query: str, items: dict[str, Any], taken: Collection[object], limit: int
+) -> list[dict[str, Any]] | None:
+    """A list of objects each keyed by one value the schema pins down (an email, a
+    pattern's id) beside options: one item per such value the request writes, each with
+    the options it names for all of them ("invite a@x.io and b@y.io, view only"), or a
+    required option's default. None when the items are not of that shape, the request
+    writes no such value, or a required option is neither named nor defaulted."""
+    props = items.get("properties")
+    if not isinstance(props, dict) or not all(isinstance(s, dict) for s in props.values()):
+        return None
+    required = set(items.get("required") or ())
+    keys = [
+        name
+        for name, s in props.items()
+        if s.get("type", "string") == "string"
+        and "enum" not in s
+        and (s.get("format") == "email" or "pattern" in s)
+    ]
+    options = [name for name, s in props.items() if isinstance(s.get("enum"), list)]
+    if len(keys) != 1 or not options or required - {keys[0], *options}:
+        return None
+    key = keys[0]
+    values: list[Any] = []
+    while len(values) < limit:
+        value = _constrained(query, props[key], [*map(str, taken), *values])
+        if value is None or value in values:
+            break
+        values.append(value)
+    if not values:
+        return None
+    shared: dict[str, Any] = {}
+    for name in options:
+        option = _enum_option(query, props[name])
+        if option is None and name in required:
+            option = props[name].get("default")
+            if option not in props[name]["enum"]:
+                return None
+        if option is not None:
+            shared[name] = option
+    return [{key: value, **shared} for value in values]
 
 
 def _looks_like_written(query: str, option: Any, found: Sequence[Any]) -> bool:
@@ -2770,6 +2822,48 @@ def _measures_by_noun(
             converted = _convert(value, props[name].get("type", "number"))
             if converted is not None and _within(value, props[name]):
                 arguments[name] = converted
+
+
+# What a count's name says besides its noun: ``num_adults``, ``childCount``.
+_COUNTED_NAME_WORDS = frozenset({"num", "number", "count", "qty", "quantity", "of", "no", "n"})
+
+
+def _counts_by_kind(query: str, props: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """For an object of counts by kind (``{adult, child, senior}``: every property an
+    integer named by one noun), each count written right before its noun, one word
+    between at most two ("2 senior tix + 1 adult", "four students"; in Chinese through the
+    gloss: 四张学生票 "four sheet student ticket"); empty unless the request writes one.
+    A count outside its bounds, or a noun counted twice, leaves it all unread."""
+    nouns: dict[str, str] = {}
+    for name, spec in props.items():
+        words = [w for w in split_identifier(name).lower().split() if w not in _COUNTED_NAME_WORDS]
+        if spec.get("type") != "integer" or len(words) != 1 or len(words[0]) < 3:
+            return {}
+        nouns[name] = words[0].removesuffix("s") if len(words[0]) > 4 else words[0]
+    if len(nouns) < 2:
+        return {}
+    text = (gloss(query) if has_han(query) and gloss_ready() else query).lower()
+    number = rf"(\d{{1,3}}|{'|'.join(sorted(_SMALL_NUMBER_WORDS, key=len, reverse=True))})"
+    found: dict[str, int] = {}
+    places: set[int] = set()  # where the counts stand: "2 adult child" counts one of them
+    for name, noun in nouns.items():
+        stem = "child" if noun == "children" else noun
+        counted = list(
+            re.finditer(
+                rf"(?<![\w.-]){number}\s*(?:x\s*)?(?:[a-z]+\s+){{0,2}}{re.escape(stem)}",
+                text,
+            )
+        )
+        if len(counted) > 1 or any(m.start() in places for m in counted):
+            return {}
+        if counted:
+            places.add(counted[0].start())
+            written = counted[0][1]
+            count = int(written) if written.isdigit() else _SMALL_NUMBER_WORDS[written]
+            if not _within(count, props[name]):
+                return {}
+            found[name] = count
+    return found
 
 
 def _noun_beside(query: str, start: int, end: int, things: dict[str, str]) -> str | None:
@@ -3753,6 +3847,9 @@ def _option_named(
     partial = _partial_option(lowered, options)
     if partial is not None:
         return partial
+    derived = _derived_option(lowered, options)
+    if derived is not None:  # "the projector lamp died" for ``projection``
+        return derived
     description = str(spec.get("description") or "")
     paired = {o: _paired_words(description, str(o)) for o in by_length[:_MAX_PAIRED_OPTIONS]}
     for option, words in paired.items():  # a long enum is not read this way
@@ -3907,13 +4004,19 @@ def _written_option(query: str, lowered: str, options: list[Any], by_length: lis
             if str(option).lower() == "all" and _quantifies_another(lowered, "all", options):
                 continue  # "list all my paid invoices": the paid ones ("both X and Y" is both)
             return option
+    found: list[tuple[Any, str]] = []
     for option in by_length:  # the longest first, however written ("premium economy")
         if enums.is_number(option):
             continue
         for spelled in (str, lambda o: re.sub(r"[_-]+", " ", str(o))):
             text = spelled(option).lower()
             if _written(lowered, text) or (text != str(option) and _names(spaced, text)):
-                return option
+                found.append((option, text))
+                break
+    if found:
+        # of two written, the one the request turns to: "别再打电话提醒了，改成微信" is 微信
+        turned = [o for o, text in found if _turned_to(lowered, text)]
+        return turned[0] if len(found) > 1 and len(turned) == 1 else found[0][0]
     for option in by_length:  # 没充上电 for 未充上电: the two words of "not yet" swap
         text = str(option)
         if has_han(text) and ("未" in text or "没" in text):
@@ -3925,6 +4028,19 @@ def _written_option(query: str, lowered: str, options: list[Any], by_length: lis
             if any(alt != text and alt in query for alt in swapped):
                 return option
     return None
+
+
+# What a request turns to, written just before the new value: "改成微信", "switch to email".
+_TURNED_TO = (
+    r"(?:改成|换成|改为|换为|改用|换用|改到|换到|调成|"
+    r"(?:switch|change|move|convert)(?:e?d|ing|es)?\s+(?:(?:it|that|them|this|me|us)\s+)?"
+    r"(?:over\s+)?to|over\s+to|instead\s+use|use)\s*"
+)
+
+
+def _turned_to(lowered: str, text: str) -> bool:
+    """Whether ``text`` (an option, lower-cased) stands right after a word of turning to it."""
+    return re.search(_TURNED_TO + re.escape(text), lowered) is not None
 
 
 # An option that is a window of the day ("08:00-12:00", "8-12"), and the query's own.
@@ -4083,6 +4199,27 @@ def _inflected_option(lowered: str, options: Sequence[Any]) -> Any:
     return found[0] if len(found) == 1 else None
 
 
+# Endings that derive a word from its root: a projector, a projection.
+_DERIVING = re.compile(r"(?:ation|ion|ment|ing|er|or)$")
+
+
+def _derived_option(lowered: str, options: Sequence[Any]) -> Any:
+    """The one word option the query names by another word derived from the same root,
+    both derived ("projector" for ``projection``, "a cleaner" for ``cleaning``): the root
+    four letters or more. Not a root alone: "product" is no ``production``."""
+    written = {_DERIVING.sub("", w): w for w in _LATIN_WORD.findall(lowered) if len(w) >= 6}
+    roots = {root for root, word in written.items() if root != word and len(root) >= 4}
+    found = []
+    for option in options:
+        text = str(option).lower()
+        if not (isinstance(option, str) and text.isascii() and text.isalpha()):
+            continue
+        root = _DERIVING.sub("", text)
+        if root != text and root in roots and written[root] != text:
+            found.append(option)
+    return found[0] if len(found) == 1 else None
+
+
 # An option that is a verb and its particle run together: ``pickup``, ``dropoff``,
 # ``checkout``, ``setup``.
 _PHRASAL_OPTION = re.compile(r"([a-z]{3,6})(up|off|out|in|back)")
@@ -4215,7 +4352,17 @@ def _sensed_in(lowered: str, options: Sequence[Any], described: str) -> Any:
     asked = {stem(w) for w in written if len(w) >= 4} | verbs
     kind = _sense_stems(described) if has_han(described) else _word_stems(described)
     chinese = [o for o in options if isinstance(o, str) and has_han(o)]
+    if _NEGATING.search(lowered) is None:  # "remind me every 4 months" is no 不提醒
+        chinese = [o for o in chinese if not _NEGATED_OPTION.match(o)]
     return _sense_named(asked, verbs, chinese, kind) or _sense_named(asked, verbs, chinese)
+
+
+# A Chinese option that is a verb negated (不提醒 "no reminders", 没有到货), and the words
+# of a request that asks for none.
+_NEGATED_OPTION = re.compile(r"^(?:不|没|别|停止)")
+_NEGATING = re.compile(
+    r"\b(?:no|not|don'?t|doesn'?t|never|stop|off|without|none|disable|opt\s+out)\b|n't\b"
+)
 
 
 def _sense_named(
@@ -5124,12 +5271,26 @@ def _duration(
     found = temporal.duration(query, unit) if unit else None
     if found is None:
         return _clock_span(query, unit, spec, kind) if unit in _CLOCK_UNITS else None
-    amount, start, end = found
-    value: int | float = round(amount) if kind == "integer" else amount
-    if (kind == "integer" and value < 1 and amount > 0) or not _within(float(value), spec):
-        return None
-    used.update(n.start() for n in _NUMBER.finditer(query) if start <= n.start() < end)
-    return value
+    offset = 0
+    for _ in range(_LENGTHS_READ):  # the first the parameter can take: no "30yr" of 90 days
+        amount, start, end = found[0], found[1] + offset, found[2] + offset
+        value: int | float = round(amount) if kind == "integer" else amount
+        options = spec.get("enum")
+        if (
+            not (kind == "integer" and value < 1 and amount > 0)
+            and _within(float(value), spec)
+            and (not isinstance(options, list) or value in options)
+        ):
+            used.update(n.start() for n in _NUMBER.finditer(query) if start <= n.start() < end)
+            return value
+        offset = end
+        found = temporal.duration(query[offset:], unit) if unit else None
+        if found is None:
+            return None
+    return None
+
+
+_LENGTHS_READ = 3  # lengths of time a request is read for, in order
 
 
 # Units a stretch between two times of day is counted in.
@@ -5312,6 +5473,10 @@ def _number(
             used.add(times.start(1))
             return int(times[1])
     skip = used | counted
+    unit = temporal.unit_of(name, spec)
+    length = temporal.duration(query, unit) if unit is not None else None
+    if length is not None:  # a length it could not take ("提前3天" of ``interval_months``)
+        skip = skip | {n.start() for n in _NUMBER.finditer(query, length[1], length[2])}
     # "5月20日 19:00，8人": 5 and 20 are no party size; 12月10号 no count of 12 months
     if not _CALENDAR_NAME.search(name) or temporal.unit_of(name, spec) is not None:
         skip = skip | {
@@ -5382,6 +5547,8 @@ def _number(
                 people=people,
                 # nights are no people either: 三个大人 is no ``minNights``
                 timed=timed or "night" in name.lower(),
+                # nor is a length it could not take one of its units: 每六个月 of ``lead_days``
+                outside=(length[1], length[2]) if length is not None else None,
             )
             or _english_count(query, name, spec)
             or _measure_in_words(query, name, spec, used)
@@ -5801,6 +5968,7 @@ def _chinese_count(
     *,
     people: bool = False,
     timed: bool = False,
+    outside: tuple[int, int] | None = None,
 ) -> int | None:
     """The first count the request writes in Chinese numerals that the schema's bounds
     allow, when it writes none in digits (the measure word keeps 五月 and 三点 out); for a
@@ -5809,11 +5977,14 @@ def _chinese_count(
     if not has_han(query):
         return None
     found = list(itertools.islice((_CN_DAY_OF_MONTH if day else _CN_COUNT).finditer(query), 32))
+    if outside is not None:
+        found = [m for m in found if not outside[0] <= m.start() < outside[1]]
     if people:  # 一次品鉴，三个人: a count of people is the one 人 or 位 measures, if any is
         counted = [m for m in found if _CN_PEOPLE.match(query, m.end(1))]
         found = counted or found
-    elif timed:
+    elif timed:  # nor how many times (4个月一次 is once)
         found = [m for m in found if not _CN_PEOPLE.match(query, m.end(1))]
+        found = [m for m in found if not _CN_TIMES.match(query, m.end(1))]
     for match in found:
         value = temporal.cn_number(match.group(1))
         if match.start() in used or value is None or not _within(float(value), spec):
@@ -5823,6 +5994,7 @@ def _chinese_count(
     return None
 
 
+_CN_TIMES = re.compile(r"\s?(?:次|回|遍)")
 _CN_PEOPLE = re.compile(
     r"\s?(?:个人|位|人|名"  # and who they are: 三个大人, 两个小孩, 四个同事
     r"|个?(?:大人|成人|小孩|孩子|儿童|老人|客人|朋友|同事|学生|乘客|游客|宾客|员工))"

@@ -70,6 +70,7 @@ _OWN_SENSES = {
     # Service words CC-CEDICT reads literally or lacks: 工单 "work
     # bill", 派单 "clique bill", 报修 "announce decorate", 漫游 "travel around".
     "复机": "reactivate service",
+    "查看": "view check",  # (CC-CEDICT: "look over"; a tool's 查看 shows: 仅查看 "view only")
     "报修": "report for repair",
     "退票": "refund ticket",
     "漫游": "roaming",

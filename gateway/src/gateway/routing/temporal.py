@@ -128,7 +128,8 @@ _ZH_SPAN = re.compile(  # (?<!\d): a run of digits is read from its start only, 
     + _CN_NUMBER
     + r"|半)\s*("
     + "|".join(sorted(_ZH_UNIT, key=len, reverse=True))
-    + r")(?!\s*(?:\d|[一二两三四五六七八九十]){1,3}\s*次)"  # 一天两次 is a rate, no length
+    # 一天两次 is a rate, no length; 4个月一次 is once in that length
+    + r")(?!\s*(?![1一]\s*次)(?:\d|[一二两三四五六七八九十]){1,3}\s*次)"
     + r"|(上|本|这|近|最近|过去)(?:一)?(个月|周|星期|礼拜|季度|年)"
 )
 _ZH_LAST_YEAR = re.compile(r"去年(?!\s*(?:\d|[一二三四五六七八九十])+\s*月)")

@@ -181,7 +181,8 @@ _REDIRECT = re.compile(
     r"(?:\b(?:use|try|call)\s+(?:the\s+)?`?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+`?"
     # (or several: "use update_pledge / cancel_pledge")
     r"(?:\s*(?:/|,|\bor\b|\band\b)\s*`?[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+`?){0,3}"
-    r"(?:\s+(?:instead|tool))?|(?:请|可)(?:走|改用|使用|调用|用)\S{1,12})\s?[.;。；)）]?$",
+    r"(?:\s+(?:instead|tool))?|(?:请|可)(?:走|改用|使用|调用|用)\s?(?:`?[A-Za-z][\w.]{0,63}`?|\S{1,12}))"
+    r"\s?[.;。；)）]?$",
     re.IGNORECASE,
 )
 # A clause anywhere in a sentence that names another tool by its id as the one to use or
@@ -212,7 +213,19 @@ _IF_INSTEAD = re.compile(
 )
 _CONDITION_REDIRECT = re.compile(
     r"^\s*[^。！？；;，,]{0,20}?(?:如果|若|如需|如要|要是|想要?)[^。！？；;]{1,40}?[，,]\s*(?:请|可以?)?(?:走|改用|使用|调用|用)"
-    r"[^。！？；;，,]{1,20}(?:[，,][^。！？；;]{0,20})?[。！？；;]?$"
+    r"\s*(?:`?[A-Za-z][\w.]{0,63}`?\s*|[^。！？；;，,]{1,20})(?:[，,][^。！？；;]{0,20})?[。！？；;]?$"
+)
+# A sentence that leaves an action to another place or other people: "Rolling a file back
+# to an older version is done in the web app", "changing or withdrawing a request is done
+# by the events team, not here".
+_DONE_ELSEWHERE = re.compile(
+    r"^\s*[a-z]+ing\b[^.;!?]{0,100}?\b(?:is|are)\s+(?:only\s+)?(?:done|handled|managed|made"
+    r"|processed)\s+(?:in|by|through|via|from|at)\s+(?!this\b|here\b)",
+    re.IGNORECASE,
+)
+# A Chinese clause that leaves its request to other people: "修改或撤销申请需联系活动组".
+_CONTACT_ELSEWHERE = re.compile(
+    r"(?:需要?|须|请|要)(?:联系|找|咨询)[^。！？；;，,]{1,15}[。！？；;]?$"
 )
 # Sentences, and Chinese clauses ("…，也不能用来升级或降级套餐": a clause may say what the
 # tool does not do).
@@ -248,6 +261,8 @@ def _not_for(sentence: str) -> bool:
         or _USE_INSTEAD.search(stripped)
         or _CONDITION_REDIRECT.match(sentence)
         or _IF_INSTEAD.match(stripped)
+        or _CONTACT_ELSEWHERE.search(stripped)
+        or _DONE_ELSEWHERE.match(sentence)
     )
 
 

@@ -195,6 +195,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
             *("修改", "更改", "更新", "改成", "改为", "调整", "设置", "替换", "调成", "调为"),
             *("调到", "改期", "改约", "改到", "推迟", "延后", "延期", "挪到", "换个时间"),
             *("延到", "提前到"),  # a date moved later or earlier: 交稿时间延到1月10号
+            *("改签", "换到"),  # a ticket rebooked, a seat or a plan moved: 能换到后面的位子吗
             *("降价", "涨价", "调价", "降到", "涨到"),  # a price or a plan moved to another
         ),
     ),
@@ -320,6 +321,8 @@ def names_its_number(text: str, start: int, word: str) -> bool:
 
 
 _NOUN_BEFORE = ("的", "个", "这", "那")
+# An action undone names what is undone, no action asked: 撤销删除 restores, 取消预约 cancels.
+_UNDOING_BEFORE = ("撤销", "撤回", "取消", "恢复")
 _ADVERBS_BEFORE = ("整个", "一个个")
 
 
@@ -350,6 +353,7 @@ def _acts_at(text: str, word: str, start: int) -> bool:
             text[max(0, start - 1) : start] in _NOUN_BEFORE
             and text[max(0, start - 2) : start] not in _ADVERBS_BEFORE  # 整个删掉: "delete it all"
         )
+        or text[max(0, start - 2) : start] in _UNDOING_BEFORE
     )
     return not noun and not _WHO_DID.search(text, max(0, start - _WHO_DID_WITHIN), start)
 
@@ -357,12 +361,27 @@ def _acts_at(text: str, word: str, start: int) -> bool:
 # Setting up a thing, or setting a new one, makes it: "set a wakeup for 2702 at 06:00",
 # "set up a 30 min demo with …" create; "set the price of … to …" changes one.
 _SETS_UP = re.compile(r"\bsets?(?=\s+(?:up|an?)\b)", re.IGNORECASE)
+_SUM_WORD = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|thirty|forty|fifty|sixty"
+    r"|seventy|eighty|ninety|hundred|thousand|and)"
+)
 # Money put on a card: "top up my card", "top it up with 50", "Resort card top-up".
 _TOP_UP = re.compile(
     r"\btop(?:s|ped|ping)?(?:\s+(?:it|this|that|them))?[\s-]+up\b"
-    r"|\badd(?:s|ed|ing)?\s+(?:money|funds|credit)\b",  # "Adds money to a gift card"
+    r"|\badd(?:s|ed|ing)?\s+(?:money|funds|credit)\b"  # "Adds money to a gift card"
+    # a sum put on something: "add ¥300 to gift card …", "put 500 more on my card"
+    r"|\b(?:add|put|load)(?:s|ed|ing|ting)?\s+(?:another\s+)?"
+    r"(?:(?:[$¥€£]\s?\d[\d,.]*|\d[\d,.]*\s*(?:yuan|dollars?|bucks|euros?|pounds?|rmb|usd|元|块))"
+    r"\s+(?:more\s+)?(?:on(?:to)?|to|in(?:to)?)\b"
+    # (or a sum with no currency, on what holds money: "put two hundred and fifty on my
+    # account", "put 500 more on my gift card"; not "put 3 more on the order")
+    rf"|(?:\d[\d,.]*|{_SUM_WORD}(?:[\s-]+{_SUM_WORD}){{0,5}})"
+    r"(?:\s*more)?\s+on(?:to)?\s+(?:(?:my|the|this|that|our|your)\s+)?(?:[a-z-]+\s+)?"
+    r"(?:card|account|balance|wallet)\b)",
     re.I,
 )
+# What is rolled back is reverted: "roll F3N8Q2W7ZP back to version 4", "Rolling a file back".
+_ROLL_BACK = re.compile(r"\broll(?:s|ed|ing)?\s+(?:[\w-]+\s+){0,3}?back\b", re.IGNORECASE)
 # Phrasal verbs whose first word alone names another action: "fire off a test send" sends
 # (firing is dismissing), "sign me up for …" enrols (signing is signing a document).
 _PHRASAL = (
@@ -370,6 +389,7 @@ _PHRASAL = (
     (re.compile(r"\bwrite\s+back\b", re.IGNORECASE), "reply"),
     (re.compile(r"\bkick\s+off\b", re.IGNORECASE), "start"),  # not "kick the server"
     (_TOP_UP, "topup"),
+    (_ROLL_BACK, "rollback"),
     # what is called off is cancelled ("we have to call off the wedding cake, CK-…")
     (re.compile(r"\bcall(?:ing)?\s+(?:(?:it|this|that|them)\s+)?off\b", re.IGNORECASE), "cancel"),
     (
@@ -673,7 +693,7 @@ def without_fee_names(text: str) -> str:
 # through an agent", "New reservations only", "只负责新建案件", "仅支持新建".
 _ONLY = re.compile(
     r"\bonly\s+([a-z]{3,20})\b|\bnew\s+[a-z]{3,20}(?:\s+[a-z]{3,20})?\s+only\b"
-    r"|(?:只负责|只能|仅负责|仅支持|仅限|仅)\s{0,2}(新建|新增|创建|登记|预约|提交|报案|添加)",
+    r"|(?:只负责|只能|仅负责|仅支持|仅限|仅|只)\s{0,2}(新建|新增|创建|登记|预约|提交|报案|添加)",
     re.IGNORECASE,
 )
 
@@ -740,7 +760,7 @@ def _actions_in(text: str, *, chinese: bool = True, as_verbs: bool = False) -> f
     """The action classes ``text`` names: by an English verb's stem, or a Chinese action
     word (``chinese``) anywhere in it, or only where it is a verb (``as_verbs``: not 付款
     of 付款记录 "payment records")."""
-    stems = set(tokenize(_TOP_UP.sub("topup", text)))  # a name's "top-up"
+    stems = set(tokenize(_ROLL_BACK.sub("rollback", _TOP_UP.sub("topup", text))))  # "top-up"
     found = frozenset(
         action
         for action, (english, words) in _ACTIONS.items()
