@@ -163,6 +163,22 @@ def _method(spec: ToolSpec) -> str:
     return str(getattr(spec.endpoint, "method", "") or "").upper()
 
 
+def _own_words(manifest: dict[str, Any]) -> str:
+    """A tool's own words, lower-cased: its id, name, description, aliases, examples, and
+    its parameters' names and descriptions (about 0.02 ms a tool: the whole catalogue's
+    words are read once, then a tool's again only when it changes)."""
+    parts = [split_identifier(str(manifest.get("tool_id") or "")), str(manifest.get("name") or "")]
+    parts += [str(manifest.get("description") or "")]
+    parts += map(str, [*(manifest.get("aliases") or ()), *(manifest.get("examples") or ())])
+    schema = manifest.get("input_schema")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    for name, spec in (properties or {}).items() if isinstance(properties, dict) else ():
+        parts.append(split_identifier(str(name)))
+        if isinstance(spec, dict):
+            parts.append(str(spec.get("description") or ""))
+    return " ".join(parts).lower()
+
+
 def _dropped_in_either(
     drop: Callable[[str], float], drop_english: Callable[[str], float], tools: frozenset[str]
 ) -> Callable[[str], float]:
@@ -657,8 +673,7 @@ class Router:
     def _words_of(self, tool_id: str, manifest: dict[str, Any]) -> frozenset[str]:
         held = self._tool_words.get(tool_id)
         if held is None or held[0] is not manifest:
-            text = " ".join(index_texts([manifest])).lower()
-            held = self._tool_words[tool_id] = (manifest, catalogue_words(text))
+            held = self._tool_words[tool_id] = (manifest, catalogue_words(_own_words(manifest)))
         return held[1]
 
     def _embed(self, query: str, needs_shape: bool = True) -> tuple[Vector, Vector | None]:
