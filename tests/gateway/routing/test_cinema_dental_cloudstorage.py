@@ -16,7 +16,9 @@
 - a length in one unit is no count of another (提前3天 of ``interval_months``), 4个月一次
   is once in four months, and a negated option (不提醒) is named only by a negation;
 - an option is named by another word derived from its root ("projector" for
-  ``projection``).
+  ``projection``);
+- a title in 《》 or a capitalised run goes to a parameter named for a work (``film``),
+  and a month or a day shortened ("Dec") is no place.
 """
 
 from __future__ import annotations
@@ -235,3 +237,39 @@ async def test_cinema_dental_and_drive_routes(
 ) -> None:
     body = (await dry_run(gateway, query, "patron")).json()
     assert body.get("tool_id") == tool_id, body
+
+
+@pytest.mark.parametrize(
+    ("query", "wanted", "absent"),
+    [
+        ("Paddington times for Dec 19 pls", {"date": "2026-12-19"}, "cinema"),  # no "Dec"
+        (
+            "明天环球港有没有《疯狂动物城2》的3D场",
+            {"film": "疯狂动物城2", "date": "2026-12-08"},
+            None,
+        ),
+        (
+            "When is Dune Messiah showing on Saturday at Westgate?",
+            {"film": "Dune Messiah", "cinema": "Westgate"},
+            None,
+        ),
+        ("any 4dx sessions of the new Spider-Man on thursday?", {"film": "Spider-Man"}, None),
+    ],
+)
+def test_a_work_takes_its_title_and_a_place_takes_none(
+    query: str, wanted: dict, absent: str | None
+) -> None:
+    found = extracted(query, schema_of("cinema", "showtimes_search"))
+    assert found.items() >= wanted.items()
+    assert found.get("cinema") != "疯狂动物城2"
+    if absent is not None:
+        assert absent not in found
+
+
+def test_a_bracketed_title_is_no_place_in_chinese_either() -> None:
+    query = (
+        "公司年会想包场看《阿凡达3》，120人左右，12月30日晚上7点半，环球港，联系人王磊 13900001111"
+    )
+    found = extracted(query, schema_of("cinema", "private_hire_request"))
+    assert found["film"] == "阿凡达3"
+    assert found.get("cinema") != "阿凡达3"

@@ -511,6 +511,46 @@ _NAMES_AS_VERBS = frozenset(
 _SOCIAL_TITLE = re.compile(r"^(?:Mr|Mrs|Ms|Miss|Mx)\.?\s+(?=[A-Z])")
 
 
+# A parameter that holds a work's title (``film``, ``movie_title``, ``book``; 片名), and
+# a title as Chinese writes one: 《疯狂动物城2》.
+_TITLE_PARAMETER = re.compile(
+    r"title|film|movie|book|song|album|片名|书名|影片|电影名|歌名", re.IGNORECASE
+)
+_BRACKETED = re.compile(r"《([^》]{1,120})》")
+
+
+def _bracketed_title(
+    query: str, name: str, spec: dict[str, Any], taken: Collection[object]
+) -> str | None:
+    """The first title the request writes in 《》 that no other parameter holds, for an
+    unconstrained parameter whose name or description says it holds a title."""
+    if _constrains(spec) or not _TITLE_PARAMETER.search(f"{name} {spec.get('description') or ''}"):
+        return None
+    held = set(map(str, taken))
+    return next(
+        (m[1].strip() for m in _BRACKETED.finditer(query) if m[1].strip() not in held), None
+    )
+
+
+# A parameter named for a work (``film``, ``movie``, ``book_title``, ``song``): not an id.
+_WORK_NAME = re.compile(r"film|movie|book(?!ing)|song|album", re.IGNORECASE)
+
+
+def _work_named(
+    query: str, name: str, spec: dict[str, Any], taken: Collection[object]
+) -> str | None:
+    """For an unconstrained parameter named for a work, the first run of capitalised words
+    the request writes that it does not place ("… showing on Saturday at Westgate") and no
+    other parameter holds: "Dune Messiah", "Spider-Man"."""
+    if _constrains(spec) or is_id_name(name) or not _WORK_NAME.search(name):
+        return None
+    held = {str(value).lower() for value in taken}
+    for found in _capitalised_names(query):
+        if found.lower() not in held and not _placed(query, found, _IN_PLACE):
+            return found
+    return None
+
+
 def _capitalised_names(query: str) -> list[str]:
     """Runs of capitalised words, each cut where a sentence ends ("Kestrel Analytics. She
     came…" names Kestrel Analytics) and without a possessive ("Priya's pipeline"); not a
@@ -1691,6 +1731,12 @@ class ArgumentExtractor:
             )
             if quotable and quoted and not _constrains(spec):
                 return quoted.pop(0)  # title "Acme v. Northgate": the quotes hold it whole
+            bracketed = _bracketed_title(query, name, spec, taken)
+            if bracketed is not None:  # 《疯狂动物城2》 for ``film``
+                return bracketed
+            work = _work_named(query, name, spec, taken)
+            if work is not None:  # "When is Dune Messiah showing … at Westgate?"
+                return work
             named = _title_named(query, name, spec, taken) if not _constrains(spec) else None
             if named is not None:  # "a role called Recruiting Coordinator"
                 return named
@@ -6413,7 +6459,8 @@ def _string(
         return where
     if places.takes_a_place(lowered, spec):
         found = places.place(query, lowered, spec)
-        if found is not None and found not in taken:
+        titled = any(found in m[1] for m in _BRACKETED.finditer(query)) if found else False
+        if found is not None and found not in taken and not titled:  # no 《疯狂动物城2》
             return found
     last = _name_parts(name)[-1] if _name_parts(name) else lowered
     if lowered in _TEXT_NAMES or lowered in _TEXT_LABELS or last in _TEXT_LABELS:
@@ -6438,6 +6485,12 @@ def _string(
         person = _person(query, lowered, names, taken, kind)
         if person is not None:
             return person
+    bracketed = {m[1] for m in _BRACKETED.finditer(query)}
+    holds_titles = "name" in lowered or bool(
+        _TITLE_PARAMETER.search(f"{lowered} {spec.get('description') or ''}")
+    )
+    if quoted and quoted[0] in bracketed and not holds_titles:
+        return None  # 《疯狂动物城2》 is a film's, no cinema's
     return _called_or_quoted(query, lowered, spec, quoted)
 
 

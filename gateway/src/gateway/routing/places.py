@@ -140,6 +140,9 @@ _NOT_AREAS = frozenset(
     {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
     | {"January", "February", "March", "April", "May", "June", "July", "August"}
     | {"September", "October", "November", "December", "I", "The", "My", "Our"}
+    # and a month or a day as a calendar shortens it ("Paddington times for Dec 19")
+    | {"Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"}
+    | {"Mon", "Tue", "Tues", "Wed", "Thu", "Thur", "Thurs", "Fri", "Sat", "Sun"}
 )
 
 
