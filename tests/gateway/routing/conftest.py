@@ -50,11 +50,27 @@ async def gateway(request: pytest.FixtureRequest, app: FastAPI) -> AsyncIterator
         yield client
 
 
+_DATA = Path(__file__).resolve().parents[2] / "data"  # the request sets (``tests/data``)
+
+
 def blind_set(name: str) -> list[dict[str, Any]]:
     """The manifests of a request set under ``tests/data`` (written blind to the router):
     a module's ``CATALOGUE``."""
-    folder = Path(__file__).resolve().parents[2] / "data" / name / "manifests"
+    folder = _DATA / name / "manifests"
     return [json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))]
+
+
+def manifest_of(folder: str, tool_id: str) -> dict[str, Any]:
+    """One tool's manifest of a request set under ``tests/data``."""
+    path = _DATA / folder / "manifests" / f"{tool_id}.json"
+    found: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return found
+
+
+def schema_of(folder: str, tool_id: str) -> dict[str, Any]:
+    """One tool's input schema of a request set under ``tests/data``."""
+    schema: dict[str, Any] = manifest_of(folder, tool_id)["input_schema"]
+    return schema
 
 
 def manifest(

@@ -17,27 +17,21 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import httpx
 import pytest
 
 from gateway.routing import kin, vocabulary, zones
-from tests.gateway.routing.conftest import blind_set, dry_run, extracted, object_schema
+from tests.gateway.routing.conftest import (
+    blind_set,
+    dry_run,
+    extracted,
+    manifest_of,
+    object_schema,
+    schema_of,
+)
 
-DATA = Path(__file__).resolve().parents[2] / "data"
 COFFEE = {"giftcard_balance", "giftcard_reload", "order_place", "order_status"}
 CATALOGUE = blind_set("mortgage") + [m for m in blind_set("coffeechain") if m["tool_id"] in COFFEE]
-
-
-def manifest_of(folder: str, tool_id: str) -> dict:
-    path = DATA / folder / "manifests" / f"{tool_id}.json"
-    return json.loads(path.read_text("utf-8"))
-
-
-def schema_of(folder: str, tool_id: str) -> dict:
-    return manifest_of(folder, tool_id)["input_schema"]
 
 
 @pytest.mark.parametrize(
@@ -198,7 +192,7 @@ def test_a_tools_own_example_shapes_its_one_plain_identifier() -> None:
 
 
 def test_an_example_the_description_gives_another_parameter_is_not_lent() -> None:
-    promo = json.loads((DATA / "grocery" / "manifests" / "apply_promo_code.json").read_text())
+    promo = manifest_of("grocery", "apply_promo_code")
     orders = kin.Patterns()
     orders.put("order", object_schema({"orderId": {"type": "string", "pattern": "^GR-[0-9]{6}$"}}))
     read = kin.with_kin(promo["input_schema"], orders, promo["description"])  # "orderId like …"

@@ -23,17 +23,13 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import httpx
 import pytest
 
 from gateway.routing import vocabulary
 from gateway.routing.text import negative_sentences
-from tests.gateway.routing.conftest import blind_set, dry_run, extracted
+from tests.gateway.routing.conftest import blind_set, dry_run, extracted, manifest_of, schema_of
 
-DATA = Path(__file__).resolve().parents[2] / "data"
 PICKED = {
     "cinema": {"booking_cancel", "booking_change", "booking_lookup", "giftcard_balance"}
     | {"giftcard_reload"},
@@ -41,15 +37,6 @@ PICKED = {
     "cloudstorage": {"trash_restore", "file_trash", "file_versions", "activity_log"},
 }
 CATALOGUE = [m for name, ids in PICKED.items() for m in blind_set(name) if m["tool_id"] in ids]
-
-
-def manifest_of(folder: str, tool_id: str) -> dict:
-    path = DATA / folder / "manifests" / f"{tool_id}.json"
-    return json.loads(path.read_text("utf-8"))
-
-
-def schema_of(folder: str, tool_id: str) -> dict:
-    return manifest_of(folder, tool_id)["input_schema"]
 
 
 @pytest.mark.parametrize(

@@ -18,9 +18,7 @@
 
 from __future__ import annotations
 
-import json
 from datetime import date
-from pathlib import Path
 
 import httpx
 import pytest
@@ -28,15 +26,15 @@ import pytest
 from gateway.routing import temporal, vocabulary
 from gateway.routing.lexical import BM25Index
 from gateway.routing.text import positive_description, without_day_words
-from tests.gateway.routing.conftest import blind_set, dry_run, extracted, object_schema
+from tests.gateway.routing.conftest import (
+    blind_set,
+    dry_run,
+    extracted,
+    object_schema,
+    schema_of,
+)
 
 CATALOGUE = blind_set("cruiseline")
-DATA = Path(__file__).resolve().parents[2] / "data"
-
-
-def schema_of(folder: str, tool_id: str) -> dict:
-    path = DATA / folder / "manifests" / f"{tool_id}.json"
-    return json.loads(path.read_text("utf-8"))["input_schema"]
 
 
 def test_a_date_time_takes_its_parameters_offset() -> None:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import gzip
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from gateway.routing.text import STOPWORDS
@@ -481,26 +482,7 @@ def _date_digits(match: re.Match[str]) -> str:
 def gloss(text: str, *, latin: bool = True) -> str:
     """``text`` with each Chinese word replaced by its English sense; without ``latin``,
     the senses alone (what the Chinese said, for a tool's BM25 document)."""
-    text = _CHINESE_DATE.sub(_date_digits, text[:_MAX_CHARS])
-    if not has_han(text):
-        return text if latin else ""
-    words = dictionary()
-    out: list[str] = []
-    position = size = 0
-    for run in _HAN.finditer(text):
-        if size > _MAX_READING:
-            break
-        if latin:
-            out.append(text[position : run.start()])
-        position = run.end()
-        for word in segment(run.group(0), words):
-            if word not in _FUNCTION_WORDS and word in words:
-                out.append(words[word])
-                size += len(words[word]) + 1
-    if latin and size <= _MAX_READING:
-        out.append(text[position:])
-    reading = " ".join(" ".join(piece.split()) for piece in out if piece.strip())
-    return reading[:_MAX_READING]
+    return _read_in_english(text, latin, lambda word: dictionary()[word])
 
 
 _SENSE_TOKEN = re.compile(r"[a-z]{3,}")
@@ -517,29 +499,40 @@ def gloss_toward(text: str, catalogue: frozenset[str]) -> str:
     with ``catalogue`` (``catalogue_words`` of the tools described only in English), its
     first sense when none shares more (印 "print" in a print shop). Every sense of a
     headword's common readings counts (``_senses``)."""
+
+    def leaning(word: str) -> str:
+        chosen = dictionary()[word]
+        best = len(set(_SENSE_TOKEN.findall(chosen.lower())) & catalogue)
+        for sense in _senses.get(word, ()):
+            shared = len(set(_SENSE_TOKEN.findall(sense.lower())) & catalogue)
+            if shared > best:
+                chosen, best = sense, shared
+        return chosen
+
+    return _read_in_english(text, True, leaning)
+
+
+def _read_in_english(text: str, latin: bool, sense_of: Callable[[str], str]) -> str:
+    """``text`` with each Chinese dictionary word (no function word) read as ``sense_of``
+    it; the Latin text kept where ``latin``; cut at ``_MAX_READING``."""
     text = _CHINESE_DATE.sub(_date_digits, text[:_MAX_CHARS])
     if not has_han(text):
-        return text
+        return text if latin else ""
     words = dictionary()
     out: list[str] = []
     position = size = 0
     for run in _HAN.finditer(text):
         if size > _MAX_READING:
             break
-        out.append(text[position : run.start()])
+        if latin:
+            out.append(text[position : run.start()])
         position = run.end()
         for word in segment(run.group(0), words):
-            if word in _FUNCTION_WORDS or word not in words:
-                continue
-            chosen = words[word]
-            best = len(set(_SENSE_TOKEN.findall(chosen.lower())) & catalogue)
-            for sense in _senses.get(word, ()):
-                shared = len(set(_SENSE_TOKEN.findall(sense.lower())) & catalogue)
-                if shared > best:
-                    chosen, best = sense, shared
-            out.append(chosen)
-            size += len(chosen) + 1
-    if size <= _MAX_READING:
+            if word not in _FUNCTION_WORDS and word in words:
+                sense = sense_of(word)
+                out.append(sense)
+                size += len(sense) + 1
+    if latin and size <= _MAX_READING:
         out.append(text[position:])
     reading = " ".join(" ".join(piece.split()) for piece in out if piece.strip())
     return reading[:_MAX_READING]
