@@ -663,6 +663,10 @@ class Router:
         if found is None:
             if len(self._catalogues) > 64:
                 self._catalogues.clear()
+            if len(self._tool_words) > 2 * len(index.manifests) + 1024:  # tools removed
+                self._tool_words = {
+                    t: held for t, held in self._tool_words.items() if t in index.manifests
+                }
             words: set[str] = set()
             for tool_id in allowed:
                 if index.english_only(tool_id):
