@@ -213,6 +213,9 @@ _OWN_SENSES = {
     "加分": "add points",
     "扣分": "deduct points",
     "一次": "once",
+    # and of delivery apps (session 77): 打赏 "reward" (a rider tipped), 赔付 "pay out".
+    "打赏": "tip reward",
+    "赔付": "compensation claim payout",
     "当前": "current",
     "提前": "in advance",
     "接收": "receive",

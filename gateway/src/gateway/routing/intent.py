@@ -359,6 +359,13 @@ _SUBMITTED = re.compile(
 # What any submission is called: it names no tool's business.
 _FORMS = frozenset(("request", "requests", "form", "forms", "application", "one"))
 
+# "Add", "give" and "leave" take the act as their object ("add $1 tip to FD…", "leave a
+# review for…"): a writer whose id or name says that act ("Tip the rider") does the order.
+_GIVEN = re.compile(
+    r"^(?:add|give|leave)\s+(?:(?:a|an|the|my|our|another|extra|some|small|little"
+    r"|[a-z]{0,2}[$€£¥]\s?\d[\d.,]*|\d[\d.,]*)\s+)*([a-z]{3,20})\b"
+)
+
 
 def submitted(text: str) -> frozenset[str]:
     """The stems of what ``text`` orders submitted (``_SUBMITTED``); empty for no such
@@ -368,6 +375,29 @@ def submitted(text: str) -> frozenset[str]:
         return frozenset()
     words = match.group(1).split()
     return frozenset(stem(w) for w in words if w not in STOPWORDS and w not in _FORMS)
+
+
+def given(text: str) -> str | None:
+    """The stem of the act ``text`` orders added, given or left (``_GIVEN``), if any."""
+    match = _GIVEN.match(_head(text))
+    return stem(match.group(1)) if match is not None else None
+
+
+# 申请, 提交 and 申报 name no act of their own either: what is applied for does ("T0871
+# 申请弃权 M203341" forfeits a match; the transfer tool's 转队申请 is another application).
+_APPLIED_FOR = re.compile(r"(?:申请|提交|申报)(?:一下|一个|一份|个|份)?([\u4e00-\u9fff]{2})")
+_APPLIED_NOT = frozenset(("一下", "一个", "一份", "的是", "了吗", "过了"))
+
+
+def applied_for(text: str, verb: str | None) -> str | None:
+    """What ``text`` applies for or files (the two characters after 申请, 提交, 申报) when
+    that is its ``verb``, if anything."""
+    if verb not in ("申请", "提交", "申报"):
+        return None
+    match = _APPLIED_FOR.search(text)
+    if match is None or match.group(1) in _APPLIED_NOT:
+        return None
+    return match.group(1)
 
 
 def order_verb(text: str) -> str | None:
@@ -520,6 +550,8 @@ class OwnWords:
     # a tool described in Chinese: the stems of its Chinese name's English gloss (车辆问题上报
     # "vehicle question report"), empty until the dictionary is read
     glossed: frozenset[str] = frozenset()
+    # the stems of its id's and name's words
+    named: frozenset[str] = frozenset()
 
 
 def disowns(words: OwnWords, verb: str) -> bool:
@@ -527,8 +559,14 @@ def disowns(words: OwnWords, verb: str) -> bool:
     not do ("Does not resend or cancel invitations that were already sent"), and its own
     words never do, save as a past participle: a transfer tool that "cannot recall a
     transfer" still transfers, and a state a lookup shows ("cancelled") is not its act."""
-    verb = stem(verb.lower())
-    return verb not in words.acting and verb in words.disclaimed
+    stemmed = stem(verb.lower())
+    if stemmed in words.acting or stemmed not in words.disclaimed:
+        return False
+    # (a tool whose own Chinese words do the verb's class still does it: 修改 of a field
+    # booking changes its time, though "正式比赛改期请用 match_reschedule_request")
+    return not any(
+        _acts_in_chinese(words.text, w, reader=False) for w in vocabulary.synonyms(verb)[1]
+    )
 
 
 def own_words(manifest: Mapping[str, Any]) -> OwnWords:
@@ -552,13 +590,19 @@ def own_words(manifest: Mapping[str, Any]) -> OwnWords:
         stems, acting = stems | _CREATES, acting | _CREATES  # "Log overtime hours." adds
     in_chinese = cjk_share(str(manifest.get("description") or "")) > 0.5
     disclaimed = disclaimed_text(str(manifest.get("description") or ""))
-    disowned = frozenset(stem(w.lower()) for w in _WORD.findall(disclaimed))
+    # (another tool's id set apart in brackets names what that tool is for, not an act:
+    # "not for practice-field bookings (field_booking_change)" disowns no change)
+    disowned = frozenset(stem(w.lower()) for w in _WORD.findall(_BRACKETED_ID.sub(" ", disclaimed)))
     name = str(manifest.get("name") or "")
     glossed = _glossed(name) if in_chinese and gloss_ready() else frozenset()
-    return OwnWords(text, stems, in_chinese, cjk_share(text), acting, disowned, glossed)
+    own_name = frozenset(stem(w) for w in named)
+    return OwnWords(text, stems, in_chinese, cjk_share(text), acting, disowned, glossed, own_name)
 
 
 _HAN_RUN = re.compile(r"[\u4e00-\u9fff]{2,40}")
+_BRACKETED_ID = re.compile(
+    r"[(（]\s*(?:(?:use|see|try)\s+)?`?[a-z][a-z0-9]*(?:_[a-z0-9]+)+`?\s*[)）]"
+)
 
 
 def _glossed(name: str) -> frozenset[str]:

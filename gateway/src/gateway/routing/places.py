@@ -3,8 +3,9 @@
 A street address, as people write them: "19 Larch Avenue", "flat 4B 30 Canal Street",
 "221 Elm St", "光明路7号", "滨江花园5栋1单元", "上海市徐汇区漕溪北路88号". Else a street on its
 own ("on Bridge Street", "和平街停电了"). For an area, also a district after "in",
-"around" or "near" ("outages in Westfield"), a postcode ("postcode 4410", "in 2150"),
-or a name in Latin letters in a Chinese request ("Hurstville 是不是没信号了").
+"around", "near" or "within 5km of" ("outages in Westfield"), a postcode ("postcode
+4410", "in 2150", "near 560123"), or a name in Latin letters in a Chinese request
+("Hurstville 是不是没信号了").
 
 Only a parameter without an enum and whose name or description says it takes a place
 is filled this way (:func:`takes_a_place`); what such a parameter's request holds
@@ -30,6 +31,7 @@ _SERVICE_PLACE = (
 _SERVICE_PLACE_RE = re.compile(_SERVICE_PLACE, re.IGNORECASE)
 # A place named by its code or number, no name: "branch code", 门店代码, store_id.
 _CODED = re.compile(r"code|(?<![a-z])id(?![a-z])|number|代码|编号|编码|号码", re.IGNORECASE)
+_BY_NAME = re.compile(r"\bby\s+(?:its\s+)?name\b|\bname\s+or\b|名称或|名字或", re.IGNORECASE)
 _PLACE_WORDS = re.compile(
     r"address|location|\barea\b|street|suburb|neighbou?rhood|postcode|post_code|\bvenue\b"
     rf"|地址|地点|位置|区域|街道|片区|{_SERVICE_PLACE}",
@@ -79,7 +81,8 @@ _NUMBERED = re.compile(
 # A named street is capitalised ("Bridge Street", "Station Rd"): "the main road" names none.
 _NAMED = re.compile(rf"\b((?:[A-Z][a-z'-]{{1,30}}\s+){{1,3}})(?i:{_SUFFIXES})\b\.?")
 _AREA_AFTER = re.compile(
-    r"\b(?:in|around|near|across|for|at)\s+([A-Z][a-z'-]{1,30}(?:\s+[A-Z][a-z'-]{1,30}){0,2}"
+    r"\b(?:in|around|near|across|for|at|within\s+\d{1,3}\s?(?:km|kms|mi|miles?)\s+of)"
+    r"\s+([A-Z][a-z'-]{1,30}(?:\s+[A-Z][a-z'-]{1,30}){0,2}"
     # and the kind of place after the name: "Leeds station", "Heathrow T5"
     r"(?:\s+(?:station|airport|services|terminal|T\d|mall|centre|center|hospital|campus"
     r"|car\s+park|retail\s+park|stadium|harbour|port|pier|square)(?![A-Za-z0-9]))?)"
@@ -95,7 +98,7 @@ _BEFORE_PLACE = re.compile(r"^.*?(?:找一?下|查一?下|搜一?下|看一?下|
 _LAT_LON = re.compile(r"(?<![\d.])-?\d{1,2}\.\d{2,8}\s?,\s?-?\d{1,3}\.\d{2,8}(?![\d.])")
 _POSTCODE = re.compile(
     r"(?:\b(?:post\s?code|zip(?:\s?code)?)|邮编)\s*[:：#]?\s*([A-Za-z0-9][A-Za-z0-9-]{1,8}\d)\b"
-    r"|\bin\s+(\d{4,5})\b"
+    r"|\b(?:in|near|around)\s+(\d{4,6})\b"
     # written in capitals without a label, in a shape of its own: SW1A 1AA, LS10 1AB, K1A 0B1
     r"|(?-i:\b([A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}|[A-Z]\d[A-Z]\s\d[A-Z]\d)\b)",
     re.IGNORECASE,
@@ -199,7 +202,8 @@ def leading_postcode(text: str) -> str | None:
 def takes_a_place(name: str, spec: dict[str, Any]) -> bool:
     """Whether a string parameter takes a place, by its name or its description (and it
     has no enum: an enum's options are read as options); a branch or a store only by its
-    name, not its code (新的还车门店代码: SHA-HQ)."""
+    name, not its code (新的还车门店代码: SHA-HQ), unless it is taken by either ("Donor
+    centre or blood drive, by name or site code")."""
     if "enum" in spec:
         return False
     said = f"{name} {spec.get('description') or ''}"
@@ -207,6 +211,9 @@ def takes_a_place(name: str, spec: dict[str, Any]) -> bool:
     if found is None:
         return False
     if _SERVICE_PLACE_RE.fullmatch(found.group(0)) and _CODED.search(said):
+        # (unless it is also taken by its name: "Donor centre …, by name or site code")
+        if _BY_NAME.search(said):
+            return True
         return bool(_PLACE_WORDS.search(_SERVICE_PLACE_RE.sub(" ", said)))
     return True
 

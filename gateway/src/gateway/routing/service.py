@@ -1087,6 +1087,8 @@ class Router:
         # order ("…, book it") holds only the readers to its verb. What is submitted
         # names the action: a writer whose words name it does "submit a ticket".
         thing = intent.submitted(text) if asked == "submit" else frozenset()
+        given = intent.given(text)
+        applied = intent.applied_for(text, asked)
         outright = intent.asked_outright(text)
 
         def misread(tool_id: str) -> bool:
@@ -1101,6 +1103,10 @@ class Router:
             if intent.disowns(words, asked):
                 return True
             if not reader and not thing.isdisjoint(words.stems):
+                return False
+            if not reader and given is not None and given in words.named:
+                return False
+            if not reader and applied is not None and applied in words.text:
                 return False
             return not intent.does(words, asked, strict=reader, reader=reader)
 
@@ -1193,6 +1199,14 @@ class Router:
         if verb is None:
             return frozenset()
         keyed = _names_a_key(text)
+        thing = intent.applied_for(text, verb)
+        if thing is not None:  # the tool must name what is applied for
+            tools = self.registry.tools
+            allowed = frozenset(
+                t
+                for t in allowed
+                if t in tools and thing in self._actions(tools[t].spec.manifest)[2].text
+            )
         named = self._doers(verb, acting=False) & allowed
         if len(named) == 1:
             (tool_id,) = named

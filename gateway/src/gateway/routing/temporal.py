@@ -1076,12 +1076,59 @@ def _days_of_one_month(text: str) -> str:
     return text
 
 
+_ORDINAL_WORDS = {
+    **{w: n for n, w in enumerate(("first", "second", "third", "fourth", "fifth"), 1)},
+    **{"sixth": 6, "seventh": 7, "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11},
+    **{"twelfth": 12, "thirteenth": 13, "fourteenth": 14, "fifteenth": 15, "sixteenth": 16},
+    **{"seventeenth": 17, "eighteenth": 18, "nineteenth": 19, "twentieth": 20},
+    "thirtieth": 30,
+}
+_ORDINAL_WORD = (
+    r"(?:(twenty|thirty)[\s-])?(first|second|third|fourth|fifth|sixth|seventh|eighth|ninth"
+    r"|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth"
+    r"|eighteenth|nineteenth|twentieth|thirtieth)"
+)
+# A day of the month written as a word beside its month: "January fifth", "the
+# twenty-third of December" (as "January 5th", "the 23rd of December").
+_ORDINAL_DAY = re.compile(
+    rf"\b(?:({_MONTH_WORD})\.?\s+{_ORDINAL_WORD}\b"
+    rf"|{_ORDINAL_WORD}\s+of\s+({_MONTH_WORD})\b)",
+    re.IGNORECASE,
+)
+
+
+def _ordinal_days(text: str) -> str:
+    """``text`` with each day of a month written as a word in digits (``_ORDINAL_DAY``)."""
+
+    def digits(match: re.Match[str]) -> str:
+        tens, word = (match[2], match[3]) if match[1] else (match[4], match[5])
+        day = _ORDINAL_WORDS[word.lower()] + {"twenty": 20, "thirty": 30}.get(
+            (tens or "").lower(), 0
+        )
+        if day > 31 or (tens and _ORDINAL_WORDS[word.lower()] > 9):
+            return match.group(0)
+        number = f"{day}{_suffix(day)}"
+        return f"{match[1]} {number}" if match[1] else f"{number} of {match[6]}"
+
+    return _ORDINAL_DAY.sub(digits, text)
+
+
+def _suffix(day: int) -> str:
+    if day % 10 == 1 and day != 11:
+        return "st"
+    if day % 10 == 2 and day != 12:
+        return "nd"
+    if day % 10 == 3 and day != 13:
+        return "rd"
+    return "th"
+
+
 @functools.lru_cache(maxsize=16)  # read once per request, not once per candidate tool
 def resolve(text: str, today: date) -> str:
     """``text`` with its calendar expressions rewritten as ISO months and days, each set
     apart by single spaces (so "明天上午" reads "2026-12-02 上午")."""
     original = text
-    text = _days_of_one_month(text)
+    text = _days_of_one_month(_ordinal_days(text))
     changed = text != original
     for pattern, rewrite in _REWRITES:
         if not pattern.search(text):

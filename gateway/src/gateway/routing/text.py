@@ -187,12 +187,12 @@ _REDIRECT = re.compile(
 )
 # A clause anywhere in a sentence that names another tool by its id as the one to use or
 # the one that does something: "Changes nothing: use appointment_cancel to cancel",
-# "renewing is library_renew", "(that is appointment_reschedule)". Its words are the other
-# tool's requests. An id with an underscore only, and ending the clause or followed by what
-# it is for: "unless notify_patient is false" and "use order_id from order_create" name
-# parameters.
+# "changes go through booking_change", "renewing is library_renew", "(that is
+# appointment_reschedule)". Its words are the other tool's requests. An id with an
+# underscore only, and ending the clause or followed by what it is for: "unless
+# notify_patient is false" and "use order_id from order_create" name parameters.
 _SENT_ELSEWHERE = re.compile(
-    r"\b(?:use|try|call|see|is|are|goes\s+to|go\s+to|handled\s+by|belongs\s+to)\s+"
+    r"\b(?:use|try|call|see|is|are|go(?:es)?\s+(?:to|through|via)|handled\s+by|belongs\s+to)\s+"
     r"(?:the\s+)?`?[a-z][a-z0-9]*(?:_[a-z0-9]+)+`?"
     r"(?:\s+(?:tool\s+)?(?:to|for|instead|and|or)\b|\s*(?:[.;:,)]|$))",
     re.IGNORECASE,

@@ -209,7 +209,7 @@ _ACTIONS: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {
         frozenset({"cancel", "revoke", "abort", "void", "withdraw", "kill"})
         | {"disable", "deactivate"},
         # (what is no longer wanted is cancelled: "RSV-62781 那个仓位不要了")
-        ("取消", "撤销", "作废", "撤回", "吊销", "注销", "不要了"),
+        ("取消", "撤销", "作废", "撤回", "吊销", "注销", "不要了", "撤掉"),
     ),
     "refund": (frozenset({"refund", "reimburse"}), ("退款", "退钱", "报销")),
     # (a message sent, or a reply: "reply to the buyer of OR…", 给买家发个消息, 回复买家)
