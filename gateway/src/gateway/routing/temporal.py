@@ -1089,7 +1089,7 @@ _ORDINAL_WORD = (
     r"|eighteenth|nineteenth|twentieth|thirtieth)"
 )
 # A day of the month written as a word beside its month: "January fifth", "the
-# twenty-third of December" (as "January 5th", "the 23rd of December").
+# twenty-third of December" (read as "January 5", "23 of December").
 _ORDINAL_DAY = re.compile(
     rf"\b(?:({_MONTH_WORD})\.?\s+{_ORDINAL_WORD}\b"
     rf"|{_ORDINAL_WORD}\s+of\s+({_MONTH_WORD})\b)",
@@ -1107,20 +1107,10 @@ def _ordinal_days(text: str) -> str:
         )
         if day > 31 or (tens and _ORDINAL_WORDS[word.lower()] > 9):
             return match.group(0)
-        number = f"{day}{_suffix(day)}"
-        return f"{match[1]} {number}" if match[1] else f"{number} of {match[6]}"
+        # (a day's digits read as its ordinal: ``_ORDINAL``'s suffix is optional)
+        return f"{match[1]} {day}" if match[1] else f"{day} of {match[6]}"
 
     return _ORDINAL_DAY.sub(digits, text)
-
-
-def _suffix(day: int) -> str:
-    if day % 10 == 1 and day != 11:
-        return "st"
-    if day % 10 == 2 and day != 12:
-        return "nd"
-    if day % 10 == 3 and day != 13:
-        return "rd"
-    return "th"
 
 
 @functools.lru_cache(maxsize=16)  # read once per request, not once per candidate tool
