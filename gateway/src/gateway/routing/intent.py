@@ -39,6 +39,7 @@ before.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -220,6 +221,7 @@ _SEE_SOMEONE = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=16)  # the request being read: asked again by rule after rule
 def asks_to_read(text: str) -> bool:
     """Whether ``text`` asks to read (a question, or a reading verb first) and to write
     nothing."""
@@ -400,6 +402,7 @@ def applied_for(text: str, verb: str | None) -> str | None:
     return match.group(1)
 
 
+@functools.lru_cache(maxsize=16)  # the request being read: asked again by rule after rule
 def order_verb(text: str) -> str | None:
     """The verb of ``text`` when it is an order and not a request to read: its first verb
     when that is one of writing ("submit…", "can you close…", "I want to cancel…"), or
@@ -491,6 +494,7 @@ def ba_order(text: str) -> bool:
     )
 
 
+@functools.lru_cache(maxsize=16)  # the request being read: asked again by rule after rule
 def later_order_verb(text: str) -> str | None:
     """A verb of writing that stands as an imperative after the start of ``text``, which
     is no order by its first verb ("the customer asked us to stop their subscription",
@@ -504,6 +508,7 @@ def later_order_verb(text: str) -> str | None:
     return next((w for w in vocabulary.imperatives(text) if w in _WRITE_VERBS), None)
 
 
+@functools.lru_cache(maxsize=16)  # the request being read: asked again by rule after rule
 def action_word(text: str) -> str | None:
     """The action ``text`` asks for: its order's verb, or else, unless it asks to read,
     the last Chinese action word in it ("团建吃饭 1200 元要报销"). Weaker than an order's

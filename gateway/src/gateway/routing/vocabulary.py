@@ -427,6 +427,7 @@ _NO_LONGER_WANTED = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=16)  # the request being read: asked again by rule after rule
 def plain_verbs(text: str) -> str:
     """``text`` with its phrasal verbs in one word (``_PHRASAL``), a value dropped or
     raised to another lowered or increased (``_DROPS_TO``, ``_RAISES_TO``), and what is
@@ -508,6 +509,7 @@ def without_amounts_asked(text: str) -> str:
     return without_left_to_do(_AMOUNT_TO_VERB.sub(r"\1", text))
 
 
+@functools.lru_cache(maxsize=16)  # the request being read: asked again by rule after rule
 def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
     imperative stands (``_IMPERATIVE``), or a Chinese action word used as a verb."""
