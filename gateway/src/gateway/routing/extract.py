@@ -88,6 +88,7 @@ from gateway.routing import (
     weekdays,
 )
 from gateway.routing import zones as zones_named
+from gateway.routing.bounds import RoutingSchema
 from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han, town_named
 from gateway.routing.gloss import segment as segment_words
 from gateway.routing.text import STOPWORDS, split_identifier, stem
@@ -306,10 +307,16 @@ def _unanchored(pattern: str) -> str:
     return pattern.removeprefix("^").removesuffix("$")
 
 
+def _name_words(name: str) -> list[str]:
+    """A parameter's name in lower-case words, camelCase split too: ``partySize`` →
+    ["party", "size"], as ``party_size``."""
+    return re.split(r"[_\W]+", split_identifier(name).lower())
+
+
 def _mentions(name: str, schema: dict[str, Any]) -> list[str]:
     """The words of a parameter's name a request may write it by, a plural's singular too
     ("2 adult full-day tickets" for ``adults``)."""
-    words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 1]
+    words = [w for w in _name_words(name) if len(w) > 1]
     singular = [w[:-1] for w in words if len(w) > 4 and w.endswith("s") and not w.endswith("ss")]
     return [*words, *singular] or [name.lower()]
 
@@ -1411,7 +1418,8 @@ class ArgumentExtractor:
                 claims = _claims(query, props) if claims is None else claims
                 taken |= {t for other, tokens in claims.items() if other != name for t in tokens}
             if _time_parameter(name, spec):  # read where "tomorrow" and "下午两点" stand
-                value = _dated(query, on_calendar(), spec, taken | _written_forms(taken), props)
+                taken |= _written_forms(taken) | _started_on(name, paired, result.arguments)
+                value = _dated(query, on_calendar(), spec, taken, props, self.today())
             elif _list_of_times(spec):  # "8am and 6pm", 早8点晚8点: each clock of the list
                 value = _array(on_calendar(), name, spec, taken)
             else:
@@ -3128,13 +3136,17 @@ def _dated(
     spec: dict[str, Any],
     taken: Collection[object],
     props: dict[str, dict[str, Any]],
+    today: date | None = None,
 ) -> Any:
     """A time parameter's value, read in the query with its dates resolved; for the one
     time parameter of a tool, a value the query writes out wins over one a relative
-    phrase gave ("这个月工资发了没？2025-05" asks about 2025-05, not this month)."""
+    phrase gave ("这个月工资发了没？2025-05" asks about 2025-05, not this month). A
+    date-time given by its clock alone is on ``today`` ("express pass at 4pm")."""
     value = _constrained(resolved, spec, taken)
     if value is None and spec.get("format") == "date-time":
         value = _day_at(resolved, taken)  # "on march 14 2025 at 9:30am"
+        if value is None and today is not None:
+            value = _today_at(resolved, taken, today)
     if value is None or str(value) in query or sum(map(_takes_time, props.values())) > 1:
         return value
     written = _constrained(query, spec, taken)
@@ -3234,6 +3246,28 @@ _LONE_ISO_DAY = re.compile(r"(?<![\d-])(\d{4}-\d{2}-\d{2})(?![\d-])")
 _LONE_ISO_CLOCK = re.compile(r"(?<![\d:])(\d{2}:\d{2})(?![\d:])")
 
 
+def _started_on(name: str, paired: list[tuple[str, str]], arguments: dict[str, Any]) -> set[str]:
+    """The day of the start a pair's end follows, when that start is a date-time: the
+    return date of "pick up Dec 10 8am, back Dec 11" is not the pickup's day."""
+    start = next((s for s, e in paired if e == name), None)
+    value = arguments.get(start) if start is not None else None
+    parts = _DATE_TIME.fullmatch(value) if isinstance(value, str) else None
+    return {parts[1]} if parts is not None else set()
+
+
+def _today_at(resolved: str, taken: Collection[object], today: date) -> str | None:
+    """The one clock of a request that names no day, on ``today``: "grab us an express
+    slot at 4pm" is for this afternoon. None when it names a day (``_day_at`` reads
+    those), no clock or several."""
+    if _LONE_ISO_DAY.search(resolved):
+        return None
+    clocks = set(_LONE_ISO_CLOCK.findall(resolved)) - {str(t) for t in taken}
+    if len(clocks) != 1:
+        return None
+    value = f"{today.isoformat()} {clocks.pop()}"
+    return None if value in taken or _date_time(value) in taken else value
+
+
 def _written_forms(taken: Collection[str]) -> set[str]:
     """The date-times of ``taken`` as a request writes them once resolved ("2026-12-08
     18:00" for 2026-12-08T18:00:00), so another time parameter does not take one again."""
@@ -3278,6 +3312,57 @@ def _parameter_offset(spec: dict[str, Any]) -> str | None:
     return written.pop() if len(written) == 1 else None
 
 
+def _described_zone(spec: dict[str, Any]) -> str | None:
+    """The one time zone a date-time parameter's description names in words (an IANA
+    name): its own ("Vancouver local time") or its tool's, lent (``with_tool_zone``)."""
+    return zones_named.named_zone(str(spec.get("description") or "")[:300])
+
+
+# How much of a tool's description is read for the zone of its date-times.
+_TOOL_ZONE_CHARS = 1000
+
+
+def with_tool_zone(schema: dict[str, Any], description: str) -> dict[str, Any]:
+    """``schema`` with its date-time parameters that give no zone (none of them does)
+    told the one the tool's ``description`` gives: the words naming it ("Times are
+    Vancouver local time", 按温哥华当地时间), else the one offset it writes ("e.g.
+    …T16:00:00-08:00", "all times UTC"), added to each one's description; ``schema``
+    itself when there is none to lend. A named zone is lent before an offset: the offset
+    of the day asked for (Vancouver is -07:00 in July), not of the example's day."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not description:
+        return schema
+    timed = [
+        name
+        for name, spec in itertools.islice(properties.items(), 64)
+        if isinstance(spec, dict) and spec.get("format") == "date-time"
+    ]
+    if not timed or any(
+        _parameter_offset(properties[n]) or _described_zone(properties[n]) for n in timed
+    ):
+        return schema
+    text = description[:_TOOL_ZONE_CHARS]
+    words = zones_named.zone_words(text)
+    if words is None:
+        offset = _parameter_offset({"description": text})
+        words = None if offset is None else "UTC" if offset == "Z" else offset
+    if words is None:
+        return schema
+    lent = {
+        name: {
+            **properties[name],
+            "description": f"{properties[name].get('description') or ''} ({words})".lstrip(),
+        }
+        for name in timed
+    }
+    zoned = {**schema, "properties": {**properties, **lent}}
+    if not isinstance(schema, RoutingSchema):
+        return zoned
+    kept = RoutingSchema(zoned)
+    kept.unread = schema.unread  # what the router leaves out stays left out
+    return kept
+
+
 def _sibling_offset(props: dict[str, dict[str, Any]]) -> str | None:
     """The one offset the schema's date-time parameters write between them (an arrival's
     "e.g. …T06:00:00+08:00" beside a departure's "local time with offset"), else None."""
@@ -3306,6 +3391,8 @@ def _zoned(
             return f"{value}{offset}"
     if not zones and spec is not None:
         offset = _parameter_offset(spec)
+        if offset is None and (named := _described_zone(spec)) is not None:
+            offset = zones_named.offset_on(named, value)  # "Vancouver local time"
         if offset is None and props is not None:
             offset = _sibling_offset(props)
         return value if offset is None else f"{value}{offset}"
@@ -3696,7 +3783,7 @@ def _beside_its_label(query: str, name: str, options: list[Any]) -> Any:
     (优先级高, 高优先级: 高 "high"). None when no such word is there."""
     if not has_han(query) or not gloss_ready():
         return None
-    named = {stem(w) for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2}
+    named = {stem(w) for w in _name_words(name) if len(w) > 2}
     stems = {stem(str(o).lower()): o for o in options if isinstance(o, str) and o.isascii()}
     if not named or not stems:
         return None
@@ -5435,6 +5522,18 @@ def _measures_another(query: str, end: int, name: str, spec: dict[str, Any]) -> 
     return not (_MEASURE_WORDS.search(about) or unit.group(1).lower() in about.lower())
 
 
+def _measured_otherwise(query: str, name: str, spec: dict[str, Any]) -> set[int]:
+    """Where the numbers start whose unit says they measure what the parameter does not
+    (``_measures_another``), for a parameter that names its own unit."""
+    if not _unit_words(f"{' '.join(_name_parts(name))} {spec.get('description') or ''}"):
+        return set()
+    return {
+        n.start()
+        for n in itertools.islice(_numbers(query), _MAX_MATCHES)
+        if _measures_another(query, n.end(), name, spec)
+    }
+
+
 def _unit_words(text: str) -> list[str]:
     """The units ``text`` names (``_UNIT_WORD``): an age's as "yo"."""
     found = []
@@ -5518,7 +5617,8 @@ def _number(
         if times is not None and times.start(1) not in used and _within(int(times[1]), spec):
             used.add(times.start(1))
             return int(times[1])
-    skip = used | counted
+    # a number its unit gives to another measure: "stop at 30 kWh" is no ``stopAtPercent``
+    skip = used | counted | _measured_otherwise(query, name, spec)
     unit = temporal.unit_of(name, spec)
     length = temporal.duration(query, unit) if unit is not None else None
     if length is not None:  # a length it could not take ("提前3天" of ``interval_months``)
@@ -5820,7 +5920,7 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
     ``nights``, "two adults" for ``adults`` (not "the one I booked"); for a count of
     anything (``quantity``), two or more of a thing ("two extra pillows"), never of a
     length of time ("two weeks")."""
-    counted = {stem(w) for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2}
+    counted = {stem(w) for w in _name_words(name) if len(w) > 2}
     for match in _COUNT_WORD.finditer(query):
         value = _COUNT_WORDS[match.group(1).lower()]
         if stem(match.group(2).lower()) in counted and _within(float(value), spec):
@@ -5830,6 +5930,11 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
         if tens is not None and stem(match.group(2).lower()) in counted and _within(tens, spec):
             return tens
     if counted & _PEOPLE_STEMS:  # "a table for two", "party of four"
+        if not counted & _AGED_STEMS:  # "three people" for ``partySize``, not ``adults``
+            for match in _COUNT_WORD.finditer(query):
+                value = _COUNT_WORDS[match.group(1).lower()]
+                if match.group(2).lower() in _ANYONE and _within(float(value), spec):
+                    return value
         for match in _FOR_PEOPLE.finditer(query):
             value = _COUNT_WORDS[match.group(1).lower()]
             if _within(float(value), spec):
@@ -5870,12 +5975,15 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
 _PEOPLE_WORDS = "party guests people persons pax covers diners headcount adults travellers"
 _PEOPLE_WORDS += " travelers passengers attendees participants players"
 _PEOPLE_STEMS = frozenset(stem(w) for w in _PEOPLE_WORDS.split())
+# People of any age, and counts kept by age (a count of adults is not "three people").
+_ANYONE = frozenset(("people", "persons", "guests", "pax", "ppl", "folks", "visitors"))
+_AGED_STEMS = frozenset(stem(w) for w in ("adults", "children", "kids", "seniors", "infants"))
 _PEOPLE_DESCRIBED = re.compile(r"人数|几个人|多少人|几位")
 
 
 def _counts_people(name: str, spec: dict[str, Any]) -> bool:
     """Whether a count parameter counts people (``party_size``, "参加试菜的人数")."""
-    words = {stem(w) for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2}
+    words = {stem(w) for w in _name_words(name) if len(w) > 2}
     return bool(words & _PEOPLE_STEMS) or bool(
         _PEOPLE_DESCRIBED.search(str(spec.get("description") or ""))
     )
@@ -6675,7 +6783,7 @@ _BARE_PLATE = re.compile(
 def _is_phone_parameter(name: str, spec: dict[str, Any]) -> bool:
     if _PHONE_WORDS.search(name):
         return True
-    words = re.split(r"[_\W]+", name.lower())
+    words = _name_words(name)
     described = str(spec.get("description") or "")
     return "number" in words and _PHONE_WORDS.search(described) is not None
 
@@ -7163,7 +7271,7 @@ def _code_word(
         and not temporal.is_calendar_value(m[0])
     ]
     if len(found) > 1:
-        words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 2 and w != "code"]
+        words = [w for w in _name_words(name) if len(w) > 2 and w != "code"]
         beside = [
             m
             for m in found
@@ -7461,7 +7569,7 @@ def _identifier_by_name(
         and text not in taken
         and not _MEASURE.fullmatch(text)
     ]
-    words = [w for w in re.split(r"[_\W]+", name.lower()) if len(w) > 1 and w not in ("id", "no")]
+    words = [w for w in _name_words(name) if len(w) > 1 and w not in ("id", "no")]
     lowered = query.lower()
     if record:  # "ticket 77120": a number of four digits or more the record's name introduces
         numbers = [t for t in tokens if t[1].isdigit() and len(t[1]) >= 4]

@@ -96,6 +96,15 @@ def pairs(names: Iterable[str]) -> list[tuple[str, str]]:
     return list(_pairs(tuple(names)))
 
 
+# Words that say "when" in a name, one as good as another for a pair: ``pickup_at`` and
+# ``return_date`` are the start and the end of one rental.
+_WHEN_WORDS = frozenset(("at", "on", "date", "time", "datetime", "day", "dt"))
+
+
+def _when_alike(rest: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return None if rest is None else tuple("@when" if t in _WHEN_WORDS else t for t in rest)
+
+
 @functools.lru_cache(maxsize=4096)
 def _pairs(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     tokens = {name: _tokens(name) for name in names}
@@ -104,11 +113,11 @@ def _pairs(names: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     for start_word, end_word in _FAMILIES:
         ends: dict[tuple[str, ...], str] = {}
         for name, parts in tokens.items():
-            rest = _without(parts, end_word)
+            rest = _when_alike(_without(parts, end_word))
             if rest is not None and name not in paired:
                 ends.setdefault(rest, name)
         for name, parts in tokens.items():
-            rest = _without(parts, start_word)
+            rest = _when_alike(_without(parts, start_word))
             end = ends.get(rest) if rest is not None and name not in paired else None
             if end is not None and end not in paired and end != name:
                 found.append((name, end))

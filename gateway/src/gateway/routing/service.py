@@ -82,6 +82,7 @@ from gateway.routing.extract import (
     is_elliptical,
     person_names,
     takes_a_name,
+    with_tool_zone,
 )
 from gateway.routing.gloss import catalogue_words, dictionary, gloss, gloss_ready, gloss_toward
 from gateway.routing.index import (
@@ -895,16 +896,34 @@ class Router:
                 found[tool_id] = (fitting, values)
             return found[tool_id]
 
-        read: dict[str, tuple[bool, frozenset[str]]] = {}
+        read: dict[str, tuple[bool, frozenset[str], frozenset[str]]] = {}
 
         def complete(tool_id: str) -> tuple[bool, frozenset[str]]:
             """Whether the request gives every value the tool requires, and the values."""
+            return read_for(tool_id)[:2]
+
+        def read_for(tool_id: str) -> tuple[bool, frozenset[str], frozenset[str]]:
+            """``complete``, and the days and times of the values."""
             if tool_id not in read:
                 schema = self._schema(self.registry.tools[tool_id].spec)
                 extraction = self.extractor.extract(query, schema)
                 said = frozenset(map(str, extraction.arguments.values()))
-                read[tool_id] = (not extraction.missing, said)
+                properties = schema.get("properties") or {}
+                days = frozenset(
+                    str(value)
+                    for name, value in extraction.arguments.items()
+                    if (properties.get(name) or {}).get("format") in ("date", "date-time")
+                )
+                read[tool_id] = (not extraction.missing, said, days)
             return read[tool_id]
+
+        def reader(tool_id: str) -> bool:
+            return _reads_only(self.registry.tools[tool_id].spec)
+
+        def read_with_days(tool_id: str) -> frozenset[str]:
+            """A reader's identifiers and the days it is read for: "明天有没有课 ST-…" is
+            a lookup of that day's sessions, not of the student's lesson balance."""
+            return taken(tool_id)[1] | read_for(tool_id)[2]
 
         def fullest(tool_id: str) -> bool:
             fitting, mine = taken(tool_id)
@@ -913,6 +932,10 @@ class Router:
             others = [other for other in near if other != tool_id and taken(other)[0]]
             if mine and any(taken(other)[1] > mine for other in others):
                 return False
+            if mine and reader(tool_id):
+                readers = [other for other in others if reader(other)]
+                if any(read_with_days(o) > read_with_days(tool_id) for o in readers):
+                    return False
             # One that lacks a required value loses to one that has all of its own and
             # uses more of the request: "top up TC40213377 with 50 dollars" is a top-up's
             # card and amount, not a season ticket's card without its zones.
@@ -1368,6 +1391,8 @@ class Router:
             if len(self._schemas) > 4096:
                 self._schemas.clear()
             own = bounds.routing_schema(spec.input_schema)
+            # the clock the tool's description sets ("Times are Vancouver local time")
+            own = with_tool_zone(own, spec.description or "")
             read = kin.with_kin(own, self._kin_patterns(), spec.description or "")
             found = self._schemas[key] = (spec, read, own, revision)
         return found[1], found[2]

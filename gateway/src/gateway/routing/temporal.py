@@ -1030,6 +1030,12 @@ _CN_DAYS_OF_MONTH = re.compile(
     r"(\d{1,2})\s?月\s?(\d{1,2})\s?([日号])((?:\s?[、，,和及与跟]\s?\d{1,2}\s?[日号]){1,6})"
 )
 _CN_LISTED_DAY = re.compile(r"(\d{1,2})\s?[日号]")
+# A later day of the same month in a later clause, as a day something is done: "12月19号
+# 早上8点取，21号还" returns on 12月21号 (not "21号楼", "3号线": a verb must follow).
+_CN_LATER_DAY = re.compile(
+    r"(\d{1,2})\s?月\s?(\d{1,2})\s?([日号])([^月日号]{0,16}?[，,、；;]\s?)(\d{1,2})\s?([日号])"
+    r"(?=\s?(?:还|取|到|走|回|退|离|入|出|送|拿|交|开始|结束|截止|前|之前|以前))"
+)
 # A range of days in one month: 12月3号到5号, 3月1日至15日.
 _CN_DAY_RANGE = re.compile(
     r"(\d{1,2})\s?月\s?(\d{1,2})\s?([日号])\s?(到|至|~|～|-|—)\s?(\d{1,2})\s?([日号])"
@@ -1068,7 +1074,17 @@ def _days_of_one_month(text: str) -> str:
             return match.group(0)
         return f"{month}月{first}{match[3]}{match[4]}{month}月{last}{match[6]}"
 
+    def chinese_later(match: re.Match[str]) -> str:
+        month, first, later = int(match[1]), int(match[2]), int(match[5])
+        if not (1 <= month <= 12 and 1 <= first <= 31 and 1 <= later <= 31):
+            return match.group(0)
+        month_of_later = month if later > first else month % 12 + 1  # "30号取，2号还"
+        return (
+            f"{match.group(0)[: match.start(5) - match.start()]}{month_of_later}月{later}{match[6]}"
+        )
+
     if any(c.isdigit() for c in text):
+        text = _CN_LATER_DAY.sub(chinese_later, text)
         text = _CN_DAY_RANGE.sub(chinese_range, text)
         text = _DAYS_BEFORE_MONTH.sub(before, text)
         text = _MONTH_BEFORE_DAYS.sub(after, text)

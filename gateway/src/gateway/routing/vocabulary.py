@@ -61,6 +61,8 @@ DISCLAIMED_PENALTY = 0.35
 # A negative sentence that sends the request elsewhere ("(use sales_query)", "use
 # rag_ingest") disclaims nothing the catalogue lacks.
 _REDIRECT = re.compile(r"\b(?:use|see|try)\s+[A-Za-z][\w.\-]*", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"[,;:]|\band\b|\bor\b|\bbut\b", re.IGNORECASE)
+_TOOL_ID = re.compile(r"[a-z][a-z0-9]*(?:[_.\-][a-z0-9]+)+")
 _INCAPABLE = re.compile(r"\b(?:cannot|can'?t|can\s+not)\b", re.IGNORECASE)
 _LATIN_WORD = re.compile(r"^[a-z]{3,}$")
 _NEGATION = frozenset({"cannot", "never", "instead", "onli", "use"})
@@ -119,6 +121,8 @@ def tolerance(bm25: BM25Index, position: int, manifest: Mapping[str, Any]) -> fl
 def disclaimed(bm25: BM25Index, manifests: Iterable[Mapping[str, Any]]) -> frozenset[str]:
     """Latin words of redirect-free "it cannot …" sentences that no tool's text has."""
     words: set[str] = set()
+    manifests = list(manifests)
+    ids = {str(m.get("tool_id") or "").lower() for m in manifests} - {""}
     for manifest in manifests:
         description = str(manifest.get("description") or "")
         offered: frozenset[str] | None = None
@@ -127,9 +131,17 @@ def disclaimed(bm25: BM25Index, manifests: Iterable[Mapping[str, Any]]) -> froze
                 continue
             if offered is None:
                 offered = _actions_in(positive_description(description), chinese=False)
+            # a clause naming the tool that does it is a redirect too: "It cannot file a
+            # new claim (lost_item_report) and it does not arrange postage" disclaims
+            # postage, not filing
+            kept = " ".join(
+                clause
+                for clause in _CLAUSE_BREAK.split(sentence)
+                if ids.isdisjoint(_TOOL_ID.findall(clause.lower()))
+            )
             words.update(
                 t
-                for t in tokenize(sentence)
+                for t in tokenize(kept)
                 if _LATIN_WORD.match(t)
                 and t not in _NEGATION
                 and t not in _NOT_DISCLAIMED
@@ -469,6 +481,13 @@ _ADDED_INTO = re.compile(r"(?<![增追添])加(?=[到进入][^，。；！？,.;
 
 # "switch the lights off", "switch on the heating": a switch thrown (toggling), where
 # "switch booking BK-… to a swing mooring" changes it.
+# Someone sent to do a thing: the thing is what is asked ("can you send someone to collect
+# RA… on Friday", "get a technician to look at it").
+_SENT_TO_DO = re.compile(
+    r"\b(?:send|get|have)\s+(?:someone|somebody|a\s+(?:driver|truck|van|courier|person|guy"
+    r"|technician|tech|plumber|electrician))\s+(?:over\s+|round\s+|out\s+)?to\s+([a-z]+)",
+    re.IGNORECASE,
+)
 _SWITCHED_ON_OFF = re.compile(
     r"\bswitch(?=\s+(?:(?:it|them|the\s+[\w-]+(?:\s+[\w-]+)?)\s+)?(?:on|off)\b)",
     re.IGNORECASE,
@@ -514,6 +533,7 @@ def requested_actions(text: str) -> frozenset[str]:
     """The write actions ``text`` asks for: an action verb in its base form where an
     imperative stands (``_IMPERATIVE``), or a Chinese action word used as a verb."""
     text = _SWITCHED_ON_OFF.sub("turn", _ADDED_INTO.sub("添加", text))
+    text = _SENT_TO_DO.sub(r"\1", text)  # "send someone to collect it" asks to collect it
     # what is left to pay is asked about, not paid ("what's left to pay before the day?")
     text = without_left_to_do(_AMOUNT_TO.sub(lambda m: m.group(0)[:-2] + "for", text))
     text = MOVED_IN_TIME.sub("reschedule", text)
