@@ -19,7 +19,11 @@
 - someone sent to do a thing asks for the thing ("send someone to collect RA…"), not for
   a sending;
 - a unit written after a number says what it measures: "stop at 30 kWh" is no battery
-  percentage (found by the EV-charging set once ``stopAtPercent`` read as its words).
+  percentage (found by the EV-charging set once ``stopAtPercent`` read as its words);
+- money: "CA$375" is Canadian dollars (and "S$", "NZ$", "₹" …), a bare "$" of a bill in
+  Canadian dollars by default is the default's own, "two hundred and forty US dollars"
+  is 240, the digits of "the visa ending 4417" are no sum, and 一张 of 用一张新的信用卡 is a
+  card counted, no sum.
 """
 
 from __future__ import annotations
@@ -181,6 +185,30 @@ def test_a_unit_after_a_number_says_what_it_measures(
 ) -> None:
     found = extracted(query, schema_of("evcharge", "session_start"))
     assert {k: v for k, v in found.items() if k in ("maxKwh", "stopAtPercent")} == arguments
+
+
+@pytest.mark.parametrize(
+    ("query", "arguments"),
+    [
+        ("账单INV-12876先付一半，也就是CA$375", {"amount": 375, "currency": "CAD"}),
+        ("pay INV-12876 $375", {"amount": 375}),  # CAD by default: the "$" is its own
+        ("pay INV-12876 US$375", {"amount": 375, "currency": "USD"}),
+        ("I'd like to pay two hundred and forty US dollars on INV-60812 by e-transfer",
+         {"amount": 240, "currency": "USD", "paymentMethod": "e_transfer"}),
+        ("Can you charge the visa ending 4417 for INV-50233? whole thing",
+         {"cardLast4": "4417"}),
+        ("pay 120 on INV-50233 with the card ending in 4417",
+         {"amount": 120, "cardLast4": "4417"}),
+        ("用一张新的信用卡付 INV-33318", {}),  # 一张 counts a card
+        ("INV-33318 付五百块", {"amount": 500}),
+    ],
+)  # fmt: skip
+def test_money_as_people_write_it(query: str, arguments: dict[str, object]) -> None:
+    found = extracted(query, schema_of("tutoring", "invoice_pay"))
+    for key in ("amount", "currency", "cardLast4"):  # absent where not given
+        assert found.get(key) == arguments.get(key), (key, found)
+    if "paymentMethod" in arguments:
+        assert found["paymentMethod"] == arguments["paymentMethod"]
 
 
 @pytest.mark.parametrize(

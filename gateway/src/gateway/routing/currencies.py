@@ -68,7 +68,12 @@ _CHINESE_ALIASES = {
     "台币": "TWD", "新台币": "TWD", "卢布": "RUB", "卢比": "INR", "纽币": "NZD", "新西兰元": "NZD",
     "马币": "MYR", "林吉特": "MYR", "越南盾": "VND", "澳门币": "MOP", "迪拉姆": "AED",
 }  # fmt: skip
-_SYMBOLS = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "HK$": "HKD", "A$": "AUD"}
+_SYMBOLS = {
+    "$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "HK$": "HKD", "A$": "AUD",
+    "AU$": "AUD", "CA$": "CAD", "C$": "CAD", "NZ$": "NZD", "S$": "SGD", "SG$": "SGD",
+    "NT$": "TWD", "MX$": "MXN", "R$": "BRL", "₹": "INR", "₩": "KRW", "₽": "RUB", "₺": "TRY",
+    "₪": "ILS", "฿": "THB", "₫": "VND", "₱": "PHP",
+}  # fmt: skip
 # One-word ISO names that are English words too: only after their adjective.
 _ORDINARY_WORDS = frozenset({
     "gold", "silver", "platinum", "palladium", "dong", "kina", "rand", "sol", "som", "won",
@@ -138,6 +143,17 @@ def takes_a_pair(schema: dict[str, Any]) -> bool:
     return {"from", "to"} <= roles
 
 
+def own_dollars(query: str, spec: dict[str, Any]) -> bool:
+    """Whether the only currency the request writes is a bare "$" and the parameter's
+    default is dollars other than the US's: "$375" of a bill in Canadian dollars is
+    the default's own, no US dollars."""
+    default = spec.get("default")
+    if not (isinstance(default, str) and default.upper() in _OTHER_DOLLARS):
+        return False
+    found = mentioned(query)
+    return bool(found) and all(query[m.start] == "$" for m in found)
+
+
 def currency_value(
     query: str, name: str, spec: dict[str, Any], taken: Collection[object] = ()
 ) -> str | None:
@@ -158,6 +174,8 @@ def currency_value(
     return None
 
 
+# Dollars other than the US's, which a bare "$" may write.
+_OTHER_DOLLARS = frozenset({"CAD", "AUD", "NZD", "SGD", "HKD", "TWD", "MXN"})
 # An amount in yuan, the currency's name left out: 320 元, 200元, 50 块钱 (美元, 港元 and the
 # like are names, found before this is asked).
 _YUAN = re.compile(r"\d\s*(?:元|块钱)")
@@ -172,7 +190,8 @@ def _form(code: str, spec: dict[str, Any]) -> str | None:
 
 
 _TOKEN = re.compile(
-    r"(?P<symbol>US\$|HK\$|A\$|[$€£])|(?P<word>[A-Za-z]+)|(?P<cjk>[\u4e00-\u9fff]+)"
+    r"(?P<symbol>(?<![A-Za-z])(?:US|HK|AU|CA|NZ|SG|NT|MX|A|C|S|R)\$|[$€£₹₩₽₺₪฿₫₱])"
+    r"|(?P<word>[A-Za-z]+)|(?P<cjk>[\u4e00-\u9fff]+)"
 )
 _LONGEST = 3  # words in the longest English name looked up ("new taiwan dollar")
 _CJK_LONGEST = 6

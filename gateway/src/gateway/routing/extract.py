@@ -1664,6 +1664,8 @@ class ArgumentExtractor:
             if country is not None:  # "UK passport" → GB for ^[A-Z]{2}$, 去泰国 → TH
                 return country
         if currencies.takes_a_currency(name, spec):
+            if currencies.own_dollars(query, spec):
+                return None  # its default stands: "$375" of a bill in Canadian dollars
             currency = currencies.currency_value(query, name, spec, taken)
             if currency is not None:  # "how many yen for 500 pounds": GBP → JPY
                 return currency
@@ -5522,6 +5524,16 @@ def _measures_another(query: str, end: int, name: str, spec: dict[str, Any]) -> 
     return not (_MEASURE_WORDS.search(about) or unit.group(1).lower() in about.lower())
 
 
+# The last digits of a card or an account, as people give them: "the visa ending 4417",
+# "card ending in 0021", "last four 8812", 尾号 6621. No sum, count or code of anything else.
+_LAST_DIGITS = re.compile(
+    r"(?:\bending(?:\s+in)?|\bends\s+(?:in|with)|\blast\s+(?:four|4)(?:\s+digits)?(?:\s+(?:are|is))?"
+    r"|尾号(?:是|为)?)[\s:：#]*(\d{4})(?!\d)",
+    re.IGNORECASE,
+)
+_LAST_DIGITS_NAME = re.compile(r"last_?4|last_?four|lastfour|last4|suffix|尾号|ending", re.I)
+
+
 def _measured_otherwise(query: str, name: str, spec: dict[str, Any]) -> set[int]:
     """Where the numbers start whose unit says they measure what the parameter does not
     (``_measures_another``), for a parameter that names its own unit."""
@@ -5619,6 +5631,8 @@ def _number(
             return int(times[1])
     # a number its unit gives to another measure: "stop at 30 kWh" is no ``stopAtPercent``
     skip = used | counted | _measured_otherwise(query, name, spec)
+    if not _LAST_DIGITS_NAME.search(name):  # "the visa ending 4417" holds no sum or count
+        skip = skip | {m.start(1) for m in _LAST_DIGITS.finditer(query)}
     unit = temporal.unit_of(name, spec)
     length = temporal.duration(query, unit) if unit is not None else None
     if length is not None:  # a length it could not take ("提前3天" of ``interval_months``)
@@ -5683,6 +5697,8 @@ def _number(
             written_sum = _chinese_sum(query, spec, used) or _english_sum(query, spec, used)
             if written_sum is not None:
                 return _convert(float(written_sum), kind)
+        if money:  # 用一张新的信用卡付: a card counted, no sum
+            return _english_count(query, name, spec) or _measure_in_words(query, name, spec, used)
         return (
             _chinese_count(
                 query,
@@ -6178,6 +6194,12 @@ _CURRENCY_IN_WORDS = re.compile(
     re.IGNORECASE,
 )
 _WORDS_BEFORE = 120  # characters read back from a currency word for its number
+# Whose dollars, between a sum in words and its currency word.
+_DOLLARS_OF = re.compile(
+    r"\s(?:us|u\.s\.|american|canadian|australian|aussie|singapore|hong\s+kong|hk"
+    r"|new\s+zealand|nz)\s+$",
+    re.IGNORECASE,
+)
 _WORD_OR_MARK = re.compile(r"[A-Za-z]+|[^A-Za-z\s-]")
 
 
@@ -6212,6 +6234,7 @@ def _english_sum(query: str, spec: dict[str, Any], used: set[int]) -> int | floa
     dollars fifty") that the schema's bounds allow."""
     for match in _CURRENCY_IN_WORDS.finditer(query):
         before = query[max(0, match.start() - _WORDS_BEFORE) : match.start()]
+        before = _DOLLARS_OF.sub(" ", before)  # "two hundred and forty US dollars"
         if not before[-1:].isspace():
             continue
         words: list[str] = []
