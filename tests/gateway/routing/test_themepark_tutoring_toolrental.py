@@ -94,6 +94,19 @@ def test_a_parameter_with_its_own_zone_is_not_lent_the_tools() -> None:
         "properties": {"at": {"type": "string", "format": "date-time", "description": "UTC"}},
     }
     assert with_tool_zone(schema, "Times are Vancouver local time.") is schema
+    # a zone taken as an argument is the request's to say
+    converter = {
+        "type": "object",
+        "properties": {
+            "time": {"type": "string", "format": "date-time"},
+            "from_tz": {"type": "string"},
+            "to_tz": {"type": "string"},
+        },
+    }
+    assert with_tool_zone(converter, "Converts a time, e.g. from UTC to Asia/Tokyo.") is converter
+    plain = {"type": "object", "properties": {"time": {"type": "string", "format": "date-time"}}}
+    lent = with_tool_zone(plain, "All times are UTC.")
+    assert lent["properties"]["time"]["description"] == "(UTC)"
 
 
 @pytest.mark.parametrize(

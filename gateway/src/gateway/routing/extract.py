@@ -3320,6 +3320,8 @@ def _described_zone(spec: dict[str, Any]) -> str | None:
     return zones_named.named_zone(str(spec.get("description") or "")[:300])
 
 
+# A parameter that takes a time zone: then a date-time's zone is an argument.
+_ZONE_PARAMETER = re.compile(r"zone|(?:^|_)tz(?:$|_)|[a-z]Tz(?:$|[A-Z])|utc_?offset", re.I)
 # How much of a tool's description is read for the zone of its date-times.
 _TOOL_ZONE_CHARS = 1000
 
@@ -3343,6 +3345,8 @@ def with_tool_zone(schema: dict[str, Any], description: str) -> dict[str, Any]:
         _parameter_offset(properties[n]) or _described_zone(properties[n]) for n in timed
     ):
         return schema
+    if any(_ZONE_PARAMETER.search(name) for name in itertools.islice(properties, 64)):
+        return schema  # the zone is an argument ("from_tz"): the request says it
     text = description[:_TOOL_ZONE_CHARS]
     words = zones_named.zone_words(text)
     if words is None:
