@@ -39,6 +39,17 @@ class RoutingSchema(dict[str, Any]):
     unread: frozenset[str] = frozenset()
 
 
+def with_properties(schema: dict[str, Any], changed: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` with the ``changed`` properties in place of its own (a shape or a zone
+    lent to a parameter); what the router leaves out of a ``RoutingSchema`` stays out."""
+    out = {**schema, "properties": {**(schema.get("properties") or {}), **changed}}
+    if not isinstance(schema, RoutingSchema):
+        return out
+    kept = RoutingSchema(out)
+    kept.unread = schema.unread
+    return kept
+
+
 def routing_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """What the router reads of an input schema: at most ``MAX_READ_PROPERTIES``
     properties (the required first) and each description (a property's, its items')

@@ -88,7 +88,7 @@ from gateway.routing import (
     weekdays,
 )
 from gateway.routing import zones as zones_named
-from gateway.routing.bounds import RoutingSchema
+from gateway.routing.bounds import with_properties
 from gateway.routing.gloss import dictionary, every_sense, gloss, gloss_ready, has_han, town_named
 from gateway.routing.gloss import segment as segment_words
 from gateway.routing.text import STOPWORDS, split_identifier, stem
@@ -3361,12 +3361,7 @@ def with_tool_zone(schema: dict[str, Any], description: str) -> dict[str, Any]:
         }
         for name in timed
     }
-    zoned = {**schema, "properties": {**properties, **lent}}
-    if not isinstance(schema, RoutingSchema):
-        return zoned
-    kept = RoutingSchema(zoned)
-    kept.unread = schema.unread  # what the router leaves out stays left out
-    return kept
+    return with_properties(schema, lent)
 
 
 def _sibling_offset(props: dict[str, dict[str, Any]]) -> str | None:

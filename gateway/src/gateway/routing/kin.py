@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from gateway.routing.bounds import RoutingSchema
+from gateway.routing.bounds import with_properties
 from gateway.routing.extract import examples_of
 
 _SPELLING = re.compile(r"[^a-z0-9]")
@@ -124,14 +124,7 @@ def with_kin(schema: dict[str, Any], patterns: Patterns, description: str = "") 
             spec = properties[plain[0]]
             said = str(spec.get("description") or "")
             borrowed[plain[0]] = {**spec, "description": f"{said} (e.g. {shown[0]})".lstrip()}
-    if not borrowed:
-        return schema
-    lending = {**schema, "properties": {**properties, **borrowed}}
-    if not isinstance(schema, RoutingSchema):
-        return lending
-    kin = RoutingSchema(lending)
-    kin.unread = schema.unread  # what the router leaves out stays left out
-    return kin
+    return with_properties(schema, borrowed) if borrowed else schema
 
 
 _BEFORE_EXAMPLE = 40  # characters before an example that may name whose it is
