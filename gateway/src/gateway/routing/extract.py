@@ -307,16 +307,10 @@ def _unanchored(pattern: str) -> str:
     return pattern.removeprefix("^").removesuffix("$")
 
 
-def _name_words(name: str) -> list[str]:
-    """A parameter's name in lower-case words, camelCase split too: ``partySize`` →
-    ["party", "size"], as ``party_size``."""
-    return re.split(r"[_\W]+", split_identifier(name).lower())
-
-
 def _mentions(name: str, schema: dict[str, Any]) -> list[str]:
     """The words of a parameter's name a request may write it by, a plural's singular too
     ("2 adult full-day tickets" for ``adults``)."""
-    words = [w for w in _name_words(name) if len(w) > 1]
+    words = [w for w in _name_parts(name) if len(w) > 1]
     singular = [w[:-1] for w in words if len(w) > 4 and w.endswith("s") and not w.endswith("ss")]
     return [*words, *singular] or [name.lower()]
 
@@ -3784,7 +3778,7 @@ def _beside_its_label(query: str, name: str, options: list[Any]) -> Any:
     (优先级高, 高优先级: 高 "high"). None when no such word is there."""
     if not has_han(query) or not gloss_ready():
         return None
-    named = {stem(w) for w in _name_words(name) if len(w) > 2}
+    named = {stem(w) for w in _name_parts(name) if len(w) > 2}
     stems = {stem(str(o).lower()): o for o in options if isinstance(o, str) and o.isascii()}
     if not named or not stems:
         return None
@@ -5935,7 +5929,7 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
     ``nights``, "two adults" for ``adults`` (not "the one I booked"); for a count of
     anything (``quantity``), two or more of a thing ("two extra pillows"), never of a
     length of time ("two weeks")."""
-    counted = {stem(w) for w in _name_words(name) if len(w) > 2}
+    counted = {stem(w) for w in _name_parts(name) if len(w) > 2}
     for match in _COUNT_WORD.finditer(query):
         value = _COUNT_WORDS[match.group(1).lower()]
         if stem(match.group(2).lower()) in counted and _within(float(value), spec):
@@ -5998,7 +5992,7 @@ _PEOPLE_DESCRIBED = re.compile(r"人数|几个人|多少人|几位")
 
 def _counts_people(name: str, spec: dict[str, Any]) -> bool:
     """Whether a count parameter counts people (``party_size``, "参加试菜的人数")."""
-    words = {stem(w) for w in _name_words(name) if len(w) > 2}
+    words = {stem(w) for w in _name_parts(name) if len(w) > 2}
     return bool(words & _PEOPLE_STEMS) or bool(
         _PEOPLE_DESCRIBED.search(str(spec.get("description") or ""))
     )
@@ -6805,7 +6799,7 @@ _BARE_PLATE = re.compile(
 def _is_phone_parameter(name: str, spec: dict[str, Any]) -> bool:
     if _PHONE_WORDS.search(name):
         return True
-    words = _name_words(name)
+    words = _name_parts(name)
     described = str(spec.get("description") or "")
     return "number" in words and _PHONE_WORDS.search(described) is not None
 
@@ -7293,7 +7287,7 @@ def _code_word(
         and not temporal.is_calendar_value(m[0])
     ]
     if len(found) > 1:
-        words = [w for w in _name_words(name) if len(w) > 2 and w != "code"]
+        words = [w for w in _name_parts(name) if len(w) > 2 and w != "code"]
         beside = [
             m
             for m in found
@@ -7591,7 +7585,7 @@ def _identifier_by_name(
         and text not in taken
         and not _MEASURE.fullmatch(text)
     ]
-    words = [w for w in _name_words(name) if len(w) > 1 and w not in ("id", "no")]
+    words = [w for w in _name_parts(name) if len(w) > 1 and w not in ("id", "no")]
     lowered = query.lower()
     if record:  # "ticket 77120": a number of four digits or more the record's name introduces
         numbers = [t for t in tokens if t[1].isdigit() and len(t[1]) >= 4]
