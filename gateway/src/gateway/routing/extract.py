@@ -256,6 +256,7 @@ class Extraction:
     from_context: list[str] = field(default_factory=list)
     from_memory: list[str] = field(default_factory=list)
     by_meaning: list[str] = field(default_factory=list)  # enum options (routing/options.py)
+    by_default: list[str] = field(default_factory=list)  # required, unsaid, with a default
     missing: list[str] = field(default_factory=list)
 
     def missing_message(self, schema: dict[str, Any]) -> str:
@@ -487,7 +488,10 @@ _NOT_NAME_WORDS = frozenset(
     }
     | {f"i{a}{e}" for a in "'’" for e in ("m", "ll", "ve", "d")}
     | {"utc", "gmt", "am", "pm"}  # "8pm UTC": a time zone names no one
+    # a holiday names a day ("on Christmas morning")
+    | {"christmas", "xmas", "easter", "thanksgiving", "halloween", "hanukkah", "diwali"}
 )
+_DOLLAR_LETTERS = re.compile(r"\b[A-Z]{1,3}(?=\$)")
 
 
 def _ordered(word: str) -> bool:
@@ -558,6 +562,9 @@ def _capitalised_names(query: str) -> list[str]:
     sentence's capitalised first word alone, nor anything with a digit."""
     starts = {m.end() for m in _SENTENCE_START.finditer(query)}
     names = []
+    # (the letters of a dollar's sign are no name: "S$80", "NZ$40"; blanked, not cut, so
+    # each name's place in the request stays where it was)
+    query = _DOLLAR_LETTERS.sub(lambda m: " " * len(m[0]), query)
     for match in _CAPITALISED.finditer(query):
         sentence_start = match.start() in starts
         words: list[str] = []
@@ -1366,6 +1373,9 @@ class ArgumentExtractor:
         names = _capitalised_names(query) + _chinese_names(query)
         titles = re.findall(r"《([^》]+)》", query)  # a book's title names no author
         names = [n for n in names if not any(n in title for title in titles)]
+        # nor a word of a quoted message ("with the message 'Happy Christmas, love Em'")
+        said = [text for text in quoted if len(text.split()) >= 3]
+        names = [n for n in names if not any(n in text and n != text for text in said)]
 
         resolved: str | None = None
         prefix_owners: dict[str, frozenset[str]] | None = None
@@ -1602,13 +1612,14 @@ class ArgumentExtractor:
         _numeric_range(inner, query, flat)  # "zones 2-4", 一区到二区
         _measures_by_noun(inner.arguments, query, flat)  # "waist … 82 cm", "100cm length"
         # (not a text that is most of the request: a headline's is the request itself)
-        held = [str(value) for value in taken if len(str(value)) * 2 <= len(query)]
+        # (in any case: "the Asylum" is the room ``asylum``, no lead booker's name)
+        held = [str(value).lower() for value in taken if len(str(value)) * 2 <= len(query)]
         # nor a piece of a sibling's text: the city "Hill Lane" of the street "8 Hill Lane"
         siblings = [v for v in inner.arguments.values() if isinstance(v, str)]
         read = {
             name: value
             for name, value in inner.arguments.items()
-            if not (isinstance(value, str) and any(value in text for text in held))
+            if not (isinstance(value, str) and any(value.lower() in text for text in held))
             and not (isinstance(value, str) and any(value != v and value in v for v in siblings))
         }
         if inner.missing or not read or any(n not in read for n in spec.get("required") or ()):
@@ -3961,6 +3972,9 @@ def _option_named(
     every_word = _every_word_option(lowered, options)
     if every_word is not None:  # "a new credit card" is new_card, not card_on_file
         return every_word
+    kind = _made_of_option(lowered, options)
+    if kind is not None:  # "an e-gift card" is ``digital``, "plastic ones" ``physical``
+        return kind
     firsts: dict[str, list[Any]] = {}
     for option in options:
         first = re.split(r"[_\-\s]+", str(option).lower())[0]
@@ -4000,6 +4014,35 @@ def _option_named(
             query, options, f"{description} {around}", chinese=len(of_enum(_chinese_options))
         )
     )
+
+
+# What a thing is made of, as people say it: an option named "digital" or "physical"
+# (a gift card's, a ticket's, a statement's kind) by the everyday words for it.
+_MADE_OF = {
+    "digital": re.compile(
+        r"\be-(?=[a-z])|\be(?:card|voucher|ticket|book)s?\b|\b(?:electronic|virtual|emailed)\b"
+        r"|电子"
+    ),
+    "physical": re.compile(
+        r"\b(?:plastic|printed|paper|hard\s?copy|in\s+the\s+post)\b|实体|纸质|实物"
+    ),
+}
+_MADE_OF_ALSO = {"electronic": "digital", "e": "digital", "paper": "physical", "print": "physical"}
+
+
+def _made_of_option(lowered: str, options: Sequence[Any]) -> Any:
+    """Of options that say what a thing is made of (``digital`` / ``physical``, and
+    ``electronic``, ``paper``, ``print``), the one kind the request's words say ("a £25
+    e-gift card", "4 plastic gift cards", 实体礼品卡); None when they say both or none."""
+    kinds = {
+        _MADE_OF_ALSO.get(str(o).lower(), str(o).lower()): o
+        for o in options
+        if isinstance(o, str) and _MADE_OF_ALSO.get(o.lower(), o.lower()) in _MADE_OF
+    }
+    if len(kinds) < 2:
+        return None
+    said = [kind for kind in kinds if _MADE_OF[kind].search(lowered)]
+    return kinds[said[0]] if len(said) == 1 else None
 
 
 _PERCENT_SIGN = re.compile(r"\d\s?[%％]")
@@ -4294,7 +4337,7 @@ _PARTICIPLES = {
 _SAID_ALSO = {
     "petrol": "gasoline", "lorry": "truck", "flat": "apartment", "lift": "elevator",
     "nappy": "diaper", "biscuit": "cookie", "trainers": "sneakers", "mobile": "cellphone",
-    "aubergine": "eggplant", "courgette": "zucchini", "postcode": "zipcode",
+    "aubergine": "eggplant", "courgette": "zucchini", "postcode": "zipcode", "sms": "text",
 }  # fmt: skip
 
 
@@ -4828,6 +4871,10 @@ def _paired_words(description: str, option: str) -> tuple[str, ...]:
     if not option or len(description) > 2000:
         return ()
     name = re.escape(option)
+    if has_han(option):  # only what its brackets hold: 收货（卸货入库）, not the words
+        # that say more of it (纸质礼品卡需到店领取或邮寄)
+        bracketed = re.findall(rf"{name}\s*[(（]\s*({_CJK_WORD})", description)
+        return tuple(w for w in bracketed if len(w) >= 2)
     edge_l, edge_r = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
     before = re.findall(rf"({_CJK_WORD})\s*=?\s*{edge_l}{name}{edge_r}", description)
     after = re.findall(rf"{edge_l}{name}{edge_r}\s*[:：=(（]?\s*({_CJK_WORD})", description)
@@ -5626,6 +5673,12 @@ def _number(
     skip = used | counted | _measured_otherwise(query, name, spec)
     if not _LAST_DIGITS_NAME.search(name):  # "the visa ending 4417" holds no sum or count
         skip = skip | {m.start(1) for m in _LAST_DIGITS.finditer(query)}
+    # nor does a group of a card's number ("0045" of "6280 0045 1122 9087")
+    skip = skip | {
+        m.start() + at.start()
+        for m in _CARD_GROUPS.finditer(query)
+        for at in re.finditer(r"\d+", m.group(0))
+    }
     unit = temporal.unit_of(name, spec)
     length = temporal.duration(query, unit) if unit is not None else None
     if length is not None:  # a length it could not take ("提前3天" of ``interval_months``)
@@ -5930,6 +5983,8 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
     anything (``quantity``), two or more of a thing ("two extra pillows"), never of a
     length of time ("two weeks")."""
     counted = {stem(w) for w in _name_parts(name) if len(w) > 2}
+    if counted & _SEAT_STEMS:  # "four seats" for ``ticketCount``; each is someone's
+        counted |= _SEAT_STEMS
     for match in _COUNT_WORD.finditer(query):
         value = _COUNT_WORDS[match.group(1).lower()]
         if stem(match.group(2).lower()) in counted and _within(float(value), spec):
@@ -5938,7 +5993,7 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
         tens = english_number(re.split(r"[\s-]+", match.group(1).strip()))
         if tens is not None and stem(match.group(2).lower()) in counted and _within(tens, spec):
             return tens
-    if counted & _PEOPLE_STEMS:  # "a table for two", "party of four"
+    if counted & (_PEOPLE_STEMS | _SEAT_STEMS):  # "a table for two", "party of four"
         if not counted & _AGED_STEMS:  # "three people" for ``partySize``, not ``adults``
             for match in _COUNT_WORD.finditer(query):
                 value = _COUNT_WORDS[match.group(1).lower()]
@@ -5978,12 +6033,32 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
     return None
 
 
+# A count in Chinese: a numeral and what it counts (五口, 两张, 三位).
+_CJK_COUNT = re.compile(r"[一二两三四五六七八九十]\s?[个位口张人名只件份本台盒袋瓶间辆次]")
+_COUNT_WORD_ALONE = re.compile(rf"(?<![a-z-])(?:{'|'.join(_COUNT_WORDS)})(?![a-z-])", re.I)
+
+
+def states_a_number(query: str) -> bool:
+    """Whether ``query`` writes a number that may count or measure something: digits that
+    stand as a number (``_numbers``: no id's, date's or time's), a count in words ("four",
+    "a couple of") or a Chinese count (五口, 两张). A default that stands in for an unread
+    number would be a wrong one."""
+    return (
+        next(_numbers(query), None) is not None
+        or _COUNT_WORD_ALONE.search(query) is not None
+        or _CJK_COUNT.search(query) is not None
+    )
+
+
 # Names of a count of people, and the words that give one with no noun after it: "dinner
 # for two", "a party of four" (not "for two nights", "for one of your drivers", "for two
 # extra towels").
 _PEOPLE_WORDS = "party guests people persons pax covers diners headcount adults travellers"
 _PEOPLE_WORDS += " travelers passengers attendees participants players"
 _PEOPLE_STEMS = frozenset(stem(w) for w in _PEOPLE_WORDS.split())
+# Places taken by people, one each: a count of them is a count of people ("me and three
+# mates" takes four tickets) and any one of the words counts them ("four seats").
+_SEAT_STEMS = frozenset(stem(w) for w in ("tickets", "seats", "spots", "places"))
 # People of any age, and counts kept by age (a count of adults is not "three people").
 _ANYONE = frozenset(("people", "persons", "guests", "pax", "ppl", "folks", "visitors"))
 _AGED_STEMS = frozenset(stem(w) for w in ("adults", "children", "kids", "seniors", "infants"))
@@ -6549,7 +6624,7 @@ def _string(
         query, name, spec, used_ids, taken
     )
     if identifier is not None:
-        return identifier
+        return _whole_card(query, identifier)
     address = _addressed(query, name, spec, taken, only=False)
     if address is not None:
         return address
@@ -6609,6 +6684,8 @@ def _string(
         person = _person(query, lowered, names, taken, kind)
         if person is not None:
             return person
+        if kind == "person" and quoted and _SENTENCE_MARKS.search(quoted[0]):
+            return None  # a quoted message is no one's name ("'Happy Christmas, love Em'")
     bracketed = {m[1] for m in _BRACKETED.finditer(query)}
     holds_titles = "name" in lowered or bool(
         _TITLE_PARAMETER.search(f"{lowered} {spec.get('description') or ''}")
@@ -6631,7 +6708,14 @@ def _person(
     chosen = {_spelled(value) for value in taken}
     while names and _spelled(names[0]) in chosen:
         names.pop(0)
-    free = [n for n in names if _spelled(n) not in chosen]
+    # (nor a piece of a text another parameter holds: "Baker Street" of the address's
+    # "5 Baker Street"; not of one that is most of the request, a search's words)
+    texts = [v for v in taken if isinstance(v, str) and " " in v and len(v) * 2 <= len(query)]
+    free = [n for n in names if _spelled(n) not in chosen and not any(n in t for t in texts)]
+    introduced = [n for n in free if _introduced(query, n)]
+    if kind != "place" and introduced:
+        names.remove(introduced[0])  # "under Priya Nair", whatever else is capitalised
+        return introduced[0]
     if kind == "place":
         placed = [n for n in free if _placed(query, n)]
         if placed:
@@ -6647,7 +6731,26 @@ def _person(
         if people:
             names.remove(people[0])
         return people[0] if people else None
-    return names.pop(0) if names else None
+    rest = [n for n in free if n in names]  # (a place's has lost the Chinese ones)
+    if rest:
+        names.remove(rest[0])
+    return rest[0] if rest else None
+
+
+# Words that introduce a person's name: "under Priya Nair", "for Mr Patel", "name's Dan",
+# "I'm Sam", "lead booker is Ms Ong". Searched in the few characters before the name.
+_INTRODUCES = re.compile(
+    r"(?:\b(?:under|for|name\s*is|i\s*am|this\s*is|call\s*me|booker\s*is)|\bname['’]s|\bi['’]m)"
+    r"\s{1,3}(?:(?:mr|mrs|ms|miss|mx|dr)\.?\s{1,3})?$",
+    re.IGNORECASE,
+)
+_INTRODUCES_SPAN = 24
+
+
+def _introduced(query: str, name: str) -> bool:
+    """Whether ``query`` introduces ``name`` as a person's (``_INTRODUCES``)."""
+    start = query.find(name)
+    return start > 0 and bool(_INTRODUCES.search(query, max(0, start - _INTRODUCES_SPAN), start))
 
 
 # A person's parameter by its name: whoever books, drives, stays, is treated ...
@@ -7628,6 +7731,20 @@ def _identifier_by_name(
     return chosen[1]
 
 
+# A card's number in groups of four ("6280 0011 2233 4455"): its first group, then two to
+# four more.
+_CARD_GROUPS = re.compile(r"(?<![\d-])(\d{4})((?:[ -]\d{4}){2,4})(?![\d-])")
+
+
+def _whole_card(query: str, identifier: str) -> str:
+    """``identifier``, or the whole card number it is the first group of, as written: an
+    id read as "6280" of "number 6280 0011 2233 4455"."""
+    if len(identifier) != 4 or not identifier.isdigit():
+        return identifier
+    grouped = next((m for m in _CARD_GROUPS.finditer(query) if m[1] == identifier), None)
+    return grouped.group(0) if grouped is not None else identifier
+
+
 # A number's neighbours that make it part of another: a phone's groups ("07911 123456"),
 # "+44 …", or a phone's word before it.
 _GROUPED_BEFORE = re.compile(r"(?:\d[\s-]|\+)$")
@@ -7638,7 +7755,7 @@ _PHONE_BEFORE = re.compile(r"(?:phone|tel|mobile|cell|call|text|whatsapp|电话|
 # What may stand before a number no other word labels: "its 3019940075", "card? 30199…",
 # 是 5512330098 (not "barcode 3100776540", nor 续借一下3100234598).
 _BARE_BEFORE = re.compile(
-    r"(?:^|[,.;:!?，。；：！？()（）]|(?<![a-z])(?:its|it's|is|was|my|the|number|no\.?|#)"
+    r"(?:^|[,.;:!?，。；：！？()（）]|(?<![a-z])(?:its|it's|is|was|my|the|number|no\.?|#|on|for)"
     r"|[是为号])\s*$"
 )
 

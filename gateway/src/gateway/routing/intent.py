@@ -91,7 +91,7 @@ _LEAD = re.compile(
 )
 _ASK = re.compile(
     r"^(?:(?:can|could|would|will)\s+(?:you|u|i|we)\s+(?:please\s+|pls\s+|just\s+)?"
-    r"|(?:(?:i|we)\s+(?:want|need|would\s+like)|(?:i|we)'d\s+like|help\s+me|let\s+me)"
+    r"|(?:(?:i|we)\s+(?:want|need|would\s+like)|(?:(?:i|we)['’]d|id)\s+like|help\s+me|let\s+me)"
     r"\s+(?:to\s+)?"
     r"|(?:need|want|have|gotta)\s+to\s+)",  # "Need to move my lesson …", the "I" left out
     re.IGNORECASE,
@@ -526,8 +526,11 @@ def action_word(text: str) -> str | None:
 
 
 _CLAUSE_ORDER = re.compile(
-    r"(?:^|[,.;!?—–]\s*|\s-\s*)(?:please\s+|pls\s+|just\s+|so\s+)?([a-z]+)\b", re.IGNORECASE
-)
+    r"(?:^|[,.;!?—–]\s*|\s-\s*|\b(?:so|then)\s+)"
+    r"(?:please\s+|pls\s+|just\s+|so\s+|(?:(?:i|we)['’]?d\s+like|(?:i|we)\s+(?:want|need))\s+to\s+)?"
+    r"([a-z]+)\b",
+    re.IGNORECASE,
+)  # ("…, cancel it", "found it cheaper so id like to kill PT…")
 
 
 def _clause_order(text: str) -> str | None:

@@ -42,6 +42,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 import structlog
+from jsonschema import Draft202012Validator
 from opentelemetry import trace
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
@@ -81,6 +82,7 @@ from gateway.routing.extract import (
     examples_of,
     is_elliptical,
     person_names,
+    states_a_number,
     takes_a_name,
     with_tool_zone,
 )
@@ -834,6 +836,7 @@ class Router:
             embed=self._vectors.embed,
             clause_vectors=self._embed_texts,
         )
+        _defaulted(extraction, query, self._own_schema(spec))
         return extraction
 
     def _extracted(self, query: str, tool_id: str, known: Known) -> Extraction:
@@ -1509,6 +1512,8 @@ class Router:
             why += f"; {', '.join(filled.from_memory)} from what the user told the agent before"
         if filled.by_meaning:
             why += f"; {', '.join(filled.by_meaning)} the option closest to the request's meaning"
+        if filled.by_default:
+            why += f"; {', '.join(filled.by_default)} the schema's default (the request says none)"
         decision = RouteDecision(
             top.tool_id, filled.arguments, top.confidence, hint, candidates, why=why
         )
@@ -1599,6 +1604,24 @@ def _carry_on(
             extraction.from_context.append(name)
             if name in extraction.missing:
                 extraction.missing.remove(name)
+
+
+def _defaulted(extraction: Extraction, query: str, schema: dict[str, Any]) -> None:
+    """A required parameter the request leaves unsaid takes the default its schema gives
+    ("just me" books ``ticketCount``'s default of 1): the tool's author said what it is
+    when nobody says. Only for the call: whether a tool fits the request is still read
+    from what the request says."""
+    properties = schema.get("properties") or {}
+    stated = states_a_number(query) if extraction.missing else False
+    for name in list(extraction.missing):
+        spec = properties.get(name)
+        default = spec.get("default") if isinstance(spec, dict) else None
+        if default is None or (spec.get("type") in ("integer", "number") and stated):
+            continue  # (a count the request writes and the rules did not read: asked)
+        if Draft202012Validator(spec).is_valid(default):
+            extraction.arguments[name] = default
+            extraction.missing.remove(name)
+            extraction.by_default.append(name)
 
 
 def _followed(text: str, recent: Sequence[PastCall]) -> frozenset[str]:

@@ -462,6 +462,7 @@ _END = r"(?![A-Za-z0-9])"
 _ZH_N = r"(\d{1,2}|[一二三四五六七八九十]{1,3})"
 _RELATIVE_DAYS = {
     "the day after tomorrow": 2, "the day before yesterday": -2, "today": 0, "tonight": 0,
+    "day after tomorrow": 2, "day before yesterday": -2,  # ("day after tomorrow, got any…")
     "tomorrow": 1, "yesterday": -1, "后天": 2, "前天": -2, "今天": 0, "今日": 0, "明天": 1,
     "明日": 1, "昨天": -1, "昨日": -1, "last night": -1,
     # as people type them in a hurry (not "tmr", which is also a code's letters: TMR-20391)
