@@ -6,10 +6,12 @@
   Nair", "Lead booker is Mr. Oliver Grant") before a capitalised room ("the Asylum");
   the letters of a dollar sign ("S$80"), a holiday ("on Christmas morning") and the
   words of a quoted message name no one;
+- a Chinese name after its label (联系人李娜) before a capitalised company, a name
+  after a full stop (。王磊), and no title in 《》 as anyone's name;
 - a card's number written in groups ("6280 0011 2233 4455") is one value, and its groups
   are no amount; "balance on 6280004455667788" names the card;
 - a count of tickets is a count of seats and of people: "four seats", "me and three
-  mates", "for two", "just me";
+  mates", "for two", "just me", 一家五口;
 - a required parameter the request leaves unsaid takes its schema's default, unless the
   request writes a number the rules did not read (a count is then asked for);
 - a Chinese option's next words in its description are no gloss of it
@@ -17,6 +19,8 @@
   message;
 - "digital" and "physical" options by the everyday words for them ("an e-gift card",
   "plastic gift cards", 实体礼品卡);
+- a list's sort order by the order people ask ("cheapest first" is 积分从低到高 of a
+  catalogue priced in points, "most expensive first", "top rated", "best-selling");
 - an order after what led to it, begun by "so" or "id like to" with no apostrophe
   ("found it cheaper … so id like to kill PT20512003") reaches the tool that does it.
 """
@@ -28,7 +32,7 @@ from datetime import date
 import httpx
 import pytest
 
-from gateway.routing import intent, temporal
+from gateway.routing import intent, sorting, temporal
 from tests.gateway.routing.conftest import blind_set, dry_run, extracted, schema_of
 
 PICKED = {
@@ -110,6 +114,7 @@ def test_a_card_numbers_groups_are_no_amount() -> None:
         ("EV-3163 for two please", 2),
         ("Can I come to the signing? It's EV-3144, just me.", 1),
         ("two of us for EV-3144", 2),
+        ("我们一家五口想去 EV-3170 的儿童故事会", 5),  # a family's five members
         ("book EV-3144 please", None),  # not said: the default is the router's to give
     ],
 )
@@ -168,11 +173,32 @@ async def test_a_required_parameter_unsaid_takes_its_default(
 async def test_a_count_the_rules_do_not_read_is_asked_not_defaulted(
     gateway: httpx.AsyncClient,
 ) -> None:
-    # 一家五口 (a family of five) is a count the rules do not read: the default of 1 would
-    # book one ticket for five people, so the count is asked for
-    body = (await dry_run(gateway, "EV-3170 的儿童故事会，我们一家五口订票", "u1")).json()
+    # "we are five" is a count the rules do not read: the default of 1 would book one
+    # ticket for five people, so the count is asked for
+    body = (await dry_run(gateway, "sign our book club up for EV-3144, we are five", "u1")).json()
     assert body.get("reason") == "invalid_arguments", body
     assert "ticketCount" in body["message"], body
+
+
+@pytest.mark.parametrize(
+    ("folder", "tool_id", "query", "path", "value"),
+    [
+        ("escaperoom", "event_enquiry", "我们公司 Acme 想搞个 team building，三十个人，联系人李娜"
+         " lina@acme.com", ("contact", "name"), "李娜"),  # the labelled name, not Acme
+        ("bookstore", "special_order_request", "想要一本阿城的《棋王》，好像绝版了，二手的也行，"
+         "到了发短信给我。王磊 07700900123", ("customer_name",), "王磊"),  # not the title
+        ("bookstore", "special_order_request", "想要一本阿城的《棋王》，好像绝版了，二手的也行，"
+         "到了发短信给我。王磊 07700900123", ("title",), "棋王"),
+    ],
+)  # fmt: skip
+def test_a_chinese_name_by_its_label_and_no_title_as_a_name(
+    folder: str, tool_id: str, query: str, path: tuple[str, ...], value: str
+) -> None:
+    found: object = extracted(query, schema_of(folder, tool_id))
+    for key in path:
+        assert isinstance(found, dict), found
+        found = found.get(key)
+    assert found == value
 
 
 def test_a_place_parameter_beside_a_chinese_name() -> None:
@@ -204,3 +230,40 @@ async def test_an_order_after_what_led_to_it_reaches_its_writer(
     query = "found it cheaper somewhere else tbh so id like to kill PT20512003 before it ships"
     body = (await dry_run(gateway, query, "u1")).json()
     assert body.get("tool_id") == "order_cancel", body
+
+
+@pytest.mark.parametrize(
+    ("query", "order"),
+    [
+        ("Show me electronics rewards, cheapest first, and only stuff that's actually in stock",
+         "积分从低到高"),  # points are what a reward costs
+        ("积分商城按积分从高到低排", "积分从高到低"),
+        ("any new stuff in the rewards shop? newest first", "最新上架"),
+        ("any coffee vouchers in the rewards shop?", None),
+    ],
+)  # fmt: skip
+def test_a_sort_order_in_everyday_words(query: str, order: str | None) -> None:
+    found = extracted(query, schema_of("loyalty", "reward_catalog_search"))
+    assert found.get("sort") == order, found
+
+
+@pytest.mark.parametrize(
+    ("options", "query", "order"),
+    [
+        (["relevance", "price_low_high", "newest", "bestselling"], "cheapest first pls",
+         "price_low_high"),
+        (["relevance", "price_low_high", "newest", "bestselling"], "best-selling cookbooks",
+         "bestselling"),
+        (["newest", "price_low", "price_high"], "most expensive first", "price_high"),
+        (["relevance", "distance", "rating", "delivery_fee"], "top rated sushi near me",
+         "rating"),
+        (["asc", "desc"], "sorted by price, high to low", "desc"),
+        (["due_date", "title"], "cheapest first", None),  # no option of that order
+    ],
+)  # fmt: skip
+def test_sort_options_read_by_the_order_they_name(
+    options: list[str], query: str, order: str | None
+) -> None:
+    schema = {"type": "object", "properties": {"sort": {"type": "string", "enum": options}}}
+    assert sorting.sort_option(query, options) == order
+    assert extracted(query, schema).get("sort") == order

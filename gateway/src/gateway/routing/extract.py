@@ -84,6 +84,7 @@ from gateway.routing import (
     roles,
     rooms,
     shapes,
+    sorting,
     temporal,
     weekdays,
 )
@@ -604,7 +605,7 @@ _SURNAMES = (
     "毛郝龚邵万钱严覃武戴莫孔向汤"
 )
 _CJK_NAME = re.compile(
-    r"(?:^|(?<=[\s,，:：、;；])|(?<=客人|客户|先生|女士|一下|教练|医生|老师|改成|换成|该是)"
+    r"(?:^|(?<=[\s,，:：、;；。!?！？])|(?<=客人|客户|先生|女士|一下|教练|医生|老师|改成|换成|该是)"
     # after who they are to the writer: 我朋友王磊, 我妹妹陈静
     r"|(?<=朋友|同事|家人|哥哥|姐姐|弟弟|妹妹|老婆|老公|太太|丈夫|儿子|女儿|孩子|同学|船员)"
     r"|(?<=收件人|收货人|联系人|收花人)"  # a label right before it: 收件人张伟
@@ -1686,6 +1687,10 @@ class ArgumentExtractor:
             often = _rate_option(query, spec["enum"])
             if often is not None:  # "twice a day" of 每天一次 / 每天两次 / 每周一次
                 return often
+        if isinstance(spec.get("enum"), list) and sorting.takes_a_sort(name, spec):
+            order = sorting.sort_option(query, spec["enum"])
+            if order is not None:  # "cheapest first" is 积分从低到高, "newest first" newest
+                return order
         if isinstance(spec.get("enum"), list) and acts.takes_acts(spec["enum"]):
             asked = acts.option_asked(query, spec["enum"], _writes(query))
             if asked is not None:  # "let me in" unlocks, 撤防 disarms, 开暖气 is heat_on
@@ -6189,7 +6194,8 @@ _CN_COUNT = re.compile(
     r"(?<![零一二两三四五六七八九十百千万周拜])(?<!星期)"
     r"([零一二两三四五六七八九十][零一二两三四五六七八九十百千万]{0,5})\s?"
     r"(?:个|位|人|件|张|台|间|晚(?!上)|份|瓶|双|条|次|本|只|盒|箱|名|套|杯|桌|期|笔|辆|袋|节|堂|块|元"
-    r"|页|词|字(?![路架])|单词)"
+    r"|页|词|字(?![路架])|单词"
+    r"|口(?<=家[一二两三四五六七八九十]口))"  # a family's members: 一家五口
 )
 # A day of the month: 每个月二十五号, 改到八号.
 _CN_DAY_OF_MONTH = re.compile(
@@ -6234,7 +6240,7 @@ def _chinese_count(
 
 _CN_TIMES = re.compile(r"\s?(?:次|回|遍)")
 _CN_PEOPLE = re.compile(
-    r"\s?(?:个人|位|人|名"  # and who they are: 三个大人, 两个小孩, 四个同事
+    r"\s?(?:个人|位|人|名|口"  # and who they are: 三个大人, 两个小孩, 四个同事
     r"|个?(?:大人|成人|小孩|孩子|儿童|老人|客人|朋友|同事|学生|乘客|游客|宾客|员工))"
 )
 
@@ -6686,6 +6692,8 @@ def _string(
             return person
         if kind == "person" and quoted and _SENTENCE_MARKS.search(quoted[0]):
             return None  # a quoted message is no one's name ("'Happy Christmas, love Em'")
+        if kind == "person" and quoted and f"《{quoted[0]}》" in query:
+            return None  # nor a title: 《棋王》 is a book's
     bracketed = {m[1] for m in _BRACKETED.finditer(query)}
     holds_titles = "name" in lowered or bool(
         _TITLE_PARAMETER.search(f"{lowered} {spec.get('description') or ''}")
@@ -6741,7 +6749,9 @@ def _person(
 # "I'm Sam", "lead booker is Ms Ong". Searched in the few characters before the name.
 _INTRODUCES = re.compile(
     r"(?:\b(?:under|for|name\s*is|i\s*am|this\s*is|call\s*me|booker\s*is)|\bname['’]s|\bi['’]m)"
-    r"\s{1,3}(?:(?:mr|mrs|ms|miss|mx|dr)\.?\s{1,3})?$",
+    r"\s{1,3}(?:(?:mr|mrs|ms|miss|mx|dr)\.?\s{1,3})?$"
+    # (in Chinese, a label right before it: 联系人李娜, 我叫陈浩, 名字写周婷)
+    r"|(?:联系人|收件人|收货人|我叫|名字[是叫写]?|姓名)[\s:：]{0,2}$",
     re.IGNORECASE,
 )
 _INTRODUCES_SPAN = 24
