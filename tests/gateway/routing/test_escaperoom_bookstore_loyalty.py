@@ -21,6 +21,9 @@
   "plastic gift cards", 实体礼品卡);
 - a list's sort order by the order people ask ("cheapest first" is 积分从低到高 of a
   catalogue priced in points, "most expensive first", "top rated", "best-selling");
+- an identifier of no known shape is tied to its tool by its letters when they abbreviate
+  the tool's name: HW-118402 of ``homework_feedback_status`` ("has HW-118402 been graded
+  yet?" was refused at 0.25);
 - an order after what led to it, begun by "so" or "id like to" with no apostrophe
   ("found it cheaper … so id like to kill PT20512003") reaches the tool that does it.
 """
@@ -33,10 +36,13 @@ import httpx
 import pytest
 
 from gateway.routing import intent, sorting, temporal
+from gateway.routing.choose import abbreviates
 from tests.gateway.routing.conftest import blind_set, dry_run, extracted, schema_of
 
 PICKED = {
     "bookstore": {"event_ticket_book", "gift_card_balance", "order_lookup", "order_cancel"},
+    "tutoring": {"homework_feedback_status", "homework_submit", "lesson_credit_balance"}
+    | {"tutor_search"},
 }
 CATALOGUE = [m for name, ids in PICKED.items() for m in blind_set(name) if m["tool_id"] in ids]
 
@@ -267,3 +273,32 @@ def test_sort_options_read_by_the_order_they_name(
     schema = {"type": "object", "properties": {"sort": {"type": "string", "enum": options}}}
     assert sorting.sort_option(query, options) == order
     assert extracted(query, schema).get("sort") == order
+
+
+@pytest.mark.parametrize(
+    ("letters", "name", "expected"),
+    [
+        ("hw", "homework feedback status", True),
+        ("spo", "special order status", True),
+        ("rd", "redemption get", True),
+        ("rsv", "reservation lookup", True),
+        ("lf", "lost item status", False),  # "lost and found" is not written
+        ("hs", "homework feedback status", False),  # not the letters of consecutive words
+        ("ks", "ticket status", False),
+        ("lp", "tax bill lookup", False),  # a generic word begins none
+        ("st", "progress report status", False),  # a word's first letter first
+    ],
+)
+def test_letters_that_abbreviate_a_name(letters: str, name: str, expected: bool) -> None:
+    assert abbreviates(letters, name.split()) is expected
+
+
+@pytest.mark.parametrize(
+    "query", ["has HW-118402 been graded yet?", "Check on HW-121334 for me plz"]
+)
+async def test_an_identifier_named_by_its_tools_initials(
+    gateway: httpx.AsyncClient, query: str
+) -> None:
+    body = (await dry_run(gateway, query, "u1")).json()
+    assert body.get("tool_id") == "homework_feedback_status", body
+    assert body["arguments"]["submission_id"].startswith("HW-"), body

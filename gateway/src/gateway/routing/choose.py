@@ -235,6 +235,70 @@ def carries_identifiers(extractor: ArgumentExtractor, query: str, schema: dict[s
     return all(name in arguments for name in keyed)
 
 
+# An identifier the request writes with a letter prefix: "HW-118402", "SPO-54990", "RD5123".
+_PREFIXED_TOKEN = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,4})[-_]?\d{3,}(?![A-Za-z0-9])")
+
+
+def carries_its_abbreviation(
+    extractor: ArgumentExtractor, query: str, schema: dict[str, Any], words: Sequence[str]
+) -> bool:
+    """Whether a tool whose one required parameter is an identifier of no known shape (no
+    ``pattern``, no example) is named by the identifier the request gives it: its letters
+    abbreviate the tool's name (``words``): HW-118402 of ``homework_feedback_status``, SPO-…
+    of "special order status", RD… of ``redemption_get``. Each letter is the next of the
+    word it is in or the first of the next word, the first letter a word's first."""
+    required = schema.get("required") or []
+    properties = schema.get("properties") or {}
+    spec = properties.get(required[0]) if len(required) == 1 else None
+    if not isinstance(spec, dict) or spec.get("type", "string") != "string":
+        return False
+    if spec.get("pattern") or spec.get("enum") or examples_of(spec):
+        return False
+    prefixes = {m[1].lower() for m in _PREFIXED_TOKEN.finditer(query)}
+    if not prefixes or not any(abbreviates(p, words) for p in prefixes):
+        return False
+    value = extractor.extract(query, schema).arguments.get(required[0])
+    return isinstance(value, str) and any(
+        value.lower().startswith(p) and abbreviates(p, words) for p in prefixes
+    )
+
+
+def abbreviates(letters: str, words: Sequence[str]) -> bool:
+    """Whether ``letters`` abbreviate consecutive ``words`` (lower-cased), beginning with
+    the first letter of one that is no generic verb (``_GENERIC_WORDS``): "hw" of
+    homework, "spo" of special order, "rd" of redemption; not "lf" of lost item status,
+    nor "lp" of lookup."""
+    return any(
+        words[i][:1] == letters[:1]
+        and words[i] not in _GENERIC_WORDS
+        and _abbreviates_from(letters[1:], words[i:], 1)
+        for i in range(len(words))
+    )
+
+
+# Words of what a tool does, not of what it keeps: no abbreviation begins with one (LP is
+# no "lookup", ST no "status"); a later letter may come from one (SR: service request).
+_GENERIC_WORDS = frozenset((
+    "get", "lookup", "look", "list", "status", "search", "check", "create", "update", "delete",
+    "cancel", "query", "find", "view", "show", "details", "detail", "info", "set", "add",
+    "submit", "book", "make", "new", "edit", "change", "remove", "fetch", "read", "my",
+))  # fmt: skip
+
+
+def _abbreviates_from(letters: str, words: Sequence[str], at: int) -> bool:
+    if not letters:
+        return True
+    word = words[0]
+    found = word.find(letters[0], at)
+    if found >= 0 and _abbreviates_from(letters[1:], words, found + 1):
+        return True
+    return (
+        len(words) > 1
+        and words[1][:1] == letters[0]
+        and _abbreviates_from(letters[1:], words[1:], 1)
+    )
+
+
 def carries_a_lookup_key(extractor: ArgumentExtractor, query: str, schema: dict[str, Any]) -> bool:
     """Whether a tool that requires nothing is looked up by an identifier the request holds:
     one of its shaped parameters (a ``pattern`` or identifier examples) takes a value of

@@ -65,6 +65,7 @@ from gateway.routing.choose import (
     FOREIGN_ID_PENALTY,
     carries_a_lookup_key,
     carries_identifiers,
+    carries_its_abbreviation,
     choose,
     gives_new_values,
     identifier_parameters,
@@ -873,6 +874,9 @@ class Router:
         spec = self.registry.tools[tool_id].spec
         if carries_identifiers(self.extractor, query, self._schema(spec)):
             return True
+        words = _LATIN.findall(f"{split_identifier(tool_id)} {spec.name}".lower())
+        if carries_its_abbreviation(self.extractor, query, self._schema(spec), words):
+            return True  # "has HW-118402 been graded yet?" of homework_feedback_status
         if not (_reads_only(spec) and intent.asks_to_read(query)):
             return False
         if carries_a_lookup_key(self.extractor, query, self._schema(spec)):
@@ -1604,6 +1608,9 @@ def _carry_on(
             extraction.from_context.append(name)
             if name in extraction.missing:
                 extraction.missing.remove(name)
+
+
+_LATIN = re.compile(r"[a-z]+")
 
 
 def _defaulted(extraction: Extraction, query: str, schema: dict[str, Any]) -> None:
