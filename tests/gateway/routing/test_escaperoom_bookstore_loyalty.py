@@ -302,3 +302,17 @@ async def test_an_identifier_named_by_its_tools_initials(
     body = (await dry_run(gateway, query, "u1")).json()
     assert body.get("tool_id") == "homework_feedback_status", body
     assert body["arguments"]["submission_id"].startswith("HW-"), body
+
+
+@pytest.mark.parametrize(
+    ("name", "options", "is_sort"),
+    [
+        ("sortBy", ["relevance", "price_low_high", "newest"], True),
+        ("order_by", ["newest", "oldest"], True),
+        ("order", ["asc", "desc"], True),
+        ("order_status", ["new", "oldest_first", "shipped"], False),  # a record's state
+        ("sort", ["due_date", "title"], False),  # no option names an order
+    ],
+)
+def test_what_is_a_sort_order(name: str, options: list[str], is_sort: bool) -> None:
+    assert sorting.takes_a_sort(name, {"type": "string", "enum": options}) is is_sort

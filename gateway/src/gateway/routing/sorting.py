@@ -78,7 +78,11 @@ _ASKED = {
     ),
 }
 
-_SORT_NAMES = re.compile(r"sort|order|rank|排序", re.IGNORECASE)
+# A sort's own name: ``sort``, ``sortBy``, ``order_by``, ``ordering``, ``rank_by``, 排序;
+# not a record's (``order_status`` keeps an order's state, whose "new" is no newest).
+_SORT_NAMES = re.compile(
+    r"sort|order[_\s-]?by|^order(?:ing)?$|rank[_\s-]?by|^rank(?:ing)?$|排序", re.IGNORECASE
+)
 
 
 def takes_a_sort(name: str, spec: dict[str, Any]) -> bool:
