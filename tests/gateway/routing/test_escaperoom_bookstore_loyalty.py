@@ -316,3 +316,17 @@ async def test_an_identifier_named_by_its_tools_initials(
 )
 def test_what_is_a_sort_order(name: str, options: list[str], is_sort: bool) -> None:
     assert sorting.takes_a_sort(name, {"type": "string", "enum": options}) is is_sort
+
+
+@pytest.mark.parametrize(
+    ("query", "quantity"),
+    [
+        ("cash in my points for three of RW-40917 — acct 6620457781", 3),
+        ("two RW-40917 please, acct 6620457781", 2),
+        ("cash in my points for 3 of RW-40917 — acct 6620457781", 3),
+        ("one of RW-40917, acct 6620457781", None),  # one: the default's to give
+    ],
+)
+def test_a_count_in_words_before_a_code(query: str, quantity: int | None) -> None:
+    found = extracted(query, schema_of("loyalty", "reward_redeem"))
+    assert found.get("quantity") == quantity, found

@@ -6035,7 +6035,18 @@ def _english_count(query: str, name: str, spec: dict[str, Any]) -> int | None:
         things = match.group(2).lower()
         if value >= 2 and things not in temporal.TIME_PLURALS | {"times"} and _within(value, spec):
             return value
+    for match in _COUNT_OF_CODE.finditer(query):  # "three of RW-40917", "two SKU2024001"
+        value = _COUNT_WORDS[match.group(1).lower()]
+        if value >= 2 and _within(value, spec):
+            return value
     return None
+
+
+# A count in words right before a code, or before "of" and the code: "three of RW-40917".
+_COUNT_OF_CODE = re.compile(
+    rf"(?<![a-z-])({'|'.join(_COUNT_WORDS)})\s+(?:of\s+(?:the\s+)?)?(?=[A-Za-z]{{1,6}}[-_]?\d)",
+    re.IGNORECASE,
+)
 
 
 # A count in Chinese: a numeral and what it counts (五口, 两张, 三位).
