@@ -240,13 +240,14 @@ _PREFIXED_TOKEN = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,4})[-_]?\d{3,}(?![A-Z
 
 
 def carries_its_abbreviation(
-    extractor: ArgumentExtractor, query: str, schema: dict[str, Any], words: Sequence[str]
+    extractor: ArgumentExtractor, query: str, schema: dict[str, Any], name: str
 ) -> bool:
     """Whether a tool whose one required parameter is an identifier of no known shape (no
     ``pattern``, no example) is named by the identifier the request gives it: its letters
-    abbreviate the tool's name (``words``): HW-118402 of ``homework_feedback_status``, SPO-…
-    of "special order status", RD… of ``redemption_get``. Each letter is the next of the
-    word it is in or the first of the next word, the first letter a word's first."""
+    abbreviate the tool's ``name`` (its id's and its title's words): HW-118402 of
+    ``homework_feedback_status``, SPO-… of "special order status", RD… of
+    ``redemption_get``. Each letter is the next of the word it is in or the first of the
+    next word, the first letter a word's first."""
     required = schema.get("required") or []
     properties = schema.get("properties") or {}
     spec = properties.get(required[0]) if len(required) == 1 else None
@@ -255,12 +256,17 @@ def carries_its_abbreviation(
     if spec.get("pattern") or spec.get("enum") or examples_of(spec):
         return False
     prefixes = {m[1].lower() for m in _PREFIXED_TOKEN.finditer(query)}
-    if not prefixes or not any(abbreviates(p, words) for p in prefixes):
+    if not prefixes:
+        return False
+    words = _LATIN.findall(name.lower())
+    named = [p for p in prefixes if abbreviates(p, words)]
+    if not named:
         return False
     value = extractor.extract(query, schema).arguments.get(required[0])
-    return isinstance(value, str) and any(
-        value.lower().startswith(p) and abbreviates(p, words) for p in prefixes
-    )
+    return isinstance(value, str) and any(value.lower().startswith(p) for p in named)
+
+
+_LATIN = re.compile(r"[a-z]+")
 
 
 def abbreviates(letters: str, words: Sequence[str]) -> bool:

@@ -874,8 +874,8 @@ class Router:
         spec = self.registry.tools[tool_id].spec
         if carries_identifiers(self.extractor, query, self._schema(spec)):
             return True
-        words = _LATIN.findall(f"{split_identifier(tool_id)} {spec.name}".lower())
-        if carries_its_abbreviation(self.extractor, query, self._schema(spec), words):
+        named = f"{split_identifier(tool_id)} {spec.name}"
+        if carries_its_abbreviation(self.extractor, query, self._schema(spec), named):
             return True  # "has HW-118402 been graded yet?" of homework_feedback_status
         if not (_reads_only(spec) and intent.asks_to_read(query)):
             return False
@@ -1610,9 +1610,6 @@ def _carry_on(
                 extraction.missing.remove(name)
 
 
-_LATIN = re.compile(r"[a-z]+")
-
-
 def _defaulted(extraction: Extraction, query: str, schema: dict[str, Any]) -> None:
     """A required parameter the request leaves unsaid takes the default its schema gives
     ("just me" books ``ticketCount``'s default of 1): the tool's author said what it is
@@ -1622,8 +1619,10 @@ def _defaulted(extraction: Extraction, query: str, schema: dict[str, Any]) -> No
     stated = states_a_number(query) if extraction.missing else False
     for name in list(extraction.missing):
         spec = properties.get(name)
-        default = spec.get("default") if isinstance(spec, dict) else None
-        if default is None or (spec.get("type") in ("integer", "number") and stated):
+        if not isinstance(spec, dict) or spec.get("default") is None:
+            continue
+        default = spec["default"]
+        if spec.get("type") in ("integer", "number") and stated:
             continue  # (a count the request writes and the rules did not read: asked)
         if Draft202012Validator(spec).is_valid(default):
             extraction.arguments[name] = default
