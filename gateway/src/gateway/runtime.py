@@ -307,6 +307,7 @@ def _router(
         settings=RouterSettings(
             top_k=settings.route_top_k,
             threshold=settings.route_threshold,
+            unfilled_threshold=settings.route_unfilled_threshold,
             alpha=settings.route_alpha,
             cache_min_confidence=settings.route_cache_min_confidence,
         ),

@@ -5,6 +5,7 @@ with ``catalogue_app`` and ``registered``)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from datetime import date
@@ -127,6 +128,16 @@ async def dry_run(
     if session is not None:
         body["session_id"] = session
     return await client.post("/run", json={**body, "dry_run": True})
+
+
+def best_tool(body: dict[str, Any]) -> str | None:
+    """The tool a dry run found best: the one it routed to, or, when the request gave that
+    tool too little to run at a weak confidence (``ROUTE_UNFILLED_THRESHOLD``), the closest
+    one its ``no_matching_tool`` names."""
+    if body.get("tool_id"):
+        return str(body["tool_id"])
+    named = re.search(r"The closest, (\w+) \(", str(body.get("message") or ""))
+    return named[1] if named else None
 
 
 def object_schema(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:

@@ -36,7 +36,7 @@ import pytest
 from gateway.routing import roles, temporal, vocabulary, zones
 from gateway.routing.extract import with_tool_zone
 from gateway.routing.gloss import dictionary, gloss
-from tests.gateway.routing.conftest import blind_set, extracted, manifest_of, schema_of
+from tests.gateway.routing.conftest import best_tool, blind_set, extracted, manifest_of, schema_of
 
 PICKED = {
     "tutoring": {"session_lookup", "lesson_credit_balance", "session_book"}
@@ -241,4 +241,4 @@ async def test_theme_park_and_tutoring_routes(
         json={"user_query": query, "user_context": {"user_id": "u1"}, "dry_run": True},
     )
     body = response.json()
-    assert body.get("tool_id") == tool_id, body
+    assert best_tool(body) == tool_id, body

@@ -225,9 +225,44 @@ class RouteDecision:
 class RouterSettings:
     top_k: int = 5
     threshold: float = 0.3
+    unfilled_threshold: float = 0.36  # for a route the request gives too little to run
     alpha: float = 0.8
     name_weight: float = 0.3
     cache_min_confidence: float = 0.45
+
+
+def _unfilled(
+    top: Candidate,
+    filled: Extraction,
+    schema: dict[str, Any],
+    candidates: list[Candidate],
+    why: str,
+    settings: RouterSettings,
+) -> NoMatchingTool:
+    """A weak route that could not run: the request gives the tool too little.
+
+    Below ``unfilled_threshold``, a tool missing a required argument is more often a
+    guess at a request no tool serves ("帮我订一张去成都的机票" of a booking lookup, "convert
+    150 USD to yen" of a wallet top-up) than the right tool asked without its values:
+    over 90 request sets, the 552 routes that missed an argument below 0.36 were 283
+    requests no tool serves, 163 wrong tools and 106 right ones. The answer
+    still names the closest tool and what it needs, so a caller who meant it can say so.
+    """
+    names = ", ".join(repr(name) for name in filled.missing[:3])
+    more = f" and {len(filled.missing) - 3} more" if len(filled.missing) > 3 else ""
+    return NoMatchingTool(
+        f"No tool matches confidently enough (threshold {settings.threshold}, "
+        f"{settings.unfilled_threshold} for a tool the request gives too little to run). "
+        f"The closest, {top.tool_id} ({top.confidence:.2f}), needs {names}{more}, "
+        "which the request does not give.",
+        decision=RouteDecision(
+            None,
+            confidence=top.confidence,
+            candidates=candidates,
+            why=f"below threshold: {why}, but {', '.join(filled.missing)} missing and "
+            f"{top.confidence:.3f} < {settings.unfilled_threshold}",
+        ),
+    )
 
 
 # An example identifier written as a prefix of capitals and a number (RSV-48213, INV2041).
@@ -1523,6 +1558,8 @@ class Router:
         )
         if filled.missing:  # (in the tool's own words: no shape lent by ``kin``)
             schema = self._own_schema(self.registry.tools[top.tool_id].spec)
+            if top.confidence < self.settings.unfilled_threshold and top.tool_id != last_tool:
+                raise _unfilled(top, filled, schema, candidates, why, self.settings)
             raise RoutedArgumentsInvalid(filled.missing_message(schema), decision=decision)
         error = self._validate(top.tool_id, filled.arguments)
         if error is not None:

@@ -15,6 +15,15 @@ class RoutingSettings(BaseSettings):
         description="Offline mode: the top candidate's confidence must reach this, else "
         "no_matching_tool (see `make bench-routing` for the trade-off).",
     )
+    route_unfilled_threshold: float = Field(
+        0.36,
+        ge=0.0,
+        le=1.0,
+        description="Offline mode: a route whose tool would lack a required argument the "
+        "request does not give must reach this confidence, else no_matching_tool naming the "
+        "closest tool and what it needs (a weak guess that cannot run is more often a "
+        "request no tool serves). At or below `ROUTE_THRESHOLD` it changes nothing.",
+    )
     route_alpha: float = Field(
         0.8, ge=0.0, le=1.0, description="Weight of dense vs lexical scores in the fusion."
     )
