@@ -46,6 +46,7 @@ async def test_a_weak_route_that_cannot_run_is_no_route(
     assert f"The closest, {closest} (" in body["message"], body["message"]
     assert repr(lacking) in body["message"]
     assert f"but {lacking} missing and" in body["route"]["why"]
+    assert body["route"]["closest"] == {"tool_id": closest, "missing": [lacking]}
 
 
 @pytest.mark.parametrize(

@@ -78,8 +78,12 @@ async def _routed(
 
 
 def _lacks_value(outcome: ToolOutcome) -> bool:
-    """A tool was found but its arguments were not all there: what a memory may supply."""
+    """A tool was found but its arguments were not all there: what a memory may supply.
+    So is a refusal whose closest tool lacked a value (``route.closest``: the gateway
+    refuses a weak route that cannot run rather than guess it)."""
     reason = outcome.error.reason if outcome.error else None
+    if reason == "no_matching_tool":
+        return bool((outcome.route or {}).get("closest"))
     return outcome.tool_id is not None and reason == "invalid_arguments"
 
 

@@ -211,14 +211,20 @@ class RouteDecision:
     route_hint: str = "semantic_match"
     candidates: list[Candidate] = field(default_factory=list)
     why: str = ""
+    # Refused because the request gives the closest tool too little to run (``_unfilled``):
+    # that tool and what it lacks, for a caller that can supply it (the agent's memories).
+    closest: dict[str, Any] | None = None
 
     def as_route(self) -> dict[str, Any]:
-        return {
+        route = {
             "confidence": round(self.confidence, 4),
             "route_hint": self.route_hint,
             "why": self.why,
             "candidates": [c.as_dict() for c in self.candidates],
         }
+        if self.closest is not None:
+            route["closest"] = self.closest
+        return route
 
 
 @dataclass(frozen=True)
@@ -261,6 +267,7 @@ def _unfilled(
             candidates=candidates,
             why=f"below threshold: {why}, but {', '.join(filled.missing)} missing and "
             f"{top.confidence:.3f} < {settings.unfilled_threshold}",
+            closest={"tool_id": top.tool_id, "missing": list(filled.missing)},
         ),
     )
 

@@ -64,6 +64,11 @@ class RouteCandidate(BaseModel):
     confidence: float = Field(description="Absolute match score the offline threshold uses.")
 
 
+class RouteClosest(BaseModel):
+    tool_id: str
+    missing: list[str] = Field(description="Its required parameters the request did not give.")
+
+
 class RouteInfo(BaseModel):
     confidence: float
     route_hint: str = Field(
@@ -71,6 +76,11 @@ class RouteInfo(BaseModel):
     )
     why: str = Field(description="Why this tool: threshold, re-rank, cache or context.")
     candidates: list[RouteCandidate]
+    closest: RouteClosest | None = Field(
+        None,
+        description="Only on a `no_matching_tool` of a weak route the request gives too "
+        "little to run (`ROUTE_UNFILLED_THRESHOLD`): the closest tool and what it lacks.",
+    )
 
 
 class RunEnvelope(InvokeEnvelope):
