@@ -71,6 +71,7 @@ from gateway.registry.patterns import PatternError, compile_pattern, search
 from gateway.routing import (
     acts,
     bounds,
+    codes,
     countries,
     currencies,
     enums,
@@ -3480,6 +3481,10 @@ def _whole_range(
     return on_calendar().count(value) == 1
 
 
+# The sides a pair's two values are said to be on when the schema's order crossed them.
+_CROSSED = frozenset(((roles.END, roles.START), (roles.END, None), (None, roles.START)))
+
+
 def _sides(
     arguments: dict[str, Any],
     query: str,
@@ -3497,7 +3502,13 @@ def _sides(
         first, second = arguments.get(start), arguments.get(end)
         departs = roles.departure_ends(start, end)  # a stay's arrival, then its departure
 
-        def side_of(value: str, departs: bool = departs) -> str | None:
+        def side_of(
+            value: str, departs: bool = departs, spec: dict[str, Any] = props[start]
+        ) -> str | None:
+            if value not in query and "enum" in spec:  # a code written by its name
+                value = (
+                    codes.written_name(query, value, str(spec.get("description") or "")) or value
+                )
             return _side(query, on_calendar, value, departure_ends=departs)
 
         if isinstance(first, str) and second in (None, first) and side_of(first) is None:
@@ -3524,8 +3535,11 @@ def _sides(
         ):
             arguments[end] = first
             continue
-        if isinstance(first, str) and isinstance(second, str):
-            if side_of(first) == roles.END and (side_of(second) == roles.START):
+        if isinstance(first, str) and isinstance(second, str) and first != second:
+            # crossed when either is said to be the other's end, the other not said to be
+            # its own ("SDB to NHV": NHV is the end, so SDB the start)
+            said_first, said_second = side_of(first), side_of(second)
+            if (said_first, said_second) in _CROSSED:
                 arguments[start], arguments[end] = second, first
             continue
         for here, there, wanted in ((start, end, roles.END), (end, start, roles.START)):
@@ -3776,8 +3790,10 @@ def _constrained(
             or _grouped_digits(query, pattern, taken)
             or _separated(query, pattern, taken)
         )
-    if "enum" in spec:
-        return _enum_option(query, spec, around)
+    if "enum" in spec:  # an option another parameter of the same options holds is its
+        # ("NHV to SDB" of an origin and a destination port: the destination is SDB)
+        held = [o for o in spec["enum"] if isinstance(o, str) and o in taken]
+        return _enum_option(query, spec, around, taken=held)
     found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))
     return next((value for value in found if value not in taken), None)
 
@@ -3955,6 +3971,9 @@ def _option_named(
     written = _written_option(query, lowered, plain, plain)
     if written is not None:
         return written
+    coded = codes.coded_option(query, options, str(spec.get("description") or ""))
+    if coded is not None:  # "portsmere" of PSM in "Port codes: PSM = Portsmere"
+        return coded
     glossed = _listed_gloss_option(lowered, options, str(spec.get("description") or ""))
     if glossed is not None:  # "cinema" of 影院 in "Scene to apply (away / home / cinema)"
         return glossed

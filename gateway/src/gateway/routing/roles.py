@@ -62,7 +62,12 @@ _START_BEFORE = re.compile(
 _TO_REACH = 24  # characters before the value: "to my savings account 61009374"
 # Lower-case words only: "to NRT on 2025-05-02" is a "to" of NRT, not of the date.
 _PLAIN = re.compile(r"[a-z\s'’]*")
-_TO = re.compile(r"\b(?:to|into)\b|到|至", re.IGNORECASE)
+# An arrow, and a dash right between a code and the next ("NHV -> SDB", "ARD-KLR"), are
+# a "to" as well; so is 去 (从 KLR 去 PSM), not 去年 or 去程.
+_TO = re.compile(
+    r"\b(?:to|into)\b|->|→|(?<=[A-Za-z])[-–]$|到|至|去(?![年程])|前往|开往|飞往",
+    re.IGNORECASE,
+)
 _CHANGE = re.compile(
     r"\b(?:chang\w*|mov(?:e|ed|ing)|reschedul\w*|postpon\w*|push(?:ed)?|updat\w*|set|"
     r"switch\w*|shift\w*|bring|brought)\b|改|调|换|推迟|提前|延期|挪",

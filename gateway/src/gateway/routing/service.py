@@ -51,7 +51,7 @@ from gateway.catalog.spec import ToolSpec
 from gateway.metrics import record_route, record_route_cache, record_route_failure
 from gateway.registry.cache import RegistryCache
 from gateway.registry.vectors import StoredVectors
-from gateway.routing import bounds, currencies, intent, kin, vocabulary
+from gateway.routing import bounds, codes, currencies, intent, kin, vocabulary
 from gateway.routing.cache import (
     CachedRoute,
     RouteCache,
@@ -1442,6 +1442,8 @@ class Router:
             own = bounds.routing_schema(spec.input_schema)
             # the clock the tool's description sets ("Times are Vancouver local time")
             own = with_tool_zone(own, spec.description or "")
+            # the names it gives an enum's codes ("Port codes: PSM = Portsmere")
+            own = codes.with_coded_names(own, spec.description or "")
             read = kin.with_kin(own, self._kin_patterns(), spec.description or "")
             found = self._schemas[key] = (spec, read, own, revision)
         return found[1], found[2]
