@@ -110,3 +110,59 @@ async def test_a_sailing_search_by_the_ports_names(
     assert body["tool_id"] == "sailing_search"
     for key, value in expected.items():
         assert body["arguments"].get(key) == value, body["arguments"]
+
+
+def address_schema(description: str) -> dict[str, Any]:
+    address = {"type": "string", "minLength": 3, "description": description}
+    return object_schema({"address": address}, ["address"])
+
+
+@pytest.mark.parametrize(
+    ("query", "address"),
+    [
+        ("when is garbage day at 4521 Fraser St?", "4521 Fraser St"),
+        ("请问 6120 Knight St 的回收是哪天收？", "6120 Knight St"),
+        ("with christmas coming up r my pickups moving? 2209 W 4th Ave", "2209 W 4th Ave"),
+        (
+            "Is recycling still getting picked up this week at 1187 E 33rd Ave, Vancouver?"
+            " The holidays mess it up every year",
+            "1187 E 33rd Ave, Vancouver",
+        ),
+    ],
+)
+def test_an_address_whose_example_begins_with_a_number(query: str, address: str) -> None:
+    """ "e.g. 4521 Fraser St, Vancouver" gives no identifier "4521": the address was read
+    as its house number alone; a numbered street ("W 4th Ave") is a street."""
+    schema = address_schema("Street address of the home, e.g. 4521 Fraser St, Vancouver.")
+    assert extracted(query, schema).get("address") == address
+
+
+def test_a_numbered_example_is_still_an_identifiers_example() -> None:
+    account = {"type": "string", "description": "Residential account number, e.g. 310045872"}
+    schema = object_schema({"account_number": account}, ["account_number"])
+    assert extracted("they missed the green bin, 318220946", schema) == {
+        "account_number": "318220946"
+    }
+
+
+@pytest.mark.parametrize(
+    ("query", "pest"),
+    [
+        ("ants again in the bathroom", "蚂蚁"),  # "ant": a sense of three letters
+        ("The roaches are back two weeks after your treatment", "蟑螂"),  # of "cockroach"
+        ("bed bugs came back", "臭虫"),  # "bedbug" written apart
+        ("we've got rats again", "老鼠"),
+        ("termites again", "白蚁"),
+    ],
+)
+def test_a_chinese_option_by_a_short_or_compound_english_word(query: str, pest: str) -> None:
+    options = ["蚂蚁", "蟑螂", "老鼠", "白蚁", "臭虫", "黄蜂", "跳蚤", "其他"]
+    schema = object_schema({"pest": {"type": "string", "enum": options}}, ["pest"])
+    assert extracted(query, schema).get("pest") == pest
+
+
+def test_a_flag_said_with_with_still_reads() -> None:
+    """The words after "with" are read for the flag's name (a name clash in
+    ``extract`` once replaced that reader and crashed such requests)."""
+    schema = object_schema({"ev_charging": {"type": "boolean"}})
+    assert extracted("a spot with an EV charger please", schema) == {"ev_charging": True}

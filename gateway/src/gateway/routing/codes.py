@@ -72,35 +72,32 @@ def coded_option(query: str, options: list[Any], description: str) -> Any:
     """The code among ``options`` whose name ``query`` writes first (case aside, as a
     whole word): "from portsmere to ardmoor" is PSM; None when it writes none."""
     named = names_of(description, options)
-    found = [(at, code) for code in named if (at := _written_at(query, code, named)) >= 0]
+    found = [(at[0], code) for code in named if (at := _written_at(query, code, named))]
     return min(found)[1] if found else None
 
 
 def written_name(query: str, code: str, description: str) -> str | None:
     """How ``query`` writes ``code``, when by a name ``description`` gives it: that name
     as written ("portsmere" of PSM), for reading the words around it."""
-    named = {code: _names(description, code)}
-    at = _written_at(query, code, named)
-    if at < 0:
-        return None
-    return re.match(r"[^\W\d_]+(?:[ \-][^\W\d_]+){0,2}", query[at:])[0]  # type: ignore[index]
+    at = _written_at(query, code, {code: _names(description, code)})
+    return query[at[0] : at[1]] if at else None
 
 
-def _written_at(query: str, code: str, named: dict[str, tuple[str, ...]]) -> int:
+def _written_at(query: str, code: str, named: dict[str, tuple[str, ...]]) -> tuple[int, int] | None:
     """Where ``query`` first writes one of ``code``'s names, or the first word of one
     (five letters or more) no other code's name begins with ("Kilrush" of "Kilrush
-    Isle"); -1 when it writes none."""
+    Isle"): its start and end; None when it writes none."""
     lowered = query.lower()
     words = [name.lower() for name in named[code]]
     firsts = {w.split()[0] for w in words if " " in w}
     others = {n.lower().split()[0] for c, names in named.items() if c != code for n in names}
     words += [w for w in firsts if len(w) >= 5 and w not in others]
     found = [
-        m.start()
+        m.span()
         for w in words
         if (m := re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", lowered)) is not None
     ]
-    return min(found, default=-1)
+    return min(found, default=None)
 
 
 def with_coded_names(schema: dict[str, Any], description: str) -> dict[str, Any]:

@@ -3791,9 +3791,9 @@ def _constrained(
             or _separated(query, pattern, taken)
         )
     if "enum" in spec:  # an option another parameter of the same options holds is its
-        # ("NHV to SDB" of an origin and a destination port: the destination is SDB)
-        held = [o for o in spec["enum"] if isinstance(o, str) and o in taken]
-        return _enum_option(query, spec, around, taken=held)
+        # ("NHV to SDB" of an origin and a destination port: the destination is SDB); the
+        # few values taken are passed, not the enum searched (it may hold 100,000 options)
+        return _enum_option(query, spec, around, taken=frozenset(taken))
     found = (m.group(0) for m in _FORMATS[spec["format"]].finditer(query))
     return next((value for value in found if value not in taken), None)
 
@@ -3846,7 +3846,7 @@ _MAX_LABELLED = 300  # characters of a request searched for a label
 
 
 def _enum_option(
-    query: str, spec: dict[str, Any], around: str = "", *, taken: Sequence[Any] = ()
+    query: str, spec: dict[str, Any], around: str = "", *, taken: Collection[Any] = ()
 ) -> Any:
     """The enum option the query names, not one ``taken`` already: written as it is (the
     longest first), with spaces for its underscores ("thinkpad x1" for ``thinkpad_x1``),
@@ -3879,7 +3879,7 @@ def _without_accents(text: str) -> str:
     )
 
 
-def _long_enum_option(query: str, spec: dict[str, Any], around: str, taken: Sequence[Any]) -> Any:
+def _long_enum_option(query: str, spec: dict[str, Any], around: str, taken: Collection[Any]) -> Any:
     """``_enum_option`` for an enum past ``enums.LONG_ENUM`` options: a number by its
     value, an option written out among those whose tokens the query writes in a row
     (``EnumIndex.written``), the word rules among the options that share a word or a
@@ -4468,7 +4468,8 @@ def _sense_stems(option: str) -> frozenset[str]:
     """The stems of a Chinese option's English senses (``every_sense``; for a word the
     dictionary lacks, its reading: 被盗 "steal"), content words."""
     words = _LATIN_WORD.findall((every_sense(option) or gloss(option)).lower())
-    return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) >= 4)
+    # three letters too: 蚂蚁 is "ant", 老鼠 "rat" (a short sense names it only as written)
+    return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) >= 3)
 
 
 @functools.lru_cache(maxsize=256)
@@ -4542,6 +4543,8 @@ def _sensed_in(lowered: str, options: Sequence[Any], described: str) -> Any:
     """``_sensed_option``'s reading of ``lowered``."""
     written = [w for w in _LATIN_WORD.findall(lowered) if w not in STOPWORDS]
     written += [_SAID_ALSO[w] for w in written if w in _SAID_ALSO]
+    # a compound written apart: "bed bugs" for 臭虫 "bedbug"
+    written += [a + b for a, b in itertools.pairwise(written) if len(a + b) >= 6]
     # An irregular participle is said by its verb too: "stolen" for 被盗 ("steal").
     verbs = {stem(v) for v, participle in _PARTICIPLES.items() if participle in written}
     asked = {stem(w) for w in written if len(w) >= 4} | verbs
@@ -4567,10 +4570,11 @@ def _sense_named(
     senses = {o: _sense_stems(o) - left_out for o in options}
     shared = Counter(s for found in senses.values() for s in found)
 
-    def said(sense: str) -> bool:
+    def said(sense: str) -> bool:  # or the end of a compound: "roaches" of "cockroach"
         return any(
             a == sense
             or (min(len(a), len(sense)) >= 5 and (a.startswith(sense) or sense.startswith(a)))
+            or (len(a) >= 5 and sense.endswith(a))
             for a in asked
         )
 
@@ -4596,7 +4600,7 @@ _HEAD_SENSES = 2  # the words that begin a Chinese option's senses, which name i
 def _head_senses(option: str) -> frozenset[str]:
     """The stems of the first ``_HEAD_SENSES`` content words of the option's senses."""
     words = _LATIN_WORD.findall((every_sense(option) or gloss(option)).lower())
-    content = [w for w in words if w not in STOPWORDS and len(w) >= 4]
+    content = [w for w in words if w not in STOPWORDS and len(w) >= 3]
     return frozenset(stem(w) for w in content[:_HEAD_SENSES])
 
 
@@ -7085,6 +7089,8 @@ def _example_values(spec: dict[str, Any], *, defaults: bool = True) -> Iterator[
     description = spec.get("description")
     if isinstance(description, str):
         for match in _EXAMPLE_MARKER.finditer(description):  # lazily: stop at enough
+            if match.group(1).isdigit() and _NAMED_AFTER_NUMBER.match(description, match.end()):
+                continue  # a street's number, no identifier ("e.g. 4521 Fraser St")
             yield match.group(1)
             # and the ones listed after it: "e.g. v2.14.1 or 3f9c2ab", "例如 sre、payments"
             listed = _LISTED.match(description, match.end())
@@ -7095,6 +7101,9 @@ def _example_values(spec: dict[str, Any], *, defaults: bool = True) -> Iterator[
                 listed = _LISTED.match(description, listed.end())
 
 
+# A capitalised word right after an example's number: the number begins a name or an
+# address ("e.g. 4521 Fraser St, Vancouver"), it is not the value.
+_NAMED_AFTER_NUMBER = re.compile(r" (?:[NSEW] )?[A-Z][a-z]")
 _LISTED = re.compile(
     r"\s*(?:,|，|、|/|\bor\b|\band\b|或|和)\s*[\"'“‘「`]?([A-Za-z0-9][A-Za-z0-9_\-./#]*[A-Za-z0-9])"
 )

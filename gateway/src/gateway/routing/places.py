@@ -72,9 +72,10 @@ _NOT_STREET_NAMES = frozenset(
     {"the", "a", "an", "my", "our", "your", "on", "in", "at", "of", "to", "for", "and", "or"}
 )
 _WORD = r"[A-Za-z][A-Za-z'-]{0,30}"
+_ORDINAL = r"\d{1,3}(?:st|nd|rd|th)"  # a numbered street: "2209 W 4th Ave"
 _NUMBERED = re.compile(
     rf"(?:\b(?:flat|apt\.?|apartment|unit|suite)\s+\w{{1,6}},?\s+)?"
-    rf"(?<![\w-])\d{{1,5}}[A-Za-z]?(?:[-/]\d{{1,4}})?\s+((?:{_WORD}\s+){{0,3}}?)"
+    rf"(?<![\w-])\d{{1,5}}[A-Za-z]?(?:[-/]\d{{1,4}})?\s+((?:(?:{_WORD}|{_ORDINAL})\s+){{0,3}}?)"
     rf"(?:{_SUFFIXES})\b\.?",
     re.IGNORECASE,
 )
