@@ -240,7 +240,6 @@ class RouterSettings:
 def _unfilled(
     top: Candidate,
     filled: Extraction,
-    schema: dict[str, Any],
     candidates: list[Candidate],
     why: str,
     settings: RouterSettings,
@@ -1566,9 +1565,9 @@ class Router:
             top.tool_id, filled.arguments, top.confidence, hint, candidates, why=why
         )
         if filled.missing:  # (in the tool's own words: no shape lent by ``kin``)
-            schema = self._own_schema(self.registry.tools[top.tool_id].spec)
             if top.confidence < self.settings.unfilled_threshold and top.tool_id != last_tool:
-                raise _unfilled(top, filled, schema, candidates, why, self.settings)
+                raise _unfilled(top, filled, candidates, why, self.settings)
+            schema = self._own_schema(self.registry.tools[top.tool_id].spec)
             raise RoutedArgumentsInvalid(filled.missing_message(schema), decision=decision)
         error = self._validate(top.tool_id, filled.arguments)
         if error is not None:
